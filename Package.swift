@@ -1,0 +1,55 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Strict settings shared by every Swift target: Swift 6 language mode (complete
+// concurrency checking) plus the upcoming features that make dependencies explicit.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "notes",
+    products: [
+        .executable(name: "notes", targets: ["NotesCLI"]),
+        .library(name: "NotesIndex", targets: ["NotesIndex"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        // cmark 0.30 from Debian's libcmark-dev; the only importer is NotesDocuments.
+        .systemLibrary(
+            name: "CCmark", pkgConfig: "libcmark",
+            providers: [.apt(["libcmark-dev"]), .brew(["cmark"])]),
+        // Workspace, paths, the walk, front matter, provenance, versions, config.
+        .target(
+            name: "NotesCore",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            swiftSettings: strictSettings),
+        // Bytes -> a parsed document (title, tags, headings, links, sections).
+        .target(
+            name: "NotesDocuments",
+            dependencies: ["NotesCore", "CCmark"],
+            swiftSettings: strictSettings),
+        // The per-device SQLite FTS5 index: schema, refresh, query language, search.
+        .target(
+            name: "NotesIndex",
+            dependencies: ["NotesCore", "NotesDocuments", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings),
+        // The `notes` command: parse arguments, call the library, render.
+        .executableTarget(
+            name: "NotesCLI",
+            dependencies: [
+                "NotesCore", "NotesDocuments", "NotesIndex",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings),
+        .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesCLITests", dependencies: ["NotesCore"], swiftSettings: strictSettings),
+    ]
+)

@@ -1,0 +1,49 @@
+/// What a document is for, decided by where it lives (SPEC §2). Used by `kind:` filters.
+public enum DocumentKind: String, Sendable, Codable, CaseIterable {
+    case research, journal, chat, context, note
+
+    /// The kind of the file at a workspace-relative path.
+    public init(path: String) {
+        let first = path.split(separator: "/", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        let isNested = path.contains("/")
+        if !isNested && path.lowercased() == "context.md" {
+            self = .context
+        } else if isNested && first == "research" {
+            self = .research
+        } else if isNested && first == "journal" {
+            self = .journal
+        } else if isNested && first == "chats" {
+            self = .chat
+        } else {
+            self = .note
+        }
+    }
+}
+
+/// How a file's bytes are read for the index (SPEC §2 "Indexed kinds").
+public enum FileFormat: String, Sendable, Codable {
+    /// `.md` / `.markdown`: front matter plus CommonMark.
+    case markdown
+    /// `.txt`: plain text.
+    case text
+    /// `Chats/**.json`: an agent conversation.
+    case chat
+    /// Anything else: listed, not indexed.
+    case other
+
+    /// The format of the file at a workspace-relative path.
+    public init(path: String) {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { self = .other; return }
+        let ext = name[name.index(after: dot)...].lowercased()
+        switch ext {
+        case "md", "markdown": self = .markdown
+        case "txt": self = .text
+        case "json" where DocumentKind(path: path) == .chat: self = .chat
+        default: self = .other
+        }
+    }
+
+    /// Whether files of this format go into the full-text index.
+    public var isIndexed: Bool { self != .other }
+}

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a file's bytes without ever blocking on a FIFO or device, following a final
+/// symlink, or reading past a size cap.
+public enum FileBytes {
+    /// Why a read failed.
+    public enum Failure: Error, Equatable, Sendable {
+        case notFound
+        case notRegularFile
+        case tooLarge(size: Int)
+        case unreadable(errno: Int32)
+    }
+
+    /// The whole content of the regular file at `path` (absolute).
+    public static func read(path: String, maxBytes: Int) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            if e == ENOENT || e == ENOTDIR { throw .notFound }
+            if e == ELOOP { throw .notRegularFile }
+            throw .unreadable(errno: e)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile }
+        let size = Int(info.st_size)
+        guard size <= maxBytes else { throw .tooLarge(size: size) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var total = 0
+        while total < size {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, size - total) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .unreadable(errno: errno)
+            }
+            if n == 0 { break }  // the file shrank while we read it
+            total += n
+        }
+        if total < size { bytes.removeSubrange(total...) }
+        return bytes
+    }
+}
+
+/// Small POSIX facts used across the package.
+public enum FileSystem {
+    /// The canonical absolute path of an existing file or folder, symlinks resolved.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Whether `path` is an existing folder (symlinks followed).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Whether anything exists at `path` (symlinks not followed).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// The current working directory.
+    public static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "/" }
+        return String(cString: buffer)
+    }
+
+    /// Creates a folder and its parents (mode 0755); succeeds if it exists.
+    public static func makeDirectories(_ path: String) throws(NotesError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw NotesError(.internal, "cannot create folder \(current): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}

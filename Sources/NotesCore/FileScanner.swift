@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One regular file found by the walk, with the stat facts used for change detection.
+public struct ScannedFile: Hashable, Sendable {
+    /// Workspace-relative path with `/` separators.
+    public var path: String
+    public var size: Int
+    /// Modification time in nanoseconds since the epoch.
+    public var mtimeNanos: Int64
+    public var inode: UInt64
+
+    public init(path: String, size: Int, mtimeNanos: Int64, inode: UInt64) {
+        self.path = path
+        self.size = size
+        self.mtimeNanos = mtimeNanos
+        self.inode = inode
+    }
+}
+
+/// The result of walking a workspace.
+public struct WorkspaceScan: Sendable {
+    /// Regular files that belong to the workspace, in walk order.
+    public var files: [ScannedFile] = []
+    /// Sync-conflict copies (not indexed), as workspace-relative paths.
+    public var conflictCopies: [String] = []
+    /// Entries that look like documents but cannot be read as files (FIFOs, sockets...).
+    public var skipped: [Diagnostic] = []
+}
+
+/// Walks a workspace with `readdir` + `fstatat` (no symlinks followed, no special files
+/// opened) applying ``IgnoreRules``. The stat walk is what makes a no-change refresh cheap.
+public struct FileScanner: Sendable {
+    public let root: String
+    public let rules: IgnoreRules
+
+    public init(workspace: Workspace) {
+        self.root = workspace.root
+        self.rules = IgnoreRules(globs: workspace.config.ignore)
+    }
+
+    public init(root: String, rules: IgnoreRules) {
+        self.root = root
+        self.rules = rules
+    }
+
+    /// Walks the whole tree (or the sub-folder `below`, relative).
+    public func scan(below: String = "") -> WorkspaceScan {
+        var result = WorkspaceScan()
+        walk(relative: below, into: &result)
+        return result
+    }
+
+    private func walk(relative: String, into result: inout WorkspaceScan) {
+        let folder = relative.isEmpty ? (root.isEmpty ? "/" : root) : root + "/" + relative
+        guard let dir = opendir(folder) else { return }
+        defer { closedir(dir) }
+        let dirFD = dirfd(dir)
+        var subfolders: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            let path = relative.isEmpty ? name : relative + "/" + name
+            let verdict = rules.verdict(name: name, path: path)
+            if verdict == .ignore { continue }
+            var info = stat()
+            guard fstatat(dirFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR {
+                if verdict == .include { subfolders.append(path) }
+                continue
+            }
+            if verdict == .conflictCopy {
+                result.conflictCopies.append(path)
+                continue
+            }
+            if type == S_IFREG {
+                let nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+                result.files.append(ScannedFile(path: path, size: Int(info.st_size), mtimeNanos: nanos, inode: UInt64(info.st_ino)))
+            } else if type != S_IFLNK, FileFormat(path: path).isIndexed {
+                result.skipped.append(Diagnostic(path: path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
+            }
+        }
+        for sub in subfolders.sorted() { walk(relative: sub, into: &result) }
+    }
+}

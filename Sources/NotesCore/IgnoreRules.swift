@@ -1,0 +1,63 @@
+import Foundation
+
+/// Decides which names the walk leaves out (SPEC §2): the tool's own `.notes/`, `.git/` and
+/// every other dot-entry, editor and sync-client debris, and the config's `ignore:` globs.
+/// Sync-conflict copies are not indexed but reported, so `notes status` can show them.
+public struct IgnoreRules: Sendable {
+    /// What the walk does with an entry.
+    public enum Verdict: Equatable, Sendable {
+        case include
+        case ignore
+        /// A sync client's conflict copy (`x.sync-conflict-…`, `x (… conflicted copy …)`).
+        case conflictCopy
+    }
+
+    /// Extra globs from config.
+    public var globs: [Glob]
+
+    public init(globs: [Glob] = []) { self.globs = globs }
+
+    private static let debrisSuffixes = [
+        "~", ".swp", ".swo", ".swx", ".tmp", ".temp", ".icloud", ".part", ".crdownload", ".bak.tmp",
+    ]
+    private static let debrisNames: Set<String> = ["4913", "Thumbs.db", "desktop.ini", "Icon\r"]
+    private static let debrisPrefixes = ["~syncthing~", "~$", ".#"]
+
+    /// The verdict for the entry `name` at workspace-relative `path`.
+    public func verdict(name: String, path: String) -> Verdict {
+        if name.hasPrefix(".") { return .ignore }
+        if Self.debrisNames.contains(name) { return .ignore }
+        for prefix in Self.debrisPrefixes where name.hasPrefix(prefix) { return .ignore }
+        let lower = name.lowercased()
+        for suffix in Self.debrisSuffixes where lower.hasSuffix(suffix) { return .ignore }
+        for glob in globs {
+            if glob.isAnchored ? glob.matches(path) : glob.matches(name) { return .ignore }
+        }
+        if Self.isConflictCopy(name) { return .conflictCopy }
+        return .include
+    }
+
+    /// Whether `name` looks like a sync client's conflict copy (Syncthing, Dropbox, Nextcloud).
+    public static func isConflictCopy(_ name: String) -> Bool {
+        if name.contains(".sync-conflict-") { return true }
+        let lower = name.lowercased()
+        if lower.contains("conflicted copy") && lower.contains("(") { return true }
+        if lower.contains(" (conflict") { return true }
+        return false
+    }
+
+    /// The file a conflict copy belongs to, e.g. `a.sync-conflict-20260101-x.md` → `a.md`.
+    public static func conflictBase(of path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        var name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        if let range = name.range(of: ".sync-conflict-") {
+            let rest = name[range.upperBound...]
+            let ext = rest.lastIndex(of: ".").map { String(rest[$0...]) } ?? ""
+            name = String(name[..<range.lowerBound]) + ext
+        } else if let open = name.range(of: " (", options: .backwards), let close = name[open.upperBound...].firstIndex(of: ")") {
+            name = String(name[..<open.lowerBound]) + String(name[name.index(after: close)...])
+        }
+        return folder + name
+    }
+}

@@ -1,0 +1,91 @@
+/// A shared workspace: the folder of files a person and an agent work in (SPEC §2).
+///
+/// The files are the primary data. The tool's own durable state lives in `.notes/` inside
+/// the root; the search index is a per-device cache outside it (see ``indexDirectory``).
+public struct Workspace: Sendable {
+    /// The canonical absolute path of the root folder (symlinks resolved, no trailing `/`).
+    public let root: String
+    /// Settings from `.notes/config.yml`, or defaults.
+    public let config: WorkspaceConfig
+
+    /// Opens the workspace at `root`, which must be an existing folder.
+    public init(root: String) throws(NotesError) {
+        guard FileSystem.isDirectory(root), let real = FileSystem.realPath(root) else {
+            throw NotesError(.notFound, "workspace folder \(root) does not exist", hint: "check the path given to -w")
+        }
+        self.root = real == "/" ? "" : real
+        self.config = WorkspaceConfig.load(root: real)
+    }
+
+    /// The `.notes/` folder holding history, proposals, config and templates.
+    public var stateDirectory: String { root + "/.notes" }
+
+    /// Whether `notes init` (or a first write) has created `.notes/` here.
+    public var isInitialized: Bool { FileSystem.isDirectory(stateDirectory) }
+
+    /// The absolute path of a workspace-relative path.
+    public func absolutePath(_ relative: String) -> String {
+        relative.isEmpty ? root : root + "/" + relative
+    }
+
+    /// Finds the workspace the way SPEC §2 says: `--workspace/-w`, else `$NOTES_WORKSPACE`,
+    /// else the nearest ancestor of the current folder that holds `.notes/`.
+    public static func discover(
+        explicit: String?, environment: [String: String], currentDirectory: String
+    ) throws(NotesError) -> Workspace {
+        if let explicit, !explicit.isEmpty {
+            return try Workspace(root: absolute(explicit, from: currentDirectory))
+        }
+        if let fromEnv = environment["NOTES_WORKSPACE"], !fromEnv.isEmpty {
+            return try Workspace(root: absolute(fromEnv, from: currentDirectory))
+        }
+        var folder = currentDirectory
+        while true {
+            if FileSystem.isDirectory(folder + "/.notes") { return try Workspace(root: folder) }
+            guard let slash = folder.lastIndex(of: "/"), folder != "/" else { break }
+            folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
+        }
+        throw NotesError(
+            .notFound, "no workspace found in \(currentDirectory) or any folder above it",
+            hint: "run `notes init` to make one here, or pass -w DIR")
+    }
+
+    /// Where this device keeps the search index for this workspace (SPEC §2): an explicit
+    /// override (`--index-dir`, `$NOTES_INDEX_DIR`), else `$XDG_CACHE_HOME/notes/<id>/`,
+    /// else `~/.cache/notes/<id>/`. `<id>` is derived from the root's real path.
+    public func indexDirectory(override: String?, environment: [String: String]) -> String {
+        if let override, !override.isEmpty { return Self.absolute(override, from: FileSystem.currentDirectory()) }
+        if let fromEnv = environment["NOTES_INDEX_DIR"], !fromEnv.isEmpty {
+            return Self.absolute(fromEnv, from: FileSystem.currentDirectory())
+        }
+        let base: String
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            base = (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") + "/.cache"
+        }
+        let name = root.split(separator: "/").last.map(String.init) ?? "root"
+        let safeName = String(name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") ? Character($0) : "_" }.prefix(32))
+        return base + "/notes/" + safeName + "-" + String(SHA256.hex(of: Array((root.isEmpty ? "/" : root).utf8)).prefix(12))
+    }
+
+    static func absolute(_ path: String, from base: String) -> String {
+        if path.hasPrefix("/") { return path }
+        if path == "~" || path.hasPrefix("~/") {
+            // Shells expand ~, but $NOTES_WORKSPACE set in a config file may not be.
+            if let home = getenvString("HOME") { return home + path.dropFirst() }
+        }
+        return base == "/" ? "/" + path : base + "/" + path
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func getenvString(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    return String(cString: value)
+}

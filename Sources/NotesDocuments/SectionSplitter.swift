@@ -1,0 +1,109 @@
+import Foundation
+
+/// Cuts line-aligned text into sections of a few KB at blank lines, so that a hit in a
+/// 1 MB book points at its place and snippets stay cheap (SPEC §3.2).
+enum SectionSplitter {
+    /// Aim for sections of about this many bytes (cut at the next blank line).
+    static let targetBytes = 4 * 1024
+    /// Cut even without a blank line once a section reaches this size.
+    static let hardLimitBytes = 16 * 1024
+
+    /// Splits `lines` (line k is file line `firstLine + k`) into chunks titled `heading`.
+    /// Chunks with no visible text are dropped unless `keepEmpty`.
+    static func split(lines: ArraySlice<String>, firstLine: Int, heading: String, level: Int, keepEmpty: Bool) -> [DocumentSection] {
+        var sections: [DocumentSection] = []
+        var chunkStart = lines.startIndex
+        var bytes = 0
+        var hasText = false
+        func flush(upTo end: Int) {
+            guard end > chunkStart else { return }
+            if hasText || (keepEmpty && sections.isEmpty) {
+                let text = lines[chunkStart..<end].joined(separator: "\n")
+                sections.append(DocumentSection(heading: heading, level: level, line: firstLine + (chunkStart - lines.startIndex), text: text, lineAligned: true))
+            }
+            chunkStart = end
+            bytes = 0
+            hasText = false
+        }
+        for index in lines.indices {
+            let line = lines[index]
+            let blank = line.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" }
+            if (blank && bytes >= targetBytes) || bytes >= hardLimitBytes { flush(upTo: index) }
+            bytes += line.utf8.count + 1
+            if !blank { hasText = true }
+        }
+        flush(upTo: lines.endIndex)
+        if sections.isEmpty && keepEmpty {
+            sections.append(DocumentSection(heading: heading, level: level, line: firstLine, text: "", lineAligned: true))
+        }
+        return sections
+    }
+}
+
+/// Sections of a plain-text file: blank-line blocks of a few KB, with "CHAPTER"-style
+/// lines (CHAPTER, BOOK, PART, ACT, SCENE, STAVE...) starting new sections titled by them.
+enum TextSectioner {
+    private static let chapterWords: Set<String> = [
+        "chapter", "book", "part", "volume", "act", "scene", "stave", "canto", "letter",
+        "prologue", "epilogue", "preface", "introduction", "etymology", "extracts", "appendix", "contents",
+    ]
+
+    /// Whether `line` reads like a chapter title: short, after a blank line, starting with
+    /// a chapter word in capitals or title case.
+    static func isChapterLine(_ line: Substring) -> Bool {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 80 else { return false }
+        if trimmed.hasPrefix("*** START OF") || trimmed.hasPrefix("*** END OF") { return true }
+        let word = trimmed.prefix { $0.isLetter }
+        guard word.count >= 3, chapterWords.contains(word.lowercased()) else { return false }
+        guard word.first!.isUppercase else { return false }
+        let after = trimmed.dropFirst(word.count).first
+        return after == nil || after == " " || after == "." || after == ":" || after == "\r"
+    }
+
+    static func sections(of text: String, firstLine: Int = 1) -> [DocumentSection] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            line.last == "\r" ? String(line.dropLast()) : String(line)
+        }
+        var sections: [DocumentSection] = []
+        var start = 0
+        var heading = ""
+        var previousBlank = true
+        for (index, line) in lines.enumerated() {
+            let blank = line.allSatisfy { $0 == " " || $0 == "\t" }
+            if previousBlank && !blank && isChapterLine(Substring(line)) {
+                sections += SectionSplitter.split(lines: lines[start..<index], firstLine: firstLine + start, heading: heading, level: 0, keepEmpty: false)
+                heading = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+                start = index
+                // The chapter line is the section's title, not part of its body.
+                previousBlank = false
+                continue
+            }
+            previousBlank = blank
+        }
+        sections += SectionSplitter.split(lines: lines[start...], firstLine: firstLine + start, heading: heading, level: 0, keepEmpty: false)
+        // Blank out title lines inside bodies so that a section's text is only its content.
+        for i in sections.indices where !sections[i].heading.isEmpty {
+            if let newline = sections[i].text.firstIndex(of: "\n"), isChapterLine(sections[i].text[..<newline]) {
+                sections[i].text = String(sections[i].text[newline...])
+            } else if isChapterLine(Substring(sections[i].text)) {
+                sections[i].text = ""
+            }
+        }
+        return sections.filter { !$0.text.allSatisfy { $0 == "\n" || $0 == " " || $0 == "\t" } }
+    }
+
+    /// A Project Gutenberg style `Title:` line near the top, if any.
+    static func declaredTitle(in text: String) -> String? {
+        var count = 0
+        for line in text.split(separator: "\n", maxSplits: 80, omittingEmptySubsequences: false) {
+            count += 1
+            if count > 80 { break }
+            if line.hasPrefix("Title:") {
+                let title = line.dropFirst(6).trimmingCharacters(in: .whitespacesAndNewlines)
+                if !title.isEmpty { return title }
+            }
+        }
+        return nil
+    }
+}
