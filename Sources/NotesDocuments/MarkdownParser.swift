@@ -35,10 +35,8 @@ enum MarkdownParser {
 
         func place(_ text: String, at line: Int) {
             var index = line - 1
-            for piece in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            for piece in text.lines() {
                 guard index >= 0 && index < outline.lines.count else { break }
-                var piece = Substring(piece)
-                if piece.last == "\r" { piece = piece.dropLast() }
                 if outline.lines[index].isEmpty { outline.lines[index] = String(piece) } else { outline.lines[index] += " " + piece }
                 index += 1
             }
@@ -64,7 +62,7 @@ enum MarkdownParser {
                         outline.links.append(DocumentLink(kind: .wiki, target: wiki.target, text: wiki.alias ?? wiki.target, line: done.line + wiki.lineOffset))
                     }
                     if done.headingLevel > 0 {
-                        let heading = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+                        let heading = text.lines().map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
                         outline.headings.append(DocumentHeading(level: done.headingLevel, text: heading, line: done.line))
                     } else {
                         place(text, at: done.line)

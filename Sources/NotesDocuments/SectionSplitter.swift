@@ -1,4 +1,5 @@
 import Foundation
+import NotesCore
 
 /// Cuts line-aligned text into sections of a few KB at blank lines, so that a hit in a
 /// 1 MB book points at its place and snippets stay cheap (SPEC §3.2).
@@ -62,26 +63,39 @@ enum TextSectioner {
     }
 
     static func sections(of text: String, firstLine: Int = 1) -> [DocumentSection] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            line.last == "\r" ? String(line.dropLast()) : String(line)
-        }
+        let lines = text.lines().map(String.init)
         var sections: [DocumentSection] = []
         var start = 0
         var heading = ""
         var previousBlank = true
+        // A table of contents is a run of chapter lines with little text between them: it
+        // stays one section ("Contents") instead of a hundred one-line ones.
+        var chapterLinesInSection = 0
+        var textSinceChapterLine = 0
+        func close(at end: Int) {
+            let title = chapterLinesInSection >= 3 ? "Contents" : heading
+            sections += SectionSplitter.split(lines: lines[start..<end], firstLine: firstLine + start, heading: title, level: 0, keepEmpty: false)
+        }
         for (index, line) in lines.enumerated() {
             let blank = line.allSatisfy { $0 == " " || $0 == "\t" }
-            if previousBlank && !blank && isChapterLine(Substring(line)) {
-                sections += SectionSplitter.split(lines: lines[start..<index], firstLine: firstLine + start, heading: heading, level: 0, keepEmpty: false)
-                heading = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
-                start = index
-                // The chapter line is the section's title, not part of its body.
+            let nextBlank = index + 1 >= lines.count || lines[index + 1].allSatisfy { $0 == " " || $0 == "\t" }
+            if previousBlank && nextBlank && !blank && isChapterLine(Substring(line)) {
+                if !heading.isEmpty && textSinceChapterLine < 3 {
+                    chapterLinesInSection += 1
+                } else {
+                    close(at: index)
+                    heading = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+                    start = index
+                    chapterLinesInSection = 1
+                }
+                textSinceChapterLine = 0
                 previousBlank = false
                 continue
             }
+            if !blank { textSinceChapterLine += 1 }
             previousBlank = blank
         }
-        sections += SectionSplitter.split(lines: lines[start...], firstLine: firstLine + start, heading: heading, level: 0, keepEmpty: false)
+        close(at: lines.count)
         // Blank out title lines inside bodies so that a section's text is only its content.
         for i in sections.indices where !sections[i].heading.isEmpty {
             if let newline = sections[i].text.firstIndex(of: "\n"), isChapterLine(sections[i].text[..<newline]) {
@@ -96,7 +110,7 @@ enum TextSectioner {
     /// A Project Gutenberg style `Title:` line near the top, if any.
     static func declaredTitle(in text: String) -> String? {
         var count = 0
-        for line in text.split(separator: "\n", maxSplits: 80, omittingEmptySubsequences: false) {
+        for line in text.prefix(8192).lines() {
             count += 1
             if count > 80 { break }
             if line.hasPrefix("Title:") {

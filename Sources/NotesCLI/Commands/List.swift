@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+import NotesDocuments
+import NotesIndex
+
+extension NotesCommand {
+    /// `notes list [DIR]`: files with kind, size, title, modified time, version and
+    /// provenance (SPEC §5).
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List files with their kind, title, version and provenance.")
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The folder to list (default: the workspace root).") var folder: String?
+        @Flag(name: [.short, .long], help: "Include every folder below.") var recursive = false
+        @Option(name: .long, help: "Only files whose path (or name) matches this glob.") var glob: String?
+        @Option(name: .long, help: "Order: path, modified, created, title, size.") var sort: String = "path"
+        @Flag(name: .long, help: "Draw the folders as a tree (implies --recursive).") var tree = false
+        @Flag(name: .long, help: "Print the listing as JSON.") var json = false
+
+        func validate() throws {
+            guard ListSort(rawValue: sort) != nil else { throw ValidationError("unknown sort '\(sort)' (use path, modified, created, title or size)") }
+        }
+
+        func run() throws {
+            let (index, _) = try workspace.openFreshIndex()
+            let target = try folder.map { try workspace.resolve($0, in: index.workspace).relative } ?? ""
+            if !target.isEmpty && !FileSystem.isDirectory(index.workspace.absolutePath(target)) {
+                throw NotesError(.notFound, "no folder \(target) in the workspace", hint: "run `notes list` to see its folders")
+            }
+            let listing = try index.listing(folder: target, recursive: recursive || tree || glob != nil, glob: glob, sort: ListSort(rawValue: sort) ?? .path)
+            if json { return Terminal.write(try JSONOutput.document(listing)) }
+            if tree { return Terminal.write(Self.tree(listing, root: target)) }
+            var out = ""
+            for sub in listing.folders {
+                out += Terminal.style(sub.path + "/", .blue) + Terminal.style("  \(grouped(sub.files)) file(s)", .dim) + "\n"
+            }
+            let width = min(60, listing.files.map { $0.path.count }.max() ?? 0)
+            for file in listing.files {
+                let padded = file.path.padding(toLength: max(width, file.path.count), withPad: " ", startingAt: 0)
+                var line = padded + "  " + Terminal.style(file.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0), .cyan)
+                line += humanSize(file.size).padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
+                line += Terminal.style(String(file.modified.prefix(10)), .dim) + "  " + (file.provenance.lastModifiedBy?.rawValue ?? "user").padding(toLength: 5, withPad: " ", startingAt: 0)
+                line += "  " + file.title
+                out += line + "\n"
+            }
+            Terminal.write(out)
+        }
+
+        /// An indented tree of the listing's files.
+        static func tree(_ listing: Listing, root: String) -> String {
+            var out = (root.isEmpty ? "." : root) + "\n"
+            var printedFolders = Set<String>()
+            let prefix = root.isEmpty ? "" : root + "/"
+            for file in listing.files {
+                let parts = file.path.dropFirst(prefix.count).split(separator: "/")
+                for depth in 0..<(parts.count - 1) {
+                    let folder = parts[0...depth].joined(separator: "/")
+                    if printedFolders.insert(folder).inserted {
+                        out += String(repeating: "  ", count: depth + 1) + Terminal.style(String(parts[depth]) + "/", .blue) + "\n"
+                    }
+                }
+                let name = String(parts.last ?? "")
+                let title = file.title != DocumentParser.fileTitle(name) ? Terminal.style("  " + file.title, .dim) : ""
+                out += String(repeating: "  ", count: parts.count) + name + title + "\n"
+            }
+            return out
+        }
+    }
+}

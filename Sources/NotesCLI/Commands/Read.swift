@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+
+extension NotesCommand {
+    /// `notes read PATH`: a file's text with its version and provenance (SPEC §5).
+    struct Read: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a file (or a range of its lines) with its version and provenance.",
+            discussion: """
+                Paths are relative to the current folder when it is inside the workspace, else to
+                the workspace root. --offset is the first line (1-based), --limit the number of lines.
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The file to read.") var path: String
+        @Option(name: .long, help: "First line to print (1-based).") var offset: Int?
+        @Option(name: .long, help: "Number of lines to print.") var limit: Int?
+        @Flag(name: .long, help: "Print content, version, provenance, size and total_lines as JSON.") var json = false
+
+        func validate() throws {
+            if let offset, offset < 1 { throw ValidationError("--offset must be at least 1") }
+            if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        }
+
+        func run() throws {
+            let ws = try workspace.openWorkspace()
+            let result = try ws.read(try workspace.resolve(path, in: ws), offset: offset, limit: limit)
+            if json { return Terminal.write(try JSONOutput.document(result)) }
+            if Terminal.stdoutIsTTY {
+                var header = "\(result.path) · version \(result.version) · " + HitRenderer.provenance(result.provenance).dropFirst(2)
+                if offset != nil || limit != nil {
+                    header += " · lines \(result.offset)–\(result.offset + max(result.lines, 1) - 1) of \(result.totalLines)"
+                }
+                Terminal.write(Terminal.style(header, .dim) + "\n")
+            }
+            Terminal.write(result.content)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+import NotesDocuments
+import NotesIndex
+
+extension NotesCommand {
+    /// `notes search`: ranked full-text search with filters (SPEC §4).
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Search the workspace's text, ranked, with snippets.",
+            discussion: """
+                Words are ANDed; "exact phrase"; OR; -word or NOT word; prefix*.
+                Filters (also flags): in:DIR  path:GLOB  tag:T  by:agent|user  edited-by:agent|user
+                kind:research|journal|chat|context|note  title:WORD  created:>=2026-01-01
+                modified:<7d  and any front-matter key:value.
+                An empty query lists recent documents. Exit status: 0 hits, 1 none, 2 error.
+
+                Examples:
+                  notes search whale
+                  notes search '"white whale" -ship' in:Research/moby-dick
+                  notes search harpoon --kind research --sort modified --json
+                  notes search whale --format '{{path}}:{{line}}: {{snippet}}'
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+
+        @Argument(help: "The query (several words are joined).")
+        var query: [String] = []
+
+        @Option(name: .customLong("in"), help: ArgumentHelp("Only files under this folder.", valueName: "dir"))
+        var folder: [String] = []
+        @Option(name: .customLong("path"), help: ArgumentHelp("Only paths matching this glob (* within a folder, ** across).", valueName: "glob"))
+        var pathGlob: [String] = []
+        @Option(name: .long, help: ArgumentHelp("Only files with this tag.", valueName: "tag"))
+        var tag: [String] = []
+        @Option(name: .customLong("by"), help: ArgumentHelp("Only files created by agent or user.", valueName: "actor"))
+        var createdBy: String?
+        @Option(name: .customLong("edited-by"), help: ArgumentHelp("Only files last modified by agent or user.", valueName: "actor"))
+        var editedBy: String?
+        @Option(name: .long, help: ArgumentHelp("Only documents of this kind: research, journal, chat, context, note.", valueName: "kind"))
+        var kind: [String] = []
+        @Option(name: .long, help: ArgumentHelp("Word(s) that must be in the title.", valueName: "text"))
+        var title: String?
+        @Option(name: .long, help: ArgumentHelp("Created when: >=2026-01-01, <7d, 2026-11-21 …", valueName: "when"))
+        var created: String?
+        @Option(name: .long, help: ArgumentHelp("Modified when: <7d (within a week), >=2026-01-01 …", valueName: "when"))
+        var modified: String?
+        @Option(name: .customLong("meta"), help: ArgumentHelp("Front-matter key=value.", valueName: "key=value"))
+        var metadata: [String] = []
+
+        @Option(name: .long, help: "Order: relevance, modified, created, path, title.")
+        var sort: String = "relevance"
+        @Option(name: .long, help: "Most files to show.")
+        var limit: Int = 20
+
+        @Flag(name: .long, help: "One JSON document.")
+        var json = false
+        @Flag(name: .long, help: "One JSON hit per line.")
+        var jsonl = false
+        @Flag(name: [.short, .customLong("paths")], help: "Only the paths of matching files.")
+        var paths = false
+        @Option(name: .long, help: ArgumentHelp("A line per hit from a template: {{path}} {{title}} {{line}} {{section}} {{snippet}} {{score}} {{version}} {{kind}} {{created_by}} {{last_modified_by}} …", valueName: "template"))
+        var format: String?
+
+        func validate() throws {
+            guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+            guard SearchSort(rawValue: sort) != nil else {
+                throw ValidationError("unknown sort '\(sort)' (use relevance, modified, created, path or title)")
+            }
+        }
+
+        func run() throws {
+            let (index, _) = try workspace.openFreshIndex()
+            var search = try SearchQuery(parsing: query.joined(separator: " "), isMetadataKey: index.hasMetadataKey)
+            search.sort = SearchSort(rawValue: sort) ?? .relevance
+            search.limit = limit
+            for value in folder { try search.applyFilter(key: "in", value: value) }
+            for value in pathGlob { try search.applyFilter(key: "path", value: value) }
+            for value in tag { try search.applyFilter(key: "tag", value: value) }
+            for value in kind { try search.applyFilter(key: "kind", value: value) }
+            if let createdBy { try search.applyFilter(key: "by", value: createdBy) }
+            if let editedBy { try search.applyFilter(key: "edited-by", value: editedBy) }
+            if let title { try search.applyFilter(key: "title", value: title) }
+            if let created { try search.applyFilter(key: "created", value: created) }
+            if let modified { try search.applyFilter(key: "modified", value: modified) }
+            for pair in metadata {
+                guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                    throw NotesError(.invalidArgument, "--meta needs key=value, got '\(pair)'", hint: "e.g. --meta status=draft")
+                }
+                try search.applyFilter(key: String(pair[..<eq]).lowercased(), value: String(pair[pair.index(after: eq)...]))
+            }
+            let results = try index.search(search)
+            try render(results)
+            if results.hits.isEmpty { throw ExitCode(1) }
+        }
+
+        private func render(_ results: SearchResults) throws {
+            if json { return Terminal.write(try JSONOutput.document(results)) }
+            if jsonl { return Terminal.write(try results.hits.map { try JSONOutput.line($0) }.joined()) }
+            if paths { return Terminal.write(results.hits.map { $0.path + "\n" }.joined()) }
+            if let format {
+                let template = TemplateText(format.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t"))
+                return Terminal.write(results.hits.map { template.render(Self.fields($0)) + "\n" }.joined())
+            }
+            var out = ""
+            for (i, hit) in results.hits.enumerated() {
+                if i > 0 && !(hit.snippets.isEmpty && results.hits[i - 1].snippets.isEmpty) { out += "\n" }
+                out += HitRenderer.header(hit) + "\n"
+                var lastSection: String?
+                for snippet in hit.snippets {
+                    if !snippet.section.isEmpty && snippet.section != lastSection && snippet.section != snippet.text {
+                        out += "  " + Terminal.style(snippet.section, .cyan) + "\n"
+                    }
+                    lastSection = snippet.section
+                    out += "  " + Terminal.style("\(snippet.line):", .green) + " " + HitRenderer.highlight(snippet) + "\n"
+                }
+            }
+            if results.total > results.hits.count {
+                out += Terminal.style("\n\(grouped(results.total - results.hits.count)) more file(s) match; use --limit to see more.", .dim) + "\n"
+            }
+            Terminal.write(out)
+        }
+
+        static func fields(_ hit: SearchHit) -> [String: String] {
+            let first = hit.snippets.first
+            return [
+                "path": hit.path, "title": hit.title, "kind": hit.kind.rawValue, "score": String(hit.score),
+                "version": hit.version, "size": String(hit.size),
+                "created_by": hit.provenance.createdBy?.rawValue ?? "", "created_at": hit.provenance.createdAt ?? "",
+                "last_modified_by": hit.provenance.lastModifiedBy?.rawValue ?? "", "last_modified_at": hit.provenance.lastModifiedAt ?? "",
+                "line": first.map { String($0.line) } ?? "", "section": first?.section ?? "", "snippet": first?.text ?? "",
+            ]
+        }
+    }
+}
+
+/// Human rendering of search hits.
+enum HitRenderer {
+    /// `path  title  · by agent · edited by user 2026-11-21`
+    static func header(_ hit: SearchHit) -> String {
+        var line = Terminal.style(hit.path, .magenta)
+        if hit.title != DocumentParser.fileTitle(hit.path) { line += "  " + Terminal.style(hit.title, .bold) }
+        line += "  " + Terminal.style(provenance(hit.provenance), .dim)
+        return line
+    }
+
+    static func provenance(_ p: Provenance) -> String {
+        let created = p.createdBy?.rawValue ?? "user"
+        let edited = p.lastModifiedBy?.rawValue ?? "user"
+        let when = (p.lastModifiedAt ?? "").prefix(10)
+        return created == edited ? "· \(created) · \(when)" : "· by \(created) · edited by \(edited) \(when)"
+    }
+
+    /// The snippet with its matches in bold red (plain on a pipe).
+    static func highlight(_ snippet: Snippet) -> String {
+        guard Terminal.color, !snippet.spans.isEmpty else { return snippet.text }
+        let scalars = Array(snippet.text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var position = 0
+        for span in snippet.spans where span[0] >= position && span[1] <= scalars.count {
+            out.append(contentsOf: scalars[position..<span[0]])
+            out.append(contentsOf: "\u{1B}[1;31m".unicodeScalars)
+            out.append(contentsOf: scalars[span[0]..<span[1]])
+            out.append(contentsOf: "\u{1B}[0m".unicodeScalars)
+            position = span[1]
+        }
+        out.append(contentsOf: scalars[position...])
+        return String(out)
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+import NotesIndex
+
+extension NotesCommand {
+    /// `notes status`: the workspace, index freshness, problems in files, and sync-conflict
+    /// copies (SPEC §2, §3.1).
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the workspace, the index, files with problems and sync-conflict copies.")
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Flag(name: .long, help: "Print the status as JSON.") var json = false
+
+        struct Report: Encodable {
+            var root: String
+            var initialized: Bool
+            var index: IndexStatus
+            var refresh: RefreshReport
+            var conflictCopies: [ConflictCopy]
+            var configProblems: [Diagnostic]
+
+            enum CodingKeys: String, CodingKey {
+                case root, initialized, index, refresh
+                case conflictCopies = "conflict_copies", configProblems = "config_problems"
+            }
+        }
+
+        struct ConflictCopy: Encodable {
+            var path: String
+            var of: String
+        }
+
+        func run() throws {
+            let (index, refresh) = try workspace.openFreshIndex()
+            let status = try index.status()
+            let ws = index.workspace
+            let conflicts = refresh.conflictCopies.map { ConflictCopy(path: $0, of: IgnoreRules.conflictBase(of: $0)) }
+            let report = Report(root: ws.root, initialized: ws.isInitialized, index: status, refresh: refresh,
+                                conflictCopies: conflicts, configProblems: ws.config.diagnostics)
+            if json { return Terminal.write(try JSONOutput.document(report)) }
+
+            var out = Terminal.style("Workspace ", .bold) + ws.root + (ws.isInitialized ? "" : Terminal.style("  (no .notes/ yet: `notes init` creates it)", .dim)) + "\n"
+            out += Terminal.style("Index     ", .bold) + status.indexDirectory + "  " + Terminal.style(humanSize(status.databaseBytes), .dim) + "\n"
+            let kinds = status.byKind.keys.sorted().map { "\(grouped(status.byKind[$0]!)) \($0)" }.joined(separator: ", ")
+            out += "          \(grouped(status.files)) files (\(grouped(status.indexed)) indexed, \(grouped(status.sections)) sections): \(kinds)\n"
+            out += "          " + (refresh.changedAnything ? "brought up to date: " + NotesCommand.Index.summary(refresh) : "up to date") + "\n"
+            if !ws.config.diagnostics.isEmpty {
+                out += "\n" + Terminal.style("Config problems", .yellow) + "\n"
+                for d in ws.config.diagnostics { out += "  " + StatusText.describe(d) + "\n" }
+            }
+            let problems = status.diagnostics + refresh.diagnostics.filter { $0.code == .notRegularFile }
+            if !problems.isEmpty {
+                out += "\n" + Terminal.style("Files with problems (\(problems.count))", .yellow) + "\n"
+                for d in problems.prefix(50) { out += "  " + StatusText.describe(d) + "\n" }
+                if problems.count > 50 { out += Terminal.style("  … and \(problems.count - 50) more (use --json)", .dim) + "\n" }
+            }
+            if !conflicts.isEmpty {
+                out += "\n" + Terminal.style("Sync-conflict copies (\(conflicts.count), not indexed)", .yellow) + "\n"
+                for c in conflicts { out += "  \(c.path)  " + Terminal.style("conflicts with \(c.of)", .dim) + "\n" }
+            }
+            Terminal.write(out)
+        }
+    }
+}
+
+enum StatusText {
+    static func describe(_ d: Diagnostic) -> String {
+        d.path + (d.line.map { ":\($0)" } ?? "") + ": " + d.message
+    }
+}

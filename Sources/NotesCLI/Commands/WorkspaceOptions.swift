@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+import NotesIndex
+
+/// Options every workspace command takes.
+struct WorkspaceOptions: ParsableArguments {
+    @Option(name: [.short, .customLong("workspace")], help: ArgumentHelp("The workspace folder (default: $NOTES_WORKSPACE, else the nearest folder with .notes/).", valueName: "dir"))
+    var workspace: String?
+
+    @Option(name: .customLong("index-dir"), help: ArgumentHelp("Where to keep this device's search index (default: $NOTES_INDEX_DIR, else ~/.cache/notes/<id>).", valueName: "dir"))
+    var indexDirectory: String?
+
+    /// The workspace these options name.
+    func openWorkspace() throws -> Workspace {
+        try Workspace.discover(explicit: workspace, environment: ProcessInfo.processInfo.environment,
+                               currentDirectory: FileSystem.currentDirectory())
+    }
+
+    /// The workspace and its index, brought up to date (SPEC §4.3).
+    func openFreshIndex(progressLabel: String = "Indexing") throws -> (NoteIndex, RefreshReport) {
+        let workspace = try openWorkspace()
+        let index = try openIndex(workspace)
+        let progress = ProgressBar(label: progressLabel)
+        let report = try index.refresh(progress: progress.update)
+        progress.finish()
+        return (index, report)
+    }
+
+    func openIndex(_ workspace: Workspace) throws -> NoteIndex {
+        let directory = workspace.indexDirectory(override: indexDirectory, environment: ProcessInfo.processInfo.environment)
+        return try NoteIndex(workspace: workspace, directory: directory)
+    }
+
+    /// Resolves a path typed by the person: absolute paths inside the workspace, paths
+    /// relative to the current folder when it is inside the workspace, else relative to
+    /// the workspace root.
+    func resolve(_ raw: String, in workspace: Workspace) throws -> WorkspacePath {
+        let root = workspace.root
+        if raw.hasPrefix("/") {
+            let real = FileSystem.realPath(raw) ?? raw
+            for candidate in [raw, real] where candidate == root || candidate.hasPrefix(root + "/") {
+                return try WorkspacePath(String(candidate.dropFirst(root.count + 1 > candidate.count ? candidate.count : root.count + 1)), in: workspace)
+            }
+            throw NotesError(.outsideWorkspace, "\(raw) is not inside the workspace \(root)", hint: "give a path inside the workspace")
+        }
+        let cwd = FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
+        if cwd.hasPrefix(root + "/") {
+            let relativeCwd = String(cwd.dropFirst(root.count + 1))
+            if let fromCwd = try? WorkspacePath(relativeCwd + "/" + raw, in: workspace),
+               FileSystem.exists(workspace.absolutePath(fromCwd.relative)) {
+                return fromCwd
+            }
+        }
+        return try WorkspacePath(raw, in: workspace)
+    }
+}

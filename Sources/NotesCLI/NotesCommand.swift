@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+
+/// `notes`: a Markdown workspace shared by a person and an AI agent.
+@main
+struct NotesCommand: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "notes",
+        abstract: "Search and keep a Markdown workspace shared by you and an AI agent.",
+        discussion: """
+            The files are the data; the search index is a cache kept outside the workspace.
+            The workspace is -w DIR, else $NOTES_WORKSPACE, else the nearest folder above
+            the current one that holds .notes/.
+
+            Examples:
+              notes search whale
+              notes search 'white whale' kind:research --limit 5
+              notes list Research --tree
+              notes read Research/moby-dick/introduction.md
+            """,
+        version: version,
+        subcommands: [Search.self, Read.self, List.self, Index.self, Status.self, Init.self])
+
+    /// Runs the command line with the exit-status contract of SPEC §12: errors are one line
+    /// `notes: <what went wrong> (<what to do>)` on stderr and exit 2; `--json` errors are
+    /// JSON on stdout with the same codes as the agent tools.
+    static func main() {
+        let wantsJSON = CommandLine.arguments.contains { $0 == "--json" || $0 == "--jsonl" }
+        do {
+            var command = try parseAsRoot(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+            try command.run()
+        } catch let error as NotesError {
+            fail(error, json: wantsJSON)
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            let cleaned = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+            fail(NotesError(.invalidArgument, cleaned.prefix(1).lowercased() + cleaned.dropFirst(), hint: "see `notes help`"), json: wantsJSON)
+        }
+    }
+
+    /// Options that name the workspace may come before the subcommand (`notes -w DIR
+    /// search whale`); ArgumentParser wants them after it, so they are moved there.
+    static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            if ["-w", "--workspace", "--index-dir"].contains(arg), i + 1 < arguments.count {
+                leading += [arg, arguments[i + 1]]
+                i += 2
+            } else if arg.hasPrefix("--workspace=") || arg.hasPrefix("--index-dir=") {
+                leading.append(arg)
+                i += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, i < arguments.count else { return arguments }
+        return [arguments[i]] + leading + arguments[(i + 1)...]
+    }
+
+    static func fail(_ error: NotesError, json: Bool) -> Never {
+        if json {
+            var object: [String: String] = ["code": error.code.rawValue, "message": error.message]
+            if let hint = error.hint { object["hint"] = hint }
+            let data = (try? JSONSerialization.data(withJSONObject: ["error": object], options: [.sortedKeys])) ?? Data()
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        } else {
+            FileHandle.standardError.write(Data("notes: \(error.description)\n".utf8))
+        }
+        Foundation.exit(2)
+    }
+}

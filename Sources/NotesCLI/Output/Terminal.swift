@@ -1,0 +1,100 @@
+import Foundation
+import NotesIndex
+
+/// How output is styled: ANSI color only when stdout is a terminal and `NO_COLOR` is not
+/// set (https://no-color.org); progress only when stderr is a terminal.
+enum Terminal {
+    static let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
+    static let stderrIsTTY = isatty(STDERR_FILENO) == 1
+    static let color: Bool = {
+        let env = ProcessInfo.processInfo.environment
+        if let noColor = env["NO_COLOR"], !noColor.isEmpty { return false }
+        if env["TERM"] == "dumb" { return false }
+        return stdoutIsTTY
+    }()
+
+    enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36", boldRed = "1;31"
+    }
+
+    static func style(_ text: String, _ style: Style) -> String {
+        color ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// Writes to standard output (buffered by the caller's `print`).
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func warn(_ text: String) {
+        FileHandle.standardError.write(Data("notes: \(text)\n".utf8))
+    }
+}
+
+/// A one-line progress bar on stderr, shown only on a terminal and only once the work has
+/// taken more than a second (SPEC §12: never on a pipe).
+final class ProgressBar: @unchecked Sendable {
+    private let label: String
+    private let started = Date()
+    private var shown = false
+    private let lock = NSLock()
+    private let enabled = Terminal.stderrIsTTY && ProcessInfo.processInfo.environment["NOTES_NO_PROGRESS"] == nil
+
+    init(label: String) { self.label = label }
+
+    var update: @Sendable (_ progress: RefreshProgress) -> Void {
+        { [self] progress in self.draw(done: progress.done, total: progress.total, bytes: progress.bytes) }
+    }
+
+    func draw(done: Int, total: Int, bytes: Int) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard shown || Date().timeIntervalSince(started) > 1 else { return }
+        shown = true
+        let width = 30
+        let filled = total > 0 ? min(width, done * width / total) : width
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        let line = String(format: "\r%@ %@ %d/%d files  %.1f MB", label, bar, done, total, Double(bytes) / 1e6)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if shown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+    }
+}
+
+/// Encodes results for `--json` (one pretty document) and `--jsonl` (one object a line).
+enum JSONOutput {
+    static func document<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+
+    static func line<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+}
+
+/// A count with thousands separators: 12345 → "12,345".
+func grouped(_ n: Int) -> String {
+    let digits = String(n)
+    var out = ""
+    for (i, c) in digits.reversed().enumerated() {
+        if i > 0 && i % 3 == 0 && c != "-" { out.append(",") }
+        out.append(c)
+    }
+    return String(out.reversed())
+}
+
+/// A size for people: 1.2 MB, 340 KB, 12 B.
+func humanSize(_ bytes: Int) -> String {
+    if bytes >= 1_000_000 { return String(format: "%.1f MB", Double(bytes) / 1e6) }
+    if bytes >= 1_000 { return String(format: "%.0f KB", Double(bytes) / 1e3) }
+    return "\(bytes) B"
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Turns query terms into an FTS5 MATCH expression that can never be a syntax error:
+/// every term is a quoted string (inner quotes doubled, NUL removed, CJK separated), so
+/// user text never reaches FTS5 as operators (SPEC §4.1). Precedence is explicit:
+/// `a b OR c -d` becomes `("a" AND ("b" OR "c")) NOT "d"`.
+enum FTSExpression {
+    /// The expression for the positive terms with the negative ones subtracted, or nil
+    /// when there is no positive term.
+    static func match(for terms: [QueryTerm]) -> String? {
+        var groups: [[String]] = []
+        for term in terms where !term.negated {
+            let rendered = render(term)
+            if term.orWithPrevious, !groups.isEmpty { groups[groups.count - 1].append(rendered) } else { groups.append([rendered]) }
+        }
+        guard !groups.isEmpty else { return nil }
+        var expression = groups.map { $0.count == 1 ? $0[0] : "(" + $0.joined(separator: " OR ") + ")" }.joined(separator: " AND ")
+        for term in terms where term.negated {
+            expression = "(" + expression + ") NOT " + render(term)
+        }
+        return expression
+    }
+
+    /// An expression matching any negative term (for queries with only negative terms).
+    static func exclusion(for terms: [QueryTerm]) -> String? {
+        let negatives = terms.filter(\.negated).map { term -> String in
+            var positive = term
+            positive.negated = false
+            return render(positive)
+        }
+        return negatives.isEmpty ? nil : negatives.joined(separator: " OR ")
+    }
+
+    static func render(_ term: QueryTerm) -> String {
+        let cleaned = FTSText.prepare(String(term.text.unicodeScalars.filter { $0.value != 0 }.map(Character.init)))
+        var quoted = "\"" + cleaned.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        if term.form == .prefix { quoted += "*" }
+        if let column = term.column { quoted = column + " : " + quoted }
+        return quoted
+    }
+}

@@ -1,0 +1,68 @@
+import GRDB
+import NotesDocuments
+
+/// The index's tables (one owner of the schema). The index is a cache of the files: a
+/// schema change simply rebuilds it, so migrations never need to convert data.
+///
+/// - `files`: one row per workspace file (indexed or only listed), with stat facts for
+///   change detection, the content digest, title and effective provenance.
+/// - `sections` / `fts`: one row per section; `rowid = file id << 24 | ordinal`, so a
+///   section's file is `rowid >> 24` without a join, and a file's sections are one range.
+/// - `tags`, `metadata`, `links`, `diagnostics`: per-file facts for filters and status.
+enum IndexSchema {
+    /// Bump to rebuild every existing index (the cache is re-derived from the files). The
+    /// parser's version is part of it: a parsing change also rebuilds.
+    static let version = "1.\(DocumentParser.version)"
+
+    /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
+    static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
+    static var bm25: String { "bm25(fts, \(weights.title), \(weights.heading), \(weights.tags), \(weights.body))" }
+
+    /// Sections per file are numbered below 2^24.
+    static let sectionBits: Int64 = 24
+
+    static func create(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE files (
+                id INTEGER PRIMARY KEY,
+                path TEXT NOT NULL UNIQUE,
+                kind TEXT NOT NULL,
+                format TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                digest TEXT NOT NULL,
+                title TEXT NOT NULL,
+                created_by TEXT NOT NULL,
+                created_at TEXT,
+                created_ts REAL,
+                modified_by TEXT NOT NULL,
+                modified_at TEXT NOT NULL,
+                modified_ts REAL NOT NULL,
+                has_front_matter INTEGER NOT NULL,
+                indexed INTEGER NOT NULL,
+                section_count INTEGER NOT NULL
+            );
+            CREATE INDEX files_digest ON files(digest);
+            CREATE TABLE sections (
+                id INTEGER PRIMARY KEY,
+                heading TEXT NOT NULL,
+                level INTEGER NOT NULL,
+                line INTEGER NOT NULL,
+                aligned INTEGER NOT NULL
+            );
+            CREATE TABLE tags (file_id INTEGER NOT NULL, tag TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (file_id, tag)) WITHOUT ROWID;
+            CREATE INDEX tags_by_tag ON tags(tag);
+            CREATE TABLE metadata (file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);
+            CREATE INDEX metadata_by_key ON metadata(key, value);
+            CREATE INDEX metadata_by_file ON metadata(file_id);
+            CREATE TABLE links (file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
+            CREATE INDEX links_by_file ON links(file_id);
+            CREATE INDEX links_by_target ON links(target);
+            CREATE TABLE diagnostics (file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
+            CREATE INDEX diagnostics_by_file ON diagnostics(file_id);
+            CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = 'porter unicode61 remove_diacritics 2');
+            """)
+    }
+}

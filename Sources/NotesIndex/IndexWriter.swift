@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import NotesCore
+import NotesDocuments
+
+/// Applies parsed batches to the database. Used from one serial queue at a time, so its
+/// state needs no lock; the refresh reads `counts` and `failure` after draining the queue.
+final class IndexWriter: @unchecked Sendable {
+    struct Counts {
+        var added = 0, modified = 0, touched = 0, removed = 0, vanished = 0, bytesParsed = 0
+        var renames: [RefreshReport.Rename] = []
+        var diagnostics: [Diagnostic] = []
+    }
+
+    private let pool: DatabasePool
+    /// Indexed files no longer on disk, by path; a new file with one's digest is a rename.
+    private var gone: [String: KnownFile]
+    private var goneByDigest: [String: [String]] = [:]
+    /// Files modified after this instant (ns) are recorded with mtime 0, so the next refresh
+    /// re-hashes them: an edit within the filesystem's timestamp granularity is never missed.
+    private let racyBefore: Int64
+    private(set) var counts = Counts()
+    private(set) var failure: (any Error)?
+
+    init(pool: DatabasePool, gone: [String: KnownFile], racyBefore: Int64) {
+        self.pool = pool
+        self.gone = gone
+        self.racyBefore = racyBefore
+        for (path, file) in gone where !file.digest.isEmpty { goneByDigest[file.digest, default: []].append(path) }
+    }
+
+    func write(_ batch: [ProcessedFile]) {
+        guard failure == nil else { return }
+        do {
+            try pool.write { db in
+                for item in batch { try apply(item, db) }
+            }
+        } catch {
+            failure = error
+        }
+    }
+
+    /// Removes the files that disappeared and were not renamed.
+    func finish() {
+        guard failure == nil, !gone.isEmpty else { return }
+        do {
+            try pool.write { db in
+                for (_, file) in gone {
+                    try deleteContent(of: file.id, db)
+                    try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [file.id])
+                    counts.removed += 1
+                }
+            }
+            gone.removeAll()
+        } catch {
+            failure = error
+        }
+    }
+
+    private func apply(_ item: ProcessedFile, _ db: Database) throws {
+        let file = item.pending.file
+        let mtime = file.mtimeNanos >= racyBefore ? 0 : file.mtimeNanos
+        switch item.outcome {
+        case .vanished:
+            counts.vanished += 1
+        case .touched:
+            guard let known = item.pending.known else { return }
+            try db.execute(sql: "UPDATE files SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
+                           arguments: [file.size, mtime, Int64(bitPattern: file.inode), known.id])
+            counts.touched += 1
+        case .listedOnly(let digest, let diagnostics):
+            let id = try upsert(file: file, mtime: mtime, digest: digest, document: nil, db)
+            try insertDiagnostics(diagnostics, fileID: id, db)
+            counts.diagnostics += diagnostics
+        case .parsed(let digest, let document, let bytes):
+            let id = try upsert(file: file, mtime: mtime, digest: digest, document: document, db)
+            try insertContent(document, fileID: id, db)
+            counts.diagnostics += document.diagnostics
+            counts.bytesParsed += bytes
+        }
+    }
+
+    /// Writes the `files` row (new, modified or renamed) and returns its id. Content rows of
+    /// an existing id are deleted first.
+    private func upsert(file: ScannedFile, mtime: Int64, digest: String, document: ParsedDocument?, _ db: Database) throws -> Int64 {
+        let kind = DocumentKind(path: file.path)
+        let format = FileFormat(path: file.path)
+        let mtimeSeconds = Double(file.mtimeNanos) / 1e9
+        let stated = document?.provenance ?? Provenance()
+        let effective = stated.effective(mtimeSeconds: mtimeSeconds)
+        let createdTS = effective.createdAt.flatMap(Timestamp.parse) ?? mtimeSeconds
+        let modifiedTS = effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds
+        let title = document?.title ?? DocumentParser.fileTitle(file.path)
+        let values: [(any DatabaseValueConvertible)?] = [
+            file.path, kind.rawValue, format.rawValue, file.size, mtime, Int64(bitPattern: file.inode), digest, title,
+            effective.createdBy?.rawValue ?? Actor.user.rawValue, effective.createdAt, createdTS,
+            effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue, effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds), modifiedTS,
+            document?.hasFrontMatter ?? false, document != nil, document?.sections.count ?? 0,
+        ]
+        let existingID: Int64?
+        if let known = try Int64.fetchOne(db, sql: "SELECT id FROM files WHERE path = ?", arguments: [file.path]) {
+            existingID = known
+            counts.modified += 1
+        } else if !digest.isEmpty, var candidates = goneByDigest[digest], let from = candidates.popLast() {
+            goneByDigest[digest] = candidates
+            existingID = gone.removeValue(forKey: from)?.id
+            counts.renames.append(.init(from: from, to: file.path))
+        } else {
+            existingID = nil
+            counts.added += 1
+        }
+        let columns = "path, kind, format, size, mtime_ns, inode, digest, title, created_by, created_at, created_ts, modified_by, modified_at, modified_ts, has_front_matter, indexed, section_count"
+        if let id = existingID {
+            try deleteContent(of: id, db)
+            let assignments = columns.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespaces)) = ?" }.joined(separator: ", ")
+            try db.cachedStatement(sql: "UPDATE files SET \(assignments) WHERE id = ?")
+                .execute(arguments: StatementArguments(values + [id]))
+            return id
+        }
+        try db.cachedStatement(sql: "INSERT INTO files (\(columns)) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))")
+            .execute(arguments: StatementArguments(values))
+        return db.lastInsertedRowID
+    }
+
+    private func deleteContent(of id: Int64, _ db: Database) throws {
+        let low = id << IndexSchema.sectionBits
+        let high = low + (1 << IndexSchema.sectionBits) - 1
+        try db.cachedStatement(sql: "DELETE FROM fts WHERE rowid BETWEEN ? AND ?").execute(arguments: [low, high])
+        try db.cachedStatement(sql: "DELETE FROM sections WHERE id BETWEEN ? AND ?").execute(arguments: [low, high])
+        for table in ["tags", "metadata", "links", "diagnostics"] {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE file_id = ?").execute(arguments: [id])
+        }
+    }
+
+    private func insertContent(_ document: ParsedDocument, fileID: Int64, _ db: Database) throws {
+        let title = FTSText.prepare(document.title)
+        let tags = FTSText.prepare(document.tags.joined(separator: " "))
+        let insertFTS = try db.cachedStatement(sql: "INSERT INTO fts (rowid, title, heading, tags, body) VALUES (?, ?, ?, ?, ?)")
+        let insertSection = try db.cachedStatement(sql: "INSERT INTO sections (id, heading, level, line, aligned) VALUES (?, ?, ?, ?, ?)")
+        let limit = Int64(1) << IndexSchema.sectionBits
+        for (ordinal, section) in document.sections.enumerated() where Int64(ordinal) < limit {
+            let rowid = fileID << IndexSchema.sectionBits | Int64(ordinal)
+            try insertFTS.execute(arguments: [rowid, title, FTSText.prepare(section.heading), tags, FTSText.prepare(section.text)])
+            try insertSection.execute(arguments: [rowid, section.heading, section.level, section.line, section.lineAligned])
+        }
+        if !document.tags.isEmpty {
+            let insertTag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (file_id, tag) VALUES (?, ?)")
+            for tag in document.tags { try insertTag.execute(arguments: [fileID, tag]) }
+        }
+        if !document.metadata.isEmpty {
+            let insertMeta = try db.cachedStatement(sql: "INSERT INTO metadata (file_id, key, value) VALUES (?, ?, ?)")
+            for field in document.metadata {
+                for value in field.value.strings where value.utf8.count <= 512 {
+                    try insertMeta.execute(arguments: [fileID, field.key, value])
+                }
+            }
+        }
+        if !document.links.isEmpty {
+            let insertLink = try db.cachedStatement(sql: "INSERT INTO links (file_id, kind, target, text, line) VALUES (?, ?, ?, ?, ?)")
+            for link in document.links { try insertLink.execute(arguments: [fileID, link.kind.rawValue, link.target, link.text, link.line]) }
+        }
+        try insertDiagnostics(document.diagnostics, fileID: fileID, db)
+    }
+
+    private func insertDiagnostics(_ diagnostics: [Diagnostic], fileID: Int64, _ db: Database) throws {
+        guard !diagnostics.isEmpty else { return }
+        let insert = try db.cachedStatement(sql: "INSERT INTO diagnostics (file_id, code, message, line) VALUES (?, ?, ?, ?)")
+        for d in diagnostics { try insert.execute(arguments: [fileID, d.code.rawValue, d.message, d.line]) }
+    }
+}

@@ -1,0 +1,190 @@
+import Dispatch
+import Foundation
+import GRDB
+import NotesCore
+import NotesDocuments
+
+extension NoteIndex {
+    /// Brings the index up to date with the files (SPEC §4.3).
+    ///
+    /// The pipeline, in order:
+    /// 1. **walk**: a stat walk of the workspace (``FileScanner``);
+    /// 2. **diff**: files whose size, mtime or inode differ from the index, new files and
+    ///    deleted files;
+    /// 3. **read + parse**: only those files, in parallel on every core, in bounded batches;
+    ///    bytes identical to the indexed digest are a `touch` (no parse);
+    /// 4. **write**: one writer applies each batch in an immediate transaction while the next
+    ///    batch is parsed; a new file with the digest of a deleted one is a rename.
+    ///
+    /// A refresh killed half-way leaves a consistent index (each batch commits whole) and the
+    /// next refresh finishes the job.
+    public func refresh(progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
+        let started = Timestamp.now()
+        var report = RefreshReport()
+        let scan = FileScanner(workspace: workspace).scan()
+        report.conflictCopies = scan.conflictCopies
+        report.diagnostics = scan.skipped
+        report.files = scan.files.count
+
+        let known: [String: KnownFile]
+        do {
+            known = try pool.read { db in
+                var result: [String: KnownFile] = [:]
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, path, size, mtime_ns, inode, digest FROM files")
+                while let row = try rows.next() {
+                    result[row[1]] = KnownFile(id: row[0], size: row[2], mtimeNanos: row[3], inode: row[4], digest: row[5])
+                }
+                return result
+            }
+        } catch {
+            throw Self.wrap(error)
+        }
+
+        var work: [PendingFile] = []
+        var seen = Set<String>()
+        seen.reserveCapacity(scan.files.count)
+        for file in scan.files {
+            seen.insert(file.path)
+            if let old = known[file.path] {
+                if old.size == file.size && old.mtimeNanos == file.mtimeNanos && old.inode == file.inode && old.mtimeNanos != 0 {
+                    report.unchanged += 1
+                    continue
+                }
+                work.append(PendingFile(file: file, known: old))
+            } else {
+                work.append(PendingFile(file: file, known: nil))
+            }
+        }
+        var gone: [String: KnownFile] = [:]
+        for (path, old) in known where !seen.contains(path) { gone[path] = old }
+        if work.isEmpty && gone.isEmpty {
+            report.seconds = Timestamp.now() - started
+            return report
+        }
+
+        let writer = IndexWriter(pool: pool, gone: gone, racyBefore: Int64((started - 2) * 1e9))
+        let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root)
+        let inFlight = DispatchSemaphore(value: 2)
+        let writeQueue = DispatchQueue(label: "notes.index.writer")
+        var done = 0
+        var bytes = 0
+        var start = 0
+        while start < work.count {
+            // A batch: up to 512 files or ~16 MB, parsed in parallel.
+            var end = start
+            var batchBytes = 0
+            while end < work.count && end - start < 512 && (batchBytes < 16 << 20 || end == start) {
+                batchBytes += work[end].file.size
+                end += 1
+            }
+            let batch = Array(work[start..<end])
+            let results = ParsedBatch(count: batch.count)
+            DispatchQueue.concurrentPerform(iterations: batch.count) { i in
+                results.set(i, Self.process(batch[i], root: limits.root, maxBytes: limits.maxBytes))
+            }
+            done += batch.count
+            bytes += batchBytes
+            progress?(RefreshProgress(done: done, total: work.count, bytes: bytes))
+            inFlight.wait()
+            let items = results.items
+            writeQueue.async {
+                writer.write(items)
+                inFlight.signal()
+            }
+            start = end
+        }
+        writeQueue.sync {}
+        writer.finish()
+        if let failure = writer.failure { throw Self.wrap(failure) }
+
+        report.added = writer.counts.added
+        report.modified = writer.counts.modified
+        report.touched = writer.counts.touched
+        report.removed = writer.counts.removed
+        report.renames = writer.counts.renames
+        report.bytesParsed = writer.counts.bytesParsed
+        report.diagnostics += writer.counts.diagnostics
+        report.files = scan.files.count - writer.counts.vanished
+        report.seconds = Timestamp.now() - started
+        return report
+    }
+
+    /// Reads, hashes and (unless only touched) parses one file. Runs on any thread.
+    static func process(_ pending: PendingFile, root: String, maxBytes: Int) -> ProcessedFile {
+        let path = pending.file.path
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: root + "/" + path, maxBytes: maxBytes)
+        } catch {
+            switch error {
+            case .tooLarge(let size):
+                return ProcessedFile(pending: pending, outcome: .listedOnly(digest: "", diagnostics: [
+                    Diagnostic(path: path, code: .tooLarge, message: "file is \(size / 1_048_576) MB, over the index limit of \(maxBytes / 1_048_576) MB; listed but not indexed"),
+                ]))
+            case .notFound, .notRegularFile:
+                return ProcessedFile(pending: pending, outcome: .vanished)
+            case .unreadable(let code):
+                return ProcessedFile(pending: pending, outcome: .listedOnly(digest: "", diagnostics: [
+                    Diagnostic(path: path, code: .unreadable, message: "cannot read file: \(String(cString: strerror(code)))"),
+                ]))
+            }
+        }
+        let version = ContentVersion(of: bytes)
+        if let known = pending.known, known.digest == version.digest {
+            return ProcessedFile(pending: pending, outcome: .touched)
+        }
+        let (document, diagnostics) = DocumentParser.parse(path: path, bytes: bytes)
+        guard let document else {
+            return ProcessedFile(pending: pending, outcome: .listedOnly(digest: version.digest, diagnostics: diagnostics))
+        }
+        return ProcessedFile(pending: pending, outcome: .parsed(digest: version.digest, document: document, bytes: bytes.count))
+    }
+}
+
+/// What the index knew about a file before this refresh.
+struct KnownFile: Sendable {
+    var id: Int64
+    var size: Int
+    var mtimeNanos: Int64
+    var inode: UInt64
+    var digest: String
+}
+
+/// A file the walk says must be looked at.
+struct PendingFile: Sendable {
+    var file: ScannedFile
+    var known: KnownFile?
+}
+
+/// The result of reading one pending file.
+struct ProcessedFile: Sendable {
+    enum Outcome: Sendable {
+        case touched
+        case parsed(digest: String, document: ParsedDocument, bytes: Int)
+        case listedOnly(digest: String, diagnostics: [Diagnostic])
+        case vanished
+    }
+
+    var pending: PendingFile
+    var outcome: Outcome
+}
+
+/// Slots filled in parallel by `concurrentPerform`, each by exactly one iteration.
+final class ParsedBatch: @unchecked Sendable {
+    private var slots: [ProcessedFile?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: ProcessedFile) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+
+    var items: [ProcessedFile] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.compactMap { $0 }
+    }
+}

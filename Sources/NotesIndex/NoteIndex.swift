@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import NotesCore
+
+/// The per-device search index of one workspace (SPEC §2, §4): a SQLite FTS5 cache in WAL
+/// mode, derived entirely from the files and rebuilt whenever it is missing, corrupt, of an
+/// older schema or belongs to another workspace. Deleting it loses nothing.
+///
+/// Writes use immediate transactions and a busy timeout, so the CLI, the MCP server and
+/// `notes watch` can share one index without "database is locked" reaching a caller.
+public final class NoteIndex: Sendable {
+    /// The workspace this index describes.
+    public let workspace: Workspace
+    /// The folder holding `index.sqlite` (outside the workspace).
+    public let directory: String
+    let pool: DatabasePool
+
+    /// Where the database file is.
+    public var databasePath: String { directory + "/index.sqlite" }
+
+    /// Opens (creating or rebuilding as needed) the index of `workspace` in `directory`.
+    public init(workspace: Workspace, directory: String) throws(NotesError) {
+        self.workspace = workspace
+        self.directory = directory
+        try FileSystem.makeDirectories(directory)
+        let path = directory + "/index.sqlite"
+        do {
+            pool = try Self.open(path: path, root: workspace.root)
+        } catch {
+            // Corrupt, foreign, unreadable or of another schema: it is a cache, start over.
+            Self.removeDatabase(at: path)
+            do {
+                pool = try Self.open(path: path, root: workspace.root)
+            } catch {
+                throw NotesError(.internal, "cannot create the search index at \(path): \(error)", hint: "check that the folder is writable, or pass --index-dir")
+            }
+        }
+    }
+
+    private static func configuration() -> Configuration {
+        var config = Configuration()
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            db.add(function: PathGlobFunction.function)
+        }
+        return config
+    }
+
+    private static func open(path: String, root: String) throws -> DatabasePool {
+        let pool = try DatabasePool(path: path, configuration: configuration())
+        let state = try pool.read { db -> (exists: Bool, version: String?, root: String?) in
+            guard try db.tableExists("meta") else { return (false, nil, nil) }
+            let version = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'")
+            let storedRoot = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'root'")
+            return (true, version, storedRoot)
+        }
+        if state.exists && state.version == IndexSchema.version && state.root == root {
+            return pool
+        }
+        if state.exists {
+            throw NotesError(.internal, "index is stale or foreign")
+        }
+        try pool.write { db in
+            try IndexSchema.create(db)
+            try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)", arguments: [IndexSchema.version, root])
+        }
+        return pool
+    }
+
+    static func removeDatabase(at path: String) {
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+
+    /// Drops everything and starts from an empty index (`notes index --rebuild`).
+    public func erase() throws(NotesError) {
+        do {
+            try pool.write { db in
+                for table in ["files", "sections", "tags", "metadata", "links", "diagnostics"] {
+                    try db.execute(sql: "DELETE FROM \(table)")
+                }
+                try db.execute(sql: "DELETE FROM fts")
+                try db.execute(sql: "DELETE FROM meta WHERE key NOT IN ('schema', 'root')")
+            }
+        } catch {
+            throw Self.wrap(error)
+        }
+    }
+
+    /// A value from the meta table.
+    func meta(_ key: String) -> String? {
+        try? pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    /// Maps database failures to the one error type callers see.
+    static func wrap(_ error: any Error) -> NotesError {
+        if let notes = error as? NotesError { return notes }
+        if let db = error as? DatabaseError {
+            return NotesError(.internal, "search index error: \(db.message ?? db.description)", hint: "run `notes index --rebuild`")
+        }
+        return NotesError(.internal, "search index error: \(error)", hint: "run `notes index --rebuild`")
+    }
+}
+
+/// `notes_glob(pattern, path)`: SPEC §4.1 `path:` globs inside SQL.
+enum PathGlobFunction {
+    static let cache = GlobCache()
+
+    static let function = DatabaseFunction("notes_glob", argumentCount: 2, pure: true) { values in
+        guard let pattern = String.fromDatabaseValue(values[0]), let path = String.fromDatabaseValue(values[1]) else { return false }
+        return cache.glob(pattern).matches(path)
+    }
+}
+
+/// Compiled globs, shared by connections.
+final class GlobCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var globs: [String: Glob] = [:]
+
+    func glob(_ pattern: String) -> Glob {
+        lock.lock()
+        defer { lock.unlock() }
+        if let glob = globs[pattern] { return glob }
+        let glob = Glob(pattern)
+        if globs.count > 64 { globs.removeAll() }
+        globs[pattern] = glob
+        return glob
+    }
+}

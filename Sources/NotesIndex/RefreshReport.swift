@@ -1,0 +1,44 @@
+import NotesCore
+
+/// What one refresh of the index did (`notes index` prints it; SPEC §4.3).
+public struct RefreshReport: Sendable, Codable {
+    /// A file that moved: same bytes, new path.
+    public struct Rename: Sendable, Codable, Hashable {
+        public var from: String
+        public var to: String
+    }
+
+    public var added = 0
+    public var modified = 0
+    public var removed = 0
+    public var renames: [Rename] = []
+    /// Files whose stat changed but whose bytes did not (a `touch`, a formatter no-op).
+    public var touched = 0
+    public var unchanged = 0
+    /// Files in the workspace after the refresh.
+    public var files = 0
+    /// Bytes read and parsed in this refresh.
+    public var bytesParsed = 0
+    public var seconds = 0.0
+    /// Problems found in the files parsed by this refresh (and special files met by the walk).
+    public var diagnostics: [Diagnostic] = []
+    /// Sync-conflict copies seen by the walk (not indexed).
+    public var conflictCopies: [String] = []
+
+    /// Whether the index changed.
+    public var changedAnything: Bool { added + modified + removed + renames.count + touched > 0 }
+
+    enum CodingKeys: String, CodingKey {
+        case added, modified, removed, renames, touched, unchanged, files
+        case bytesParsed = "bytes_parsed", seconds, diagnostics
+        case conflictCopies = "conflict_copies"
+    }
+}
+
+/// Progress of a running refresh, for a progress bar.
+public struct RefreshProgress: Sendable {
+    /// Files read so far out of those that need reading.
+    public var done: Int
+    public var total: Int
+    public var bytes: Int
+}

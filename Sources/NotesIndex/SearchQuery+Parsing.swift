@@ -1,0 +1,163 @@
+import NotesCore
+
+extension SearchQuery {
+    /// The filter names of the query language.
+    public static let filterKeys: Set<String> = ["in", "path", "tag", "by", "edited-by", "kind", "title", "created", "modified"]
+
+    /// Parses the query language (SPEC §4.1). Never fails on syntax: unbalanced quotes,
+    /// stray operators and FTS5 special characters are literal text. Only a filter with an
+    /// impossible value (`kind:robot`, `created:>=soon`) is an `invalid_argument` error.
+    ///
+    /// - Parameters:
+    ///   - isMetadataKey: whether a `key:value` with an unknown key names a front-matter key
+    ///     present in the index; if not, `key:value` is ordinary text (e.g. `12:30`).
+    ///   - now: the reference instant for relative dates.
+    public init(parsing text: String, isMetadataKey: (String) -> Bool = { _ in false }, now: Double = Timestamp.now()) throws(NotesError) {
+        self.init(text: text)
+        let clipped = String(text.unicodeScalars.prefix(Self.maxLength).filter { $0.value >= 0x20 || $0 == "\t" })
+        var negateNext = false
+        var orNext = false
+        for token in QueryTokenizer.tokens(clipped) {
+            switch token {
+            case .phrase(let phrase, let negated):
+                add(QueryTerm(text: phrase, form: .phrase, negated: negated || negateNext), or: &orNext)
+                negateNext = false
+            case .word(let word):
+                if word == "OR" { orNext = !terms.isEmpty; continue }
+                if word == "AND" { continue }
+                if word == "NOT" { negateNext = true; continue }
+                var body = Substring(word)
+                var negated = negateNext
+                negateNext = false
+                if body.first == "-" && body.count > 1 { negated = true; body = body.dropFirst() }
+                if let colon = body.firstIndex(of: ":"), colon != body.startIndex {
+                    let key = body[..<colon].lowercased()
+                    var value = String(body[body.index(after: colon)...])
+                    if value.count >= 2, let q = value.first, q == "\"" || q == "'", value.last == q { value = String(value.dropFirst().dropLast()) }
+                    if !value.isEmpty && Self.isKeyShaped(key) {
+                        if Self.filterKeys.contains(key) {
+                            if key == "title" {
+                                let form: QueryTerm.Form = value.contains(" ") ? .phrase : (value.hasSuffix("*") ? .prefix : .word)
+                                let cleaned = form == .prefix ? value.trimmingSuffix("*") : value
+                                add(QueryTerm(text: cleaned, form: form, negated: negated, column: "title"), or: &orNext)
+                            } else {
+                                try applyFilter(key: key, value: value, now: now)
+                            }
+                            continue
+                        }
+                        if isMetadataKey(key) {
+                            filters.metadata.append(MetadataFilter(key: key, value: value))
+                            continue
+                        }
+                    }
+                }
+                if body.hasSuffix("*") {
+                    let stem = String(body).trimmingSuffix("*")
+                    if !stem.isEmpty { add(QueryTerm(text: stem, form: .prefix, negated: negated), or: &orNext) }
+                } else {
+                    add(QueryTerm(text: String(body), form: .word, negated: negated), or: &orNext)
+                }
+            }
+        }
+    }
+
+    private mutating func add(_ term: QueryTerm, or: inout Bool) {
+        guard terms.count < Self.maxTerms, FTSText.hasToken(term.text) else { or = false; return }
+        var term = term
+        term.orWithPrevious = or && !term.negated && terms.last.map { !$0.negated } == true
+        or = false
+        terms.append(term)
+    }
+
+    private static func isKeyShaped(_ key: String) -> Bool {
+        guard let first = key.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
+        return key.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == "." }
+    }
+
+    /// Applies one filter written as `key:value` (also used for CLI flags and tool arguments).
+    public mutating func applyFilter(key: String, value: String, now: Double = Timestamp.now()) throws(NotesError) {
+        switch key {
+        case "in":
+            let folder = try WorkspacePath.normalize(value)
+            filters.folders.append(folder)
+        case "path":
+            filters.pathGlobs.append(value.hasPrefix("./") ? String(value.dropFirst(2)) : value)
+        case "tag":
+            filters.tags.append(value.hasPrefix("#") ? String(value.dropFirst()) : value)
+        case "by", "edited-by":
+            guard let actor = Actor(rawValue: value.lowercased()) else {
+                throw NotesError(.invalidArgument, "unknown actor '\(value)' in \(key):\(value)", hint: "use \(key):agent or \(key):user")
+            }
+            if key == "by" { filters.createdBy = actor } else { filters.editedBy = actor }
+        case "kind":
+            for name in value.split(separator: ",") {
+                guard let kind = DocumentKind(rawValue: name.lowercased()) else {
+                    throw NotesError(.invalidArgument, "unknown kind '\(name)' in kind:\(value)", hint: "use research, journal, chat, context or note")
+                }
+                filters.kinds.append(kind)
+            }
+        case "created", "modified":
+            guard let parsed = DateFilter.parse(value, now: now) else {
+                throw NotesError(.invalidArgument, "cannot read the date in \(key):\(value)", hint: "use e.g. \(key):>=2026-01-01 or \(key):<7d")
+            }
+            if key == "created" { filters.created += parsed } else { filters.modified += parsed }
+        case "title":
+            terms.append(QueryTerm(text: value, form: value.contains(" ") ? .phrase : .word, column: "title"))
+        default:
+            filters.metadata.append(MetadataFilter(key: key, value: value))
+        }
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ character: Character) -> String {
+        var s = Substring(self)
+        while s.last == character { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// Splits query text into words and quoted phrases. A quote without its closing partner is
+/// dropped (literal text); `key:"a b"` and `key:'a b'` keep their quoted value in one word.
+enum QueryTokenizer {
+    enum Token: Equatable {
+        case word(String)
+        case phrase(String, negated: Bool)
+    }
+
+    static func tokens(_ text: String) -> [Token] {
+        var tokens: [Token] = []
+        let chars = Array(text)
+        var i = 0
+        func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" }
+        while i < chars.count {
+            if isSpace(chars[i]) { i += 1; continue }
+            // A phrase: "…" or -"…".
+            let negated = chars[i] == "-" && i + 1 < chars.count && chars[i + 1] == "\""
+            let quoteAt = negated ? i + 1 : i
+            if chars[quoteAt] == "\"" {
+                if let close = chars[(quoteAt + 1)...].firstIndex(of: "\"") {
+                    tokens.append(.phrase(String(chars[(quoteAt + 1)..<close]), negated: negated))
+                    i = close + 1
+                } else {
+                    i = quoteAt + 1  // an unbalanced quote is ignored
+                }
+                continue
+            }
+            var word = ""
+            while i < chars.count && !isSpace(chars[i]) {
+                let c = chars[i]
+                if c == "\"" || c == "'", word.hasSuffix(":"), let close = chars[(i + 1)...].firstIndex(of: c) {
+                    word += String(chars[i...close])
+                    i = close + 1
+                    continue
+                }
+                if c == "\"" { break }  // a quote starts a new token
+                word.append(c)
+                i += 1
+            }
+            if !word.isEmpty { tokens.append(.word(word)) }
+        }
+        return tokens
+    }
+}

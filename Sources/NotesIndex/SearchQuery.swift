@@ -1,0 +1,141 @@
+import NotesCore
+
+/// A search as the user meant it (SPEC §4.1): full-text terms plus field filters, a sort
+/// order and a limit. Built from the query language by ``init(parsing:isMetadataKey:now:)``
+/// and from CLI flags or tool arguments by setting ``filters`` directly.
+public struct SearchQuery: Sendable {
+    /// The text as typed.
+    public var text: String
+    /// Full-text terms in order.
+    public var terms: [QueryTerm] = []
+    public var filters = SearchFilters()
+    public var sort: SearchSort = .relevance
+    /// Maximum number of hits (files).
+    public var limit: Int = 20
+
+    /// Most terms used from one query; the rest are ignored (guards FTS5 against huge ORs).
+    public static let maxTerms = 32
+    /// Longest query text considered.
+    public static let maxLength = 2_000
+
+    public init(text: String = "") { self.text = text }
+
+    /// Whether the query has full-text terms that require a positive match.
+    public var hasPositiveTerms: Bool { terms.contains { !$0.negated } }
+}
+
+/// One full-text term of a query.
+public struct QueryTerm: Sendable, Equatable {
+    public enum Form: Sendable, Equatable {
+        /// A word (matched through stemming).
+        case word
+        /// `prefix*`.
+        case prefix
+        /// `"exact phrase"`.
+        case phrase
+    }
+
+    public var text: String
+    public var form: Form
+    /// `-word` / `NOT word`.
+    public var negated = false
+    /// Joined to the previous term with `OR` instead of AND.
+    public var orWithPrevious = false
+    /// Restricts the term to one FTS column (`title:word`).
+    public var column: String?
+
+    public init(text: String, form: Form, negated: Bool = false, orWithPrevious: Bool = false, column: String? = nil) {
+        self.text = text
+        self.form = form
+        self.negated = negated
+        self.orWithPrevious = orWithPrevious
+        self.column = column
+    }
+}
+
+/// Field filters (SPEC §4.1); each is also a CLI flag.
+public struct SearchFilters: Sendable, Equatable {
+    /// `in:DIR`: path prefixes (separator-aware).
+    public var folders: [String] = []
+    /// `path:GLOB`.
+    public var pathGlobs: [String] = []
+    /// `tag:T` (a tag or one below it, `tag:a` matches `a/b`).
+    public var tags: [String] = []
+    /// `by:agent|user`: effective `created_by`.
+    public var createdBy: Actor?
+    /// `edited-by:agent|user`: effective `last_modified_by`.
+    public var editedBy: Actor?
+    /// `kind:…` (several are ORed).
+    public var kinds: [DocumentKind] = []
+    /// `created:…`.
+    public var created: [DateFilter] = []
+    /// `modified:…`.
+    public var modified: [DateFilter] = []
+    /// Any other front-matter `key:value`.
+    public var metadata: [MetadataFilter] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { self == SearchFilters() }
+}
+
+/// `key:value` on any front-matter key (case-insensitive; list values match any item).
+public struct MetadataFilter: Sendable, Equatable {
+    public var key: String
+    public var value: String
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// A comparison of a timestamp with an instant: `>=2026-01-01`, `<7d` (within 7 days).
+public struct DateFilter: Sendable, Equatable {
+    public enum Comparison: String, Sendable { case before = "<", atOrBefore = "<=", after = ">", atOrAfter = ">=" }
+    public var comparison: Comparison
+    /// Seconds since the epoch.
+    public var instant: Double
+
+    public init(comparison: Comparison, instant: Double) {
+        self.comparison = comparison
+        self.instant = instant
+    }
+
+    /// Parses the value of `created:` / `modified:`. A relative age (`7d`, `2w`, `3m`, `1y`,
+    /// `12h`) compares ages: `<7d` means less than 7 days old. A bare date means that day.
+    public static func parse(_ raw: String, now: Double) -> [DateFilter]? {
+        var text = Substring(raw)
+        var op = ""
+        while let c = text.first, c == "<" || c == ">" || c == "=" { op.append(c); text = text.dropFirst() }
+        guard !text.isEmpty else { return nil }
+        let units: [Character: Double] = ["h": 3600, "d": 86_400, "w": 7 * 86_400, "m": 30 * 86_400, "y": 365 * 86_400]
+        if let unit = text.last, let seconds = units[unit], let amount = Double(text.dropLast()), amount >= 0 {
+            let instant = now - amount * seconds
+            // Ages compare the other way round from instants.
+            switch op {
+            case "", "<": return [DateFilter(comparison: .after, instant: instant)]
+            case "<=": return [DateFilter(comparison: .atOrAfter, instant: instant)]
+            case ">": return [DateFilter(comparison: .before, instant: instant)]
+            case ">=": return [DateFilter(comparison: .atOrBefore, instant: instant)]
+            default: return nil
+            }
+        }
+        guard let instant = Timestamp.parse(String(text)) else { return nil }
+        let isDay = text.count == 10
+        switch op {
+        case "", "=":
+            return isDay ? [DateFilter(comparison: .atOrAfter, instant: instant), DateFilter(comparison: .before, instant: instant + 86_400)]
+                : [DateFilter(comparison: .atOrAfter, instant: instant), DateFilter(comparison: .atOrBefore, instant: instant)]
+        case "<": return [DateFilter(comparison: .before, instant: instant)]
+        case "<=": return [DateFilter(comparison: .before, instant: isDay ? instant + 86_400 : instant + 0.001)]
+        case ">": return [DateFilter(comparison: .atOrAfter, instant: isDay ? instant + 86_400 : instant + 0.001)]
+        case ">=": return [DateFilter(comparison: .atOrAfter, instant: instant)]
+        default: return nil
+        }
+    }
+}
+
+/// Result order (`--sort`).
+public enum SearchSort: String, Sendable, CaseIterable {
+    case relevance, modified, created, path, title
+}
