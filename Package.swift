@@ -47,9 +47,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
-        .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesCLITests", dependencies: ["NotesCore"], swiftSettings: strictSettings),
+        // Temp folders, repository paths and a process runner, for tests only.
+        .target(name: "NotesTestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesCLITests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
     ]
 )

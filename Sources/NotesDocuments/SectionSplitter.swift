@@ -72,6 +72,7 @@ enum TextSectioner {
         // stays one section ("Contents") instead of a hundred one-line ones.
         var chapterLinesInSection = 0
         var textSinceChapterLine = 0
+        var titlesInSection = Set<String>()
         func close(at end: Int) {
             let title = chapterLinesInSection >= 3 ? "Contents" : heading
             sections += SectionSplitter.split(lines: lines[start..<end], firstLine: firstLine + start, heading: title, level: 0, keepEmpty: false)
@@ -80,11 +81,15 @@ enum TextSectioner {
             let blank = line.allSatisfy { $0 == " " || $0 == "\t" }
             let nextBlank = index + 1 >= lines.count || lines[index + 1].allSatisfy { $0 == " " || $0 == "\t" }
             if previousBlank && nextBlank && !blank && isChapterLine(Substring(line)) {
-                if !heading.isEmpty && textSinceChapterLine < 3 {
+                let title = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+                // A chapter line coming round again is where the book itself starts.
+                if !heading.isEmpty && textSinceChapterLine < 3 && !titlesInSection.contains(title) {
                     chapterLinesInSection += 1
+                    titlesInSection.insert(title)
                 } else {
                     close(at: index)
-                    heading = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+                    heading = title
+                    titlesInSection = [title]
                     start = index
                     chapterLinesInSection = 1
                 }

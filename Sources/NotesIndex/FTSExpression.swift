@@ -3,10 +3,11 @@ import Foundation
 /// Turns query terms into an FTS5 MATCH expression that can never be a syntax error:
 /// every term is a quoted string (inner quotes doubled, NUL removed, CJK separated), so
 /// user text never reaches FTS5 as operators (SPEC §4.1). Precedence is explicit:
-/// `a b OR c -d` becomes `("a" AND ("b" OR "c")) NOT "d"`.
+/// `a b OR c -d` becomes `"a" AND ("b" OR "c")`, minus the files matching `"d"`.
 enum FTSExpression {
-    /// The expression for the positive terms with the negative ones subtracted, or nil
-    /// when there is no positive term.
+    /// The expression for the positive terms, or nil when there is none. Negative terms
+    /// are applied per file (see ``exclusion(for:)``): `whale -Ahab` drops every file that
+    /// mentions Ahab anywhere, not only its sections that do.
     static func match(for terms: [QueryTerm]) -> String? {
         var groups: [[String]] = []
         for term in terms where !term.negated {
@@ -14,14 +15,10 @@ enum FTSExpression {
             if term.orWithPrevious, !groups.isEmpty { groups[groups.count - 1].append(rendered) } else { groups.append([rendered]) }
         }
         guard !groups.isEmpty else { return nil }
-        var expression = groups.map { $0.count == 1 ? $0[0] : "(" + $0.joined(separator: " OR ") + ")" }.joined(separator: " AND ")
-        for term in terms where term.negated {
-            expression = "(" + expression + ") NOT " + render(term)
-        }
-        return expression
+        return groups.map { $0.count == 1 ? $0[0] : "(" + $0.joined(separator: " OR ") + ")" }.joined(separator: " AND ")
     }
 
-    /// An expression matching any negative term (for queries with only negative terms).
+    /// An expression matching any negative term: files with a matching section are excluded.
     static func exclusion(for terms: [QueryTerm]) -> String? {
         let negatives = terms.filter(\.negated).map { term -> String in
             var positive = term

@@ -67,7 +67,8 @@ final class IndexWriter: @unchecked Sendable {
             guard let known = item.pending.known else { return }
             try db.execute(sql: "UPDATE files SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
                            arguments: [file.size, mtime, Int64(bitPattern: file.inode), known.id])
-            counts.touched += 1
+            // A re-check of a recently written file (recorded with mtime 0) is not a touch.
+            if known.mtimeNanos != 0 { counts.touched += 1 }
         case .listedOnly(let digest, let diagnostics):
             let id = try upsert(file: file, mtime: mtime, digest: digest, document: nil, db)
             try insertDiagnostics(diagnostics, fileID: id, db)

@@ -8,8 +8,11 @@ extension NoteIndex {
     /// A query with no full-text terms lists matching documents, most recently modified first.
     public func search(_ query: SearchQuery) throws(NotesError) -> SearchResults {
         let match = FTSExpression.match(for: query.terms)
-        let exclusion = match == nil ? FTSExpression.exclusion(for: query.terms) : nil
-        let (filterSQL, filterArgs) = Self.filterClause(query.filters)
+        var (filterSQL, filterArgs) = Self.filterClause(query.filters)
+        if let exclusion = FTSExpression.exclusion(for: query.terms) {
+            filterSQL += " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
+            filterArgs.append(exclusion)
+        }
         let limit = max(1, min(query.limit, 10_000))
         do {
             return try pool.read { db in
@@ -28,10 +31,6 @@ extension NoteIndex {
                 } else {
                     var sql = "SELECT f.*, 0.0 AS score, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
                     var args: [(any DatabaseValueConvertible)?] = filterArgs
-                    if let exclusion {
-                        sql += " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
-                        args.append(exclusion)
-                    }
                     let sort = query.sort == .relevance ? SearchSort.modified : query.sort
                     sql += " ORDER BY \(Self.orderClause(sort, ranked: false)) LIMIT ?"
                     args.append(limit)

@@ -6,6 +6,11 @@ public struct RefreshReport: Sendable, Codable {
     public struct Rename: Sendable, Codable, Hashable {
         public var from: String
         public var to: String
+
+        public init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
     }
 
     public var added = 0

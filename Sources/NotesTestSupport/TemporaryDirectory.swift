@@ -1,0 +1,99 @@
+import Foundation
+
+/// A fresh folder under the system's temp directory, removed when the value is released.
+/// Used by tests only.
+public final class TemporaryDirectory: @unchecked Sendable {
+    /// The folder's canonical absolute path.
+    public let path: String
+
+    public init(prefix: String = "notes-test") {
+        let template = NSTemporaryDirectory() + "/\(prefix)-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        let raw = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        path = (try? FileManager.default.destinationOfSymbolicLink(atPath: raw)) ?? URL(fileURLWithPath: raw).resolvingSymlinksInPath().path
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `text` to the relative `name`, creating folders.
+    @discardableResult
+    public func write(_ name: String, _ text: String) -> String {
+        write(name, bytes: Array(text.utf8))
+    }
+
+    /// Writes bytes to the relative `name`, creating folders.
+    @discardableResult
+    public func write(_ name: String, bytes: [UInt8]) -> String {
+        let full = path + "/" + name
+        try! FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try! Data(bytes).write(to: URL(fileURLWithPath: full))
+        return full
+    }
+
+    /// Copies a folder tree into `name` (relative).
+    public func copy(tree source: String, to name: String) -> String {
+        let destination = path + "/" + name
+        try! FileManager.default.copyItem(atPath: source, toPath: destination)
+        return destination
+    }
+}
+
+/// Paths of things in the repository, found from this source file's location.
+public enum Repository {
+    /// The repository root (the folder holding Package.swift).
+    public static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.path + "/Package.swift") { return url.path }
+        }
+        fatalError("Package.swift not found above \(#filePath)")
+    }()
+
+    /// `sample-workspace/`.
+    public static var sampleWorkspace: String { root + "/sample-workspace" }
+
+    /// `../shared/corpora` (may be missing outside this project's machines).
+    public static var corpora: String { root + "/../shared/corpora" }
+
+    /// The built `notes` binary (`swift build --product notes` first; `scripts/test` does).
+    public static var notesBinary: String {
+        if let explicit = ProcessInfo.processInfo.environment["NOTES_BIN"] { return explicit }
+        for candidate in [".build/debug/notes", ".build/release/notes"] where FileManager.default.isExecutableFile(atPath: root + "/" + candidate) {
+            return root + "/" + candidate
+        }
+        return root + "/.build/debug/notes"
+    }
+}
+
+/// The outcome of running a program.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs `executable` with `arguments`, optional stdin, environment additions and cwd.
+public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil, stdin: String? = nil) -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "NOTES_WORKSPACE")
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try! process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try? input.fileHandleForWriting.close()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+}

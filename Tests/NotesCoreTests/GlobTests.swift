@@ -1,0 +1,36 @@
+import NotesCore
+import Testing
+
+@Suite struct GlobTests {
+    @Test func starStaysInsideOneFolder() {
+        #expect(Glob("Research/*/intro*").matches("Research/moby-dick/introduction.md"))
+        #expect(!Glob("Research/*/intro*").matches("Research/moby-dick/sources/intro.md"))
+        #expect(Glob("*.md").matches("notes.md"))
+        #expect(!Glob("*.md").matches("a/notes.md"))
+    }
+
+    @Test func globstarCrossesFolders() {
+        #expect(Glob("Research/**/*.md").matches("Research/a/b/c.md"))
+        #expect(Glob("Research/**/*.md").matches("Research/c.md"))
+        #expect(Glob("**").matches("anything/at/all"))
+        #expect(Glob("Archive/**").matches("Archive/2020/x.md"))
+    }
+
+    @Test func questionMarkAndClasses() {
+        #expect(Glob("2026-11-?1.md").matches("2026-11-21.md"))
+        #expect(Glob("[abc]*.md").matches("b.md"))
+        #expect(!Glob("[!abc]*.md").matches("b.md"))
+        #expect(Glob("x[0-9].txt").matches("x7.txt"))
+    }
+
+    @Test func caseInsensitiveWhenAsked() {
+        #expect(Glob(".GIT/**", caseInsensitive: true).matches(".git/config"))
+        #expect(!Glob(".GIT/**").matches(".git/config"))
+    }
+
+    @Test func manyStarsStayFast() {
+        let pattern = String(repeating: "*a", count: 40) + "b"
+        let path = String(repeating: "a", count: 200)
+        #expect(!Glob(pattern).matches(path))
+    }
+}

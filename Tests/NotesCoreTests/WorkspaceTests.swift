@@ -1,0 +1,118 @@
+import Foundation
+import NotesCore
+import NotesTestSupport
+import Testing
+
+@Suite struct WorkspaceTests {
+    @Test func discoveryPrefersFlagThenEnvironmentThenNearestNotesFolder() throws {
+        let tmp = TemporaryDirectory()
+        tmp.write("outer/.notes/config.yml", "")
+        tmp.write("outer/inner/deep/x.md", "x")
+        tmp.write("other/y.md", "y")
+        let fromAncestor = try Workspace.discover(explicit: nil, environment: [:], currentDirectory: tmp.path + "/outer/inner/deep")
+        #expect(fromAncestor.root == tmp.path + "/outer")
+        let fromEnv = try Workspace.discover(explicit: nil, environment: ["NOTES_WORKSPACE": tmp.path + "/other"], currentDirectory: tmp.path + "/outer")
+        #expect(fromEnv.root == tmp.path + "/other")
+        let fromFlag = try Workspace.discover(explicit: "other", environment: ["NOTES_WORKSPACE": "/nonexistent"], currentDirectory: tmp.path)
+        #expect(fromFlag.root == tmp.path + "/other")
+        #expect(!fromFlag.isInitialized)
+    }
+
+    @Test func noWorkspaceIsAClearError() {
+        let tmp = TemporaryDirectory()
+        #expect(throws: NotesError.self) { try Workspace.discover(explicit: nil, environment: [:], currentDirectory: tmp.path) }
+        do {
+            _ = try Workspace.discover(explicit: nil, environment: [:], currentDirectory: tmp.path)
+        } catch {
+            #expect(error.code == .notFound)
+            #expect(error.hint?.contains("notes init") == true)
+        }
+    }
+
+    @Test func indexDirectoryIsOutsideTheWorkspaceAndPerRoot() throws {
+        let tmp = TemporaryDirectory()
+        tmp.write("a/n.md", "")
+        tmp.write("b/n.md", "")
+        let a = try Workspace(root: tmp.path + "/a"), b = try Workspace(root: tmp.path + "/b")
+        let env = ["XDG_CACHE_HOME": "/cache"]
+        #expect(a.indexDirectory(override: nil, environment: env).hasPrefix("/cache/notes/a-"))
+        #expect(a.indexDirectory(override: nil, environment: env) != b.indexDirectory(override: nil, environment: env))
+        #expect(a.indexDirectory(override: nil, environment: ["HOME": "/home/u"]).hasPrefix("/home/u/.cache/notes/"))
+        #expect(a.indexDirectory(override: nil, environment: ["NOTES_INDEX_DIR": "/idx"]) == "/idx")
+        #expect(a.indexDirectory(override: "/flag", environment: ["NOTES_INDEX_DIR": "/idx"]) == "/flag")
+    }
+
+    @Test func pathsCannotLeaveTheRoot() throws {
+        let tmp = TemporaryDirectory()
+        tmp.write("root/notes.md", "n")
+        tmp.write("root_evil/secret.md", "s")
+        try FileManager.default.createSymbolicLink(atPath: tmp.path + "/root/out", withDestinationPath: tmp.path + "/root_evil")
+        let ws = try Workspace(root: tmp.path + "/root")
+        #expect(try WorkspacePath("./a//b/../notes.md", in: ws).relative == "a/notes.md")
+        for bad in ["../root_evil/secret.md", "/etc/passwd", "a/../../x", "x\u{0}y", "out/secret.md", "out/new.md", "~/x"] {
+            #expect(throws: NotesError.self, "\(bad) must be refused") { try WorkspacePath(bad, in: ws) }
+        }
+    }
+
+    @Test func ignoreRulesSkipDebrisAndSpotConflictCopies() {
+        let rules = IgnoreRules(globs: [Glob("*.draft.md"), Glob("Archive/**")])
+        for name in [".git", ".notes", "a.md.swp", "a.md~", ".#a.md", "x.icloud", "x.tmp", "4913", "~syncthing~a.md.tmp"] {
+            #expect(rules.verdict(name: name, path: name) == .ignore, "\(name)")
+        }
+        #expect(rules.verdict(name: "x.draft.md", path: "a/x.draft.md") == .ignore)
+        #expect(rules.verdict(name: "y.md", path: "Archive/2020/y.md") == .ignore)
+        #expect(rules.verdict(name: "a.sync-conflict-20260101-120000-ABCDEFG.md", path: "a.sync-conflict-20260101-120000-ABCDEFG.md") == .conflictCopy)
+        #expect(rules.verdict(name: "a (Ann's conflicted copy 2026-01-01).md", path: "a (Ann's conflicted copy 2026-01-01).md") == .conflictCopy)
+        #expect(rules.verdict(name: "notes.md", path: "notes.md") == .include)
+        #expect(IgnoreRules.conflictBase(of: "R/a.sync-conflict-20260101-120000-ABCDEFG.md") == "R/a.md")
+        #expect(IgnoreRules.conflictBase(of: "a (Ann's conflicted copy 2026-01-01).md") == "a.md")
+    }
+
+    @Test func scannerListsRegularFilesOnlyAndNeverOpensFIFOs() throws {
+        let tmp = TemporaryDirectory()
+        tmp.write("a.md", "a")
+        tmp.write("sub/b.txt", "b")
+        tmp.write(".git/config", "x")
+        tmp.write("c.md.swp", "x")
+        tmp.write("a.sync-conflict-20260101-120000-X.md", "x")
+        #expect(mkfifo(tmp.path + "/pipe.md", 0o644) == 0)
+        try FileManager.default.createSymbolicLink(atPath: tmp.path + "/link.md", withDestinationPath: "/etc/hostname")
+        let scan = FileScanner(root: tmp.path, rules: IgnoreRules()).scan()
+        #expect(scan.files.map(\.path).sorted() == ["a.md", "sub/b.txt"])
+        #expect(scan.conflictCopies == ["a.sync-conflict-20260101-120000-X.md"])
+        #expect(scan.skipped.map(\.path) == ["pipe.md"])
+    }
+
+    @Test func configReportsUnknownKeysWithTheirLine() {
+        let config = WorkspaceConfig.parse("ignore:\n  - \"*.bak\"\ncolour: blue\nlimits:\n  index_max_bytes: -3\n", sourcePath: ".notes/config.yml")
+        #expect(config.ignore.map(\.pattern) == ["*.bak"])
+        #expect(config.diagnostics.count == 2)
+        #expect(config.diagnostics[0].message.contains("colour") && config.diagnostics[0].line == 3)
+        #expect(config.diagnostics[1].line == 5)
+    }
+
+    @Test func readReturnsLinesVersionAndProvenance() throws {
+        let tmp = TemporaryDirectory()
+        tmp.write("n.md", "---\ncreated_by: agent\nlast_modified_by: agent\nlast_modified_at: 2026-01-01T00:00:00Z\n---\none\r\ntwo\r\nthree\r\n")
+        tmp.write("bin.md", bytes: [0x89, 0x50, 0x4E, 0x47, 0, 0, 1])
+        let ws = try Workspace(root: tmp.path)
+        let whole = try ws.read(WorkspacePath("n.md", in: ws))
+        #expect(whole.totalLines == 8)
+        #expect(whole.provenance.createdBy == .agent && whole.provenance.lastModifiedBy == .agent)
+        #expect(whole.version.count == 16)
+        let page = try ws.read(WorkspacePath("n.md", in: ws), offset: 7, limit: 5)
+        #expect(page.content == "two\nthree\n")
+        #expect(page.lines == 2)
+        #expect(throws: NotesError(.notText, "bin.md is not UTF-8 text", hint: "binary files are listed but not read")) {
+            try ws.read(WorkspacePath("bin.md", in: ws))
+        }
+    }
+
+    @Test func templatesRenderVariablesAndSlugs() {
+        let t = TemplateText("# {{ title }}\n{{date}} by {{{actor}}} {{missing}}.")
+        #expect(t.render(["title": "Moby", "date": "2026-11-21", "actor": "user"]) == "# Moby\n2026-11-21 by user .")
+        #expect(t.variables == ["title", "date", "actor", "missing"])
+        #expect(TemplateText.slug("Moby Dick; or The Whale") == "moby-dick-or-the-whale")
+        #expect(TemplateText.slug("!!!") == "untitled")
+    }
+}

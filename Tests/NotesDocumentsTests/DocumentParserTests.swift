@@ -1,0 +1,154 @@
+import NotesCore
+import NotesDocuments
+import Testing
+
+@Suite struct MarkdownDocumentTests {
+    func parse(_ path: String, _ text: String) -> ParsedDocument {
+        let (document, _) = DocumentParser.parse(path: path, bytes: Array(text.utf8))
+        return document!
+    }
+
+    let note = """
+        ---
+        title: Whales
+        tags: [sea]
+        created_by: agent
+        ---
+
+        Intro about #cetology and `#notatag` in code.
+
+        # Heading One
+
+        Text with a [link](sources/a.md) and [[Target Note|alias]] and [[Plain]].
+
+        ## Second
+
+        ```
+        code line with whale
+        ```
+        last line
+        """
+
+    @Test func extractsTitleTagsHeadingsAndLinksWithFileLines() {
+        let doc = parse("Research/w.md", note)
+        #expect(doc.title == "Whales")
+        #expect(doc.tags == ["sea", "cetology"])
+        #expect(doc.provenance.createdBy == .agent)
+        #expect(doc.headings.map(\.text) == ["Heading One", "Second"])
+        #expect(doc.headings.map(\.line) == [9, 13])
+        #expect(doc.links.map(\.target).sorted() == ["Plain", "Target Note", "sources/a.md"])
+        #expect(doc.links.allSatisfy { $0.line == 11 })
+        #expect(doc.links.first { $0.target == "Target Note" }?.text == "alias")
+    }
+
+    @Test func sectionsFollowHeadingsAndKeepLineAlignment() {
+        let doc = parse("Research/w.md", note)
+        #expect(doc.sections.map(\.heading) == ["", "Heading One", "Second"])
+        let lines = note.lines()
+        for section in doc.sections {
+            for (offset, line) in section.text.lines().enumerated() where !line.isEmpty {
+                // Every extracted word sits on the file line the section says it does.
+                let fileLine = lines[section.line - 1 + offset]
+                #expect(line.split(separator: " ").allSatisfy { fileLine.contains($0) }, "\(line) vs \(fileLine)")
+            }
+        }
+        #expect(doc.sections[2].text.contains("code line with whale"))
+    }
+
+    @Test func titleFallsBackToFirstH1ThenFileName() {
+        #expect(parse("a/b.md", "text\n\n# The H1\n").title == "The H1")
+        #expect(parse("a/b.md", "## only h2\n").title == "b")
+        #expect(parse("a/b.markdown", "").title == "b")
+    }
+
+    @Test func malformedFrontMatterIsReportedAndTheBodyStillIndexed() {
+        for (yaml, code) in [("title: [oops\n", Diagnostic.Code.malformedFrontMatter), ("- a\n- b\n", .frontMatterNotMapping)] {
+            let (doc, diagnostics) = DocumentParser.parse(path: "x.md", bytes: Array("---\n\(yaml)---\nfindable body\n".utf8))
+            #expect(diagnostics.map(\.code) == [code])
+            #expect(doc!.sections.contains { $0.text.contains("findable body") })
+            #expect(doc!.provenance == Provenance())
+        }
+        let (doc, diagnostics) = DocumentParser.parse(path: "x.md", bytes: Array("---\ntitle: x\nno closing\n".utf8))
+        #expect(diagnostics.map(\.code) == [.unterminatedFrontMatter])
+        #expect(doc!.sections.contains { $0.text.contains("no closing") })
+    }
+
+    @Test func badBytesNeverCrash() {
+        #expect(DocumentParser.parse(path: "p.md", bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D]).document == nil)
+        #expect(DocumentParser.parse(path: "u.md", bytes: [0xFF, 0xFE, 0x41, 0x00]).diagnostics.map(\.code) == [.unsupportedEncoding])
+        let (invalid, diagnostics) = DocumentParser.parse(path: "i.md", bytes: Array("ok line\nbad \u{FF}".utf8) + [0xC3, 0x28, 0x0A])
+        #expect(invalid != nil)
+        #expect(diagnostics.first?.code == .invalidUTF8)
+        #expect(DocumentParser.parse(path: "empty.md", bytes: []).document?.sections.isEmpty == true)
+        let bom = DocumentParser.parse(path: "b.md", bytes: [0xEF, 0xBB, 0xBF] + Array("---\r\ntitle: BOM\r\n---\r\n# H\r\ntext\r\n".utf8))
+        #expect(bom.document?.title == "BOM")
+        #expect(bom.document?.headings.first?.line == 4)
+    }
+
+    @Test func pathologicalMarkdownIsHandled() {
+        let cases = [
+            String(repeating: "> ", count: 20_000) + "deep quote",
+            String(repeating: "*a **b ", count: 20_000),
+            String(repeating: "[", count: 50_000) + "x" + String(repeating: "]", count: 50_000),
+            String(repeating: "- ", count: 1_000) + "nested list",
+            String(repeating: "`", count: 10_000) + "x",
+            String(repeating: "[a](", count: 20_000),
+        ]
+        for text in cases {
+            let (doc, _) = DocumentParser.parse(path: "p.md", bytes: Array(text.utf8))
+            #expect(doc != nil)
+        }
+    }
+
+    @Test func longSectionsAreSplitIntoKilobyteChunks() {
+        let paragraph = String(repeating: "word ", count: 200) + "\n\n"
+        let doc = parse("big.md", "# Big\n\n" + String(repeating: paragraph, count: 100))
+        #expect(doc.sections.count > 10)
+        #expect(doc.sections.allSatisfy { $0.heading == "Big" && $0.text.utf8.count <= 16 * 1024 + 2048 })
+    }
+}
+
+@Suite struct TextAndChatDocumentTests {
+    @Test func plainTextIsCutAtChapterLinesWithTheirTitles() {
+        var text = "Title: A Book\r\n\r\nCONTENTS\r\n\r\nCHAPTER 1. One\r\n\r\nCHAPTER 2. Two\r\n\r\nCHAPTER 3. Three\r\n\r\n"
+        text += "CHAPTER 1. One\r\n\r\nIt was a dark night.\r\nThe whale rose.\r\nMore text here.\r\n\r\n"
+        text += "CHAPTER 2. Two\r\n\r\nMorning came.\r\n"
+        let (doc, _) = DocumentParser.parse(path: "Research/x/full_text.txt", bytes: Array(text.utf8))
+        #expect(doc?.title == "A Book")
+        let sections = doc!.sections
+        #expect(sections.map(\.heading).contains("Contents"))
+        let one = sections.first { $0.heading == "CHAPTER 1. One" && $0.text.contains("whale") }
+        #expect(one != nil)
+        let lines = text.lines()
+        let whaleOffset = one!.text.lines().firstIndex { $0.contains("whale") }!
+        #expect(lines[one!.line - 1 + whaleOffset] == "The whale rose.")
+        #expect(sections.last?.heading == "CHAPTER 2. Two")
+    }
+
+    @Test func chapterWordsInsideProseDoNotStartSections() {
+        let text = "Intro.\n\nBook I. (Folio), Chapter II. (Right Whale).—In one respect this is\nthe most venerable.\n"
+        let (doc, _) = DocumentParser.parse(path: "a.txt", bytes: Array(text.utf8))
+        #expect(doc!.sections.allSatisfy { $0.heading.isEmpty })
+    }
+
+    @Test func chatsBecomeOneSectionPerMessage() {
+        let json = """
+            {
+              "title": "Drafting",
+              "messages": [
+                {"role": "user", "content": "Draft an introduction"},
+                {"role": "assistant", "content": [{"type": "text", "text": "Searching for whale"},
+                                                  {"type": "tool_use", "name": "search", "input": {"query": "whale"}}]}
+              ]
+            }
+            """
+        let (doc, _) = DocumentParser.parse(path: "Chats/c.json", bytes: Array(json.utf8))
+        #expect(doc?.title == "Drafting")
+        #expect(doc!.sections.map(\.heading) == ["user #1", "assistant #2"])
+        #expect(doc!.sections.map(\.line) == [4, 5])
+        #expect(doc!.sections[1].text.contains("search {\"query\":\"whale\"}"))
+        let broken = DocumentParser.parse(path: "Chats/b.json", bytes: Array("{not json".utf8))
+        #expect(broken.diagnostics.map(\.code) == [.malformedChat])
+        #expect(DocumentParser.parse(path: "Other/c.json", bytes: Array("{}".utf8)).document == nil)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import NotesCore
+import NotesIndex
+import NotesTestSupport
+import Testing
+
+@Suite struct SearchTests {
+    static let files: [String: String] = [
+        "Research/moby/introduction.md": """
+            ---
+            title: Moby introduction
+            tags: [whales, books/classics]
+            created_by: agent
+            created_at: 2026-01-10T10:00:00Z
+            last_modified_by: user
+            last_modified_at: 2026-11-20T10:00:00Z
+            status: draft
+            ---
+
+            # Moby introduction
+
+            Ishmael goes to sea.
+
+            ## The white whale
+
+            Ahab hunts the white whale across every ocean.
+            """,
+        "Research/moby/notes.md": "# Notes\n\nThe whaling chapters are long.\nA café in Nantucket.\n",
+        "Journal/2026-11-20.md": "---\ncreated_by: user\ncreated_at: 2026-11-20\n---\n# Day\n\nRead about whales today. #reading\n",
+        "context.md": "# Context\n\nLikes whales and foo-bar words and current.md files.\n",
+        "Research/zh/note.md": "# 笔记\n\n对照阅读时，可以让代理在后台执行检索。\n",
+    ]
+
+    let fixture = IndexFixture(files: SearchTests.files)
+
+    @Test func oneHitPerFileRankedWithSnippetsPointingAtTheLine() throws {
+        let results = try fixture.search("whale")
+        #expect(Set(results.hits.map(\.path)) == ["Research/moby/introduction.md", "Research/moby/notes.md", "Journal/2026-11-20.md", "context.md"])
+        #expect(results.total == 4)
+        let intro = try #require(results.hits.first { $0.path == "Research/moby/introduction.md" })
+        let snippet = try #require(intro.snippets.first { $0.section == "The white whale" })
+        #expect(snippet.line == 17)
+        #expect(snippet.text == "Ahab hunts the white whale across every ocean.")
+        #expect(snippet.spans == [[21, 26]])
+        #expect(intro.provenance.createdBy == .agent && intro.provenance.lastModifiedBy == .user)
+        #expect(intro.version.count == 16)
+        #expect(results.hits.map(\.score) == results.hits.map(\.score).sorted(by: >))
+    }
+
+    @Test func titleMatchesOutrankBodyMatches() throws {
+        let results = try fixture.search("introduction")
+        #expect(results.hits.first?.path == "Research/moby/introduction.md")
+    }
+
+    @Test func phraseOrNotAndPrefix() throws {
+        #expect(try fixture.search("\"white whale\"").hits.map(\.path) == ["Research/moby/introduction.md"])
+        #expect(try Set(fixture.search("Ishmael OR café").hits.map(\.path)) == ["Research/moby/introduction.md", "Research/moby/notes.md"])
+        #expect(try !fixture.search("whale -Ahab").hits.map(\.path).contains("Research/moby/introduction.md"))
+        #expect(try !fixture.search("whale NOT Ahab").hits.map(\.path).contains("Research/moby/introduction.md"))
+        #expect(try fixture.search("Nantuck*").hits.map(\.path) == ["Research/moby/notes.md"])
+    }
+
+    @Test func foldsCaseAndDiacriticsAndStems() throws {
+        #expect(try fixture.search("CAFE").hits.map(\.path) == ["Research/moby/notes.md"])
+        #expect(try fixture.search("hunting").hits.map(\.path) == ["Research/moby/introduction.md"])
+    }
+
+    @Test func cjkTextIsFoundBySubstring() throws {
+        let hit = try #require(fixture.search("后台执行").hits.first)
+        #expect(hit.path == "Research/zh/note.md")
+        #expect(hit.snippets.first?.text == "对照阅读时，可以让代理在后台执行检索。")
+        #expect(hit.snippets.first?.spans == [[12, 16]])
+        #expect(try fixture.search("代理").hits.map(\.path) == ["Research/zh/note.md"])
+    }
+
+    @Test func userTextNeverReachesFTS5AsSyntax() throws {
+        let index = try fixture.refreshed()
+        for text in ["what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "-", "a AND", "*", "\"\"", "col:x", "(((", "^x", "OR", "NOT",
+                     "a OR", "\u{0}whale", "\"a\"b\"", String(repeating: "(", count: 200), String(repeating: "x OR ", count: 5000), "'", ":", "--x", "title:", "12:30"] {
+            #expect(throws: Never.self, "\(text.prefix(30))") { _ = try fixture.search(text, index) }
+        }
+        #expect(try fixture.search("current.md", index).hits.map(\.path) == ["context.md"])
+        #expect(try fixture.search("foo-bar", index).hits.map(\.path) == ["context.md"])
+    }
+
+    @Test func everyFilterNarrowsTheResults() throws {
+        let index = try fixture.refreshed()
+        func paths(_ q: String) throws -> Set<String> { Set(try fixture.search(q, index).hits.map(\.path)) }
+        #expect(try paths("whale in:Research/moby") == ["Research/moby/introduction.md", "Research/moby/notes.md"])
+        #expect(try paths("whale in:Research/mo").isEmpty)  // separator-aware
+        #expect(try paths("whale path:'Research/*/intro*'") == ["Research/moby/introduction.md"])
+        #expect(try paths("tag:whales") == ["Research/moby/introduction.md"])
+        #expect(try paths("tag:books") == ["Research/moby/introduction.md"])
+        #expect(try paths("tag:reading") == ["Journal/2026-11-20.md"])
+        #expect(try paths("whale by:agent") == ["Research/moby/introduction.md"])
+        #expect(try paths("whale edited-by:user").contains("Research/moby/introduction.md"))
+        #expect(try paths("whale kind:journal") == ["Journal/2026-11-20.md"])
+        #expect(try paths("whale kind:context,journal") == ["Journal/2026-11-20.md", "context.md"])
+        #expect(try paths("title:moby") == ["Research/moby/introduction.md"])
+        #expect(try paths("whale created:<2026-02-01") == ["Research/moby/introduction.md"])
+        #expect(try paths("whale created:2026-11-20") == ["Journal/2026-11-20.md"])
+        #expect(try paths("whale modified:<1d").contains("Research/moby/notes.md"))
+        #expect(try !paths("whale modified:<1d").contains("Research/moby/introduction.md"))
+        #expect(try paths("status:draft") == ["Research/moby/introduction.md"])
+        #expect(throws: NotesError.self) { try fixture.search("kind:robot", index) }
+        #expect(throws: NotesError.self) { try fixture.search("by:robot", index) }
+        #expect(throws: NotesError.self) { try fixture.search("created:>=soon", index) }
+    }
+
+    @Test func emptyOrFilterOnlyQueriesListRecentDocuments() throws {
+        let index = try fixture.refreshed()
+        let all = try fixture.search("", index) { $0.limit = 100 }
+        #expect(all.total == 25)
+        #expect(all.hits.first?.path != nil)
+        let journals = try fixture.search("kind:journal", index)
+        #expect(journals.hits.map(\.path) == ["Journal/2026-11-20.md"])
+        let withoutWhales = try fixture.search("-whale", index) { $0.limit = 100 }
+        #expect(withoutWhales.total == 21)
+        #expect(!withoutWhales.hits.contains { $0.path == "context.md" })
+    }
+
+    @Test func sortAndLimit() throws {
+        let index = try fixture.refreshed()
+        let byPath = try fixture.search("whale", index) { $0.sort = .path }
+        #expect(byPath.hits.map(\.path) == byPath.hits.map(\.path).sorted())
+        let limited = try fixture.search("whale", index) { $0.limit = 2 }
+        #expect(limited.hits.count == 2 && limited.total == 4)
+    }
+
+    @Test func longBooksPointAtTheChapterAndLine() throws {
+        let book = Repository.corpora + "/gutenberg/moby-dick.txt"
+        try #require(FileManager.default.fileExists(atPath: book), "needs ../shared/corpora")
+        let text = try String(contentsOfFile: book, encoding: .utf8)
+        fixture.write("Research/moby/full_text.txt", text)
+        let hit = try #require(fixture.search("Queequeg harpoon in:Research/moby").hits.first)
+        #expect(hit.path == "Research/moby/full_text.txt")
+        #expect(hit.title == "Moby Dick; or The Whale")
+        let lines = text.lines()
+        for snippet in hit.snippets {
+            #expect(snippet.section.hasPrefix("CHAPTER") || snippet.section == "Contents", "\(snippet.section)")
+            let line = String(lines[snippet.line - 1])
+            #expect(line.lowercased().contains("queequeg") || line.lowercased().contains("harpoon"), "line \(snippet.line): \(line)")
+        }
+    }
+}
