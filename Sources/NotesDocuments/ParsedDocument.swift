@@ -14,13 +14,17 @@ public struct DocumentSection: Hashable, Sendable {
     public var text: String
     /// Whether ``text`` keeps the file's line structure.
     public var lineAligned: Bool
+    /// Whether this is a later chunk of a long section (its heading is not on its first line,
+    /// so the heading is searchable only through the first chunk).
+    public var isContinuation: Bool
 
-    public init(heading: String, level: Int, line: Int, text: String, lineAligned: Bool) {
+    public init(heading: String, level: Int, line: Int, text: String, lineAligned: Bool, isContinuation: Bool = false) {
         self.heading = heading
         self.level = level
         self.line = line
         self.text = text
         self.lineAligned = lineAligned
+        self.isContinuation = isContinuation
     }
 }
 

@@ -20,7 +20,8 @@ enum SectionSplitter {
             guard end > chunkStart else { return }
             if hasText || (keepEmpty && sections.isEmpty) {
                 let text = lines[chunkStart..<end].joined(separator: "\n")
-                sections.append(DocumentSection(heading: heading, level: level, line: firstLine + (chunkStart - lines.startIndex), text: text, lineAligned: true))
+                sections.append(DocumentSection(heading: heading, level: level, line: firstLine + (chunkStart - lines.startIndex), text: text,
+                                                lineAligned: true, isContinuation: chunkStart != lines.startIndex))
             }
             chunkStart = end
             bytes = 0

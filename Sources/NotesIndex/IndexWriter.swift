@@ -141,7 +141,8 @@ final class IndexWriter: @unchecked Sendable {
         let limit = Int64(1) << IndexSchema.sectionBits
         for (ordinal, section) in document.sections.enumerated() where Int64(ordinal) < limit {
             let rowid = fileID << IndexSchema.sectionBits | Int64(ordinal)
-            try insertFTS.execute(arguments: [rowid, title, FTSText.prepare(section.heading), tags, FTSText.prepare(section.text)])
+            let heading = section.isContinuation ? "" : FTSText.prepare(section.heading)
+            try insertFTS.execute(arguments: [rowid, title, heading, tags, FTSText.prepare(section.text)])
             try insertSection.execute(arguments: [rowid, section.heading, section.level, section.line, section.lineAligned])
         }
         if !document.tags.isEmpty {

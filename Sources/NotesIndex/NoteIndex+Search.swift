@@ -78,14 +78,14 @@ extension NoteIndex {
         let placeholders = Array(repeating: "?", count: best.count).joined(separator: ", ")
         let rows = try Row.fetchAll(db, sql: """
             SELECT fts.rowid AS id, highlight(fts, 3, char(1), char(2)) AS body, highlight(fts, 1, char(1), char(2)) AS heading,
-                   s.line AS line, s.aligned AS aligned
+                   s.heading AS section, s.line AS line, s.aligned AS aligned
             FROM fts JOIN sections s ON s.id = fts.rowid
             WHERE fts MATCH ? AND fts.rowid IN (\(placeholders))
             """, arguments: StatementArguments([match] + best))
         var byID: [Int64: Snippet] = [:]
         for row in rows {
             byID[row["id"]] = SnippetBuilder.snippet(
-                section: row["heading"], sectionLine: row["line"], aligned: row["aligned"],
+                section: row["section"], sectionLine: row["line"], aligned: row["aligned"],
                 highlightedBody: row["body"], highlightedHeading: row["heading"])
         }
         return best.compactMap { byID[$0] }

@@ -54,11 +54,11 @@ enum SnippetBuilder {
             let lineEnd = scalars[marker...].firstIndex(of: "\n") ?? scalars.endIndex
             let (text, spans) = clean(scalars[lineStart..<lineEnd])
             let (shown, shownSpans) = window(text, spans)
-            return Snippet(section: strip(headingText), line: aligned ? sectionLine + lineOffset : sectionLine, text: shown, spans: shownSpans)
+            return Snippet(section: section, line: aligned ? sectionLine + lineOffset : sectionLine, text: shown, spans: shownSpans)
         }
         if headingText.unicodeScalars.contains(open) {
             let (text, spans) = clean(headingText.unicodeScalars[...])
-            return Snippet(section: text, line: sectionLine, text: text, spans: spans)
+            return Snippet(section: section, line: sectionLine, text: text, spans: spans)
         }
         // The match is in the title or tags: show the section's first line of text.
         var offset = 0
@@ -66,15 +66,11 @@ enum SnippetBuilder {
             if !line.allSatisfy({ $0 == " " || $0 == "\t" }) {
                 let (text, _) = clean(line.unicodeScalars[...])
                 let (shown, _) = window(text, [])
-                return Snippet(section: strip(headingText), line: aligned ? sectionLine + offset : sectionLine, text: shown, spans: [])
+                return Snippet(section: section, line: aligned ? sectionLine + offset : sectionLine, text: shown, spans: [])
             }
             offset += 1
         }
-        return Snippet(section: strip(headingText), line: sectionLine, text: strip(headingText), spans: [])
-    }
-
-    private static func strip(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != open && $0 != close }))
+        return Snippet(section: section, line: sectionLine, text: section, spans: [])
     }
 
     /// Removes markers and CJK separators, trims the line, and returns the spans.

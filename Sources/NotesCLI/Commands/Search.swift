@@ -58,7 +58,7 @@ extension NotesCommand {
         var json = false
         @Flag(name: .long, help: "One JSON hit per line.")
         var jsonl = false
-        @Flag(name: [.short, .customLong("paths")], help: "Only the paths of matching files.")
+        @Flag(name: [.customShort("l"), .customLong("paths")], help: "Only the paths of matching files.")
         var paths = false
         @Option(name: .long, help: ArgumentHelp("A line per hit from a template: {{path}} {{title}} {{line}} {{section}} {{snippet}} {{score}} {{version}} {{kind}} {{created_by}} {{last_modified_by}} …", valueName: "template"))
         var format: String?

@@ -1,0 +1,220 @@
+import Foundation
+import NotesCore
+import NotesTestSupport
+import Testing
+
+/// Runs the built `notes` binary the way a person or a script does.
+struct NotesRunner {
+    let dir = TemporaryDirectory(prefix: "notes-cli")
+    var workspace: String { dir.path + "/ws" }
+    var environment: [String: String] { ["NOTES_INDEX_DIR": dir.path + "/index", "NO_COLOR": "1"] }
+
+    init(copySample: Bool = true) {
+        if copySample { _ = dir.copy(tree: Repository.sampleWorkspace, to: "ws") }
+    }
+
+    func callAsFunction(_ arguments: String..., stdin: String? = nil, in directory: String? = nil) -> ProcessResult {
+        run(Repository.notesBinary, arguments, environment: environment, directory: directory ?? workspace, stdin: stdin)
+    }
+
+    func json(_ arguments: String...) throws -> [String: Any] {
+        let result = run(Repository.notesBinary, arguments, environment: environment, directory: workspace)
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
+    }
+}
+
+@Suite(.serialized) struct SearchCommandTests {
+    let notes = NotesRunner()
+
+    @Test func searchWhaleFindsTheBookWithChapterAndLine() throws {
+        let result = notes("search", "whale", "--limit", "50")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.lines()
+        let header = try #require(lines.firstIndex { $0.hasPrefix("Research/moby-dick/full_text.txt") })
+        #expect(lines[header].contains("Moby Dick; or The Whale"))
+        let following = lines[(header + 1)...].prefix { $0.hasPrefix("  ") }
+        #expect(following.contains { $0.contains("CHAPTER") })
+        #expect(following.contains { $0.range(of: #"^  \d+: "#, options: .regularExpression) != nil })
+        #expect(!result.stdout.contains("\u{1B}["), "no color on a pipe")
+    }
+
+    @Test func exitStatusIsLikeGrep() {
+        #expect(notes("search", "whale").status == 0)
+        let none = notes("search", "xylophonequartz")
+        #expect(none.status == 1 && none.stdout.isEmpty)
+        let bad = notes("search", "kind:robot")
+        #expect(bad.status == 2)
+        #expect(bad.stderr.hasPrefix("notes: unknown kind 'robot'"))
+        #expect(bad.stderr.lines().filter { !$0.isEmpty }.count == 1)
+        let usage = notes("search", "--limit", "0")
+        #expect(usage.status == 2 && usage.stderr.hasPrefix("notes: "))
+    }
+
+    @Test func jsonJsonlPathsAndFormatOutputs() throws {
+        let doc = try notes.json("search", "Ishmael", "--json")
+        let hits = try #require(doc["hits"] as? [[String: Any]])
+        #expect(!hits.isEmpty)
+        for hit in hits {
+            for key in ["path", "title", "kind", "score", "version", "provenance", "snippets", "size"] { #expect(hit[key] != nil, "\(key)") }
+        }
+        let jsonl = notes("search", "Ishmael", "--jsonl")
+        #expect(jsonl.stdout.lines().filter { !$0.isEmpty }.count == hits.count)
+        let paths = notes("search", "Ishmael", "-l").stdout.lines().filter { !$0.isEmpty }
+        #expect(paths.map(String.init) == hits.map { $0["path"] as! String })
+        let formatted = notes("search", "Queequeg", "in:Research/moby-dick/full_text.txt", "--format", "{{path}}:{{line}} {{section}}")
+        #expect(formatted.stdout.hasPrefix("Research/moby-dick/full_text.txt:"))
+        let error = try notes.json("search", "by:robot", "--json")
+        #expect((error["error"] as? [String: Any])?["code"] as? String == "invalid_argument")
+    }
+
+    @Test func filtersAsFlagsAndInTheQuery() {
+        let flags = notes("search", "whale", "--kind", "journal", "-l").stdout
+        let inline = notes("search", "whale kind:journal", "-l").stdout
+        #expect(flags == inline)
+        #expect(flags.lines().allSatisfy { $0.isEmpty || $0.hasPrefix("Journal/") })
+        let byAgent = notes("search", "--by", "agent", "--kind", "research", "-l").stdout
+        #expect(byAgent.contains("Research/moby-dick/sources/essex-disaster.md"))
+        #expect(!byAgent.contains("Research/moby-dick/notes.md"))
+        let edited = notes("search", "edited-by:user", "in:Research/moby-dick", "-l").stdout
+        #expect(edited.contains("Research/moby-dick/introduction.md"))
+        #expect(notes("search", "后台执行", "-l").stdout == "Research/moby-dick/sources/chinese-translation-note.md\n")
+        #expect(notes("search", "--meta", "status=draft", "-l").stdout == "Research/moby-dick/introduction.md\n")
+    }
+
+    @Test func hostileQueryTextIsLiteral() {
+        for query in ["what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "-", "a AND", "*", "(((", "\u{7}"] {
+            let result = notes("search", query)
+            #expect(result.status == 0 || result.status == 1, "\(query): \(result.stderr)")
+        }
+    }
+
+    @Test func searchSeesEditsMadeJustBefore() throws {
+        #expect(notes("search", "zanzibarquill").status == 1)
+        try "A new thought about zanzibarquill.\n".write(toFile: notes.workspace + "/Research/new.md", atomically: true, encoding: .utf8)
+        #expect(notes("search", "zanzibarquill", "-l").stdout == "Research/new.md\n")
+        try FileManager.default.removeItem(atPath: notes.workspace + "/Research/new.md")
+        #expect(notes("search", "zanzibarquill").status == 1)
+    }
+}
+
+@Suite(.serialized) struct ReadListStatusTests {
+    let notes = NotesRunner()
+
+    @Test func readPrintsContentAndJSONWithPaging() throws {
+        let plain = notes("read", "Research/moby-dick/notes.md")
+        #expect(plain.status == 0)
+        #expect(plain.stdout == (try String(contentsOfFile: notes.workspace + "/Research/moby-dick/notes.md", encoding: .utf8)))
+        let page = try notes.json("read", "Research/moby-dick/full_text.txt", "--offset", "849", "--limit", "3", "--json")
+        #expect(page["offset"] as? Int == 849 && page["lines"] as? Int == 3)
+        #expect((page["content"] as? String)?.hasPrefix("CHAPTER 1. Loomings.") == true)
+        #expect((page["total_lines"] as? Int ?? 0) > 20_000)
+        #expect((page["version"] as? String)?.count == 16)
+        let relative = notes("read", "notes.md", in: notes.workspace + "/Research/moby-dick")
+        #expect(relative.stdout == plain.stdout)
+    }
+
+    @Test func readRefusesMissingOutsideAndBinary() throws {
+        let missing = notes("read", "nope.md")
+        #expect(missing.status == 2 && missing.stderr.hasPrefix("notes: no file at nope.md"))
+        #expect(notes("read", "../etc/passwd").stderr.contains("leaves the workspace"))
+        #expect(notes("read", "/etc/passwd").status == 2)
+        FileManager.default.createFile(atPath: notes.workspace + "/image.md", contents: Data([0x89, 0x50, 0x4E, 0x47, 0, 0, 0]))
+        let binary = try notes.json("read", "image.md", "--json")
+        #expect((binary["error"] as? [String: Any])?["code"] as? String == "not_text")
+    }
+
+    @Test func listShowsFilesFoldersAndTree() throws {
+        let root = notes("list")
+        #expect(root.stdout.contains("Research/"))
+        #expect(root.stdout.contains("context.md"))
+        let listing = try notes.json("list", "Research/moby-dick", "--recursive", "--json")
+        let files = try #require(listing["files"] as? [[String: Any]])
+        #expect(files.contains { $0["path"] as? String == "Research/moby-dick/sources/essex-disaster.md" && $0["kind"] as? String == "research" })
+        let tree = notes("list", "--tree").stdout
+        #expect(tree.contains("  Research/\n    moby-dick/\n"))
+        #expect(notes("list", "Nowhere").status == 2)
+    }
+
+    @Test func statusReportsProblemsAndConflictCopies() throws {
+        try "---\ntitle: [broken\n---\nbody\n".write(toFile: notes.workspace + "/broken.md", atomically: true, encoding: .utf8)
+        try "copy".write(toFile: notes.workspace + "/context.sync-conflict-20261121-101010-ABC.md", atomically: true, encoding: .utf8)
+        let status = notes("status")
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("broken.md:"))
+        #expect(status.stdout.contains("context.sync-conflict-20261121-101010-ABC.md  conflicts with context.md"))
+        let json = try notes.json("status", "--json")
+        #expect((json["conflict_copies"] as? [[String: Any]])?.count == 1)
+        #expect(notes("search", "copy", "-l").stdout.contains("sync-conflict") == false)
+    }
+
+    @Test func indexReportsAndRebuilds() throws {
+        let first = notes("index")
+        #expect(first.stdout.hasPrefix("Indexed 15 files"))
+        #expect(notes("index").stdout.contains("0 added, 0 modified, 0 removed"))
+        let rebuilt = try notes.json("index", "--rebuild", "--json")
+        #expect(rebuilt["added"] as? Int == 15)
+    }
+}
+
+@Suite(.serialized) struct WorkspaceCommandTests {
+    @Test func discoveryFailsClearlyAndWorksFromSubfolders() {
+        let notes = NotesRunner(copySample: false)
+        try? FileManager.default.createDirectory(atPath: notes.workspace, withIntermediateDirectories: true)
+        let none = notes("search", "whale")
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("no workspace found") && none.stderr.contains("notes init"))
+        let sample = NotesRunner()
+        #expect(sample("search", "whale", "-l", in: sample.workspace + "/Research/moby-dick/sources").status == 0)
+        #expect(notes("-w", sample.workspace, "search", "whale", "-l").status == 0)
+    }
+
+    @Test func initCreatesTheSkeletonAndNeverClobbers() throws {
+        let notes = NotesRunner(copySample: false)
+        let made = notes("init", notes.dir.path + "/fresh", in: notes.dir.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        for path in [".notes", "Research", "Journal", "Chats", "context.md"] {
+            #expect(FileManager.default.fileExists(atPath: notes.dir.path + "/fresh/" + path), "\(path)")
+        }
+        let context = try String(contentsOfFile: notes.dir.path + "/fresh/context.md", encoding: .utf8)
+        #expect(context.contains("created_by: user") && !context.contains("{{"))
+        let again = notes("init", notes.dir.path + "/fresh", in: notes.dir.path)
+        #expect(again.status == 2 && again.stderr.contains("already a workspace"))
+        // A folder with files of its own: they stay as they were.
+        try FileManager.default.createDirectory(atPath: notes.dir.path + "/mine", withIntermediateDirectories: true)
+        try "my own context".write(toFile: notes.dir.path + "/mine/context.md", atomically: true, encoding: .utf8)
+        let adopted = notes("init", "mine", in: notes.dir.path)
+        #expect(adopted.status == 0)
+        #expect(adopted.stdout.contains("kept    context.md"))
+        #expect(try String(contentsOfFile: notes.dir.path + "/mine/context.md", encoding: .utf8) == "my own context")
+        #expect(notes("search", "own", "-l", in: notes.dir.path + "/mine").stdout == "context.md\n")
+    }
+
+    @Test func helpAndVersion() {
+        let notes = NotesRunner(copySample: false)
+        let help = notes("help", "search", in: notes.dir.path)
+        #expect(help.status == 0 && help.stdout.contains("edited-by"))
+        #expect(notes("--version", in: notes.dir.path).stdout.hasPrefix("0."))
+    }
+}
+
+@Suite(.serialized) struct GeneratedWorkspaceTests {
+    @Test func aGeneratedWorkspaceWithEdgeCasesIndexesAndSearches() throws {
+        let generator = Repository.corpora + "/gen-workspace.py"
+        try #require(FileManager.default.fileExists(atPath: generator), "needs ../shared/corpora")
+        let notes = NotesRunner(copySample: false)
+        let gen = run("/usr/bin/env", ["python3", generator, notes.workspace, "-n", "400", "--huge-mb", "5"])
+        #expect(gen.status == 0, "\(gen.stderr)")
+        let index = try notes.json("-w", notes.workspace, "index", "--json")
+        let files = index["files"] as? Int ?? 0
+        #expect(files >= 400)
+        let diagnostics = index["diagnostics"] as? [[String: Any]] ?? []
+        let flagged = Set(diagnostics.compactMap { $0["path"] as? String })
+        for edge in ["invalid-front-matter.md", "non-mapping-front-matter.md", "unterminated-front-matter.md", "invalid-utf8.md"] {
+            #expect(flagged.contains("Research/edge-cases/" + edge), "\(edge)")
+        }
+        #expect(notes("-w", notes.workspace, "search", "the", "-l", "--limit", "5").status == 0)
+        #expect(notes("-w", notes.workspace, "search", "kind:journal", "-l").status == 0)
+        let unchanged = try notes.json("-w", notes.workspace, "index", "--json")
+        #expect(unchanged["added"] as? Int == 0 && unchanged["modified"] as? Int == 0)
+    }
+}
