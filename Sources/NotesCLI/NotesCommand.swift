@@ -30,7 +30,7 @@ struct NotesCommand: ParsableCommand {
     static func main() {
         let wantsJSON = CommandLine.arguments.contains { $0 == "--json" || $0 == "--jsonl" }
         do {
-            var command = try parseAsRoot(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(negatingDashedWords(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()))))
             try command.run()
         } catch let error as NotesError {
             fail(error, json: wantsJSON)
@@ -67,6 +67,26 @@ struct NotesCommand: ParsableCommand {
         }
         guard !leading.isEmpty, i < arguments.count else { return arguments }
         return [arguments[i]] + leading + arguments[(i + 1)...]
+    }
+
+    /// `notes search whale -ship`: a single-dash word after `search` is an excluded search
+    /// term, not a bundle of short flags (`-s -h -i -p` would print the help). It is passed
+    /// on as `NOT ship`. One-letter flags (`-l`, `-w`) and negative numbers keep their meaning.
+    static func negatingDashedWords(_ arguments: [String]) -> [String] {
+        guard let search = arguments.firstIndex(of: "search") else { return arguments }
+        var result = Array(arguments[...search])
+        var afterDoubleDash = false
+        var takesValue = false
+        for arg in arguments[(search + 1)...] {
+            defer { takesValue = !afterDoubleDash && ["-w"].contains(arg) || (arg.hasPrefix("--") && !arg.contains("=") && Search.valueOptions.contains(arg)) }
+            if arg == "--" { afterDoubleDash = true }
+            if !afterDoubleDash && !takesValue && arg.count > 2 && arg.hasPrefix("-") && !arg.hasPrefix("--") && Double(arg) == nil {
+                result += ["NOT", String(arg.dropFirst())]
+            } else {
+                result.append(arg)
+            }
+        }
+        return result
     }
 
     static func fail(_ error: NotesError, json: Bool) -> Never {

@@ -81,6 +81,15 @@ struct NotesRunner {
         #expect(notes("search", "--meta", "status=draft", "-l").stdout == "Research/moby-dick/introduction.md\n")
     }
 
+    @Test func aDashedWordExcludesInsteadOfBeingReadAsFlags() {
+        let all = notes("search", "whale", "-l").stdout
+        let without = notes("search", "whale", "-Ahab", "-l")
+        #expect(without.status == 0, "\(without.stderr)")
+        #expect(all.contains("Research/moby-dick/introduction.md"))
+        #expect(!without.stdout.contains("Research/moby-dick/introduction.md"))
+        #expect(!without.stdout.contains("OVERVIEW"))
+    }
+
     @Test func hostileQueryTextIsLiteral() {
         for query in ["what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "-", "a AND", "*", "(((", "\u{7}"] {
             let result = notes("search", query)

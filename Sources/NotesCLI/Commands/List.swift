@@ -38,8 +38,8 @@ extension NotesCommand {
             let width = min(60, listing.files.map { $0.path.count }.max() ?? 0)
             for file in listing.files {
                 let padded = file.path.padding(toLength: max(width, file.path.count), withPad: " ", startingAt: 0)
-                var line = padded + "  " + Terminal.style(file.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0), .cyan)
-                line += humanSize(file.size).padding(toLength: 8, withPad: " ", startingAt: 0) + "  "
+                var line = padded + "  " + Terminal.style(file.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), .cyan)
+                line += humanSize(file.size).padding(toLength: 9, withPad: " ", startingAt: 0) + "  "
                 line += Terminal.style(String(file.modified.prefix(10)), .dim) + "  " + (file.provenance.lastModifiedBy?.rawValue ?? "user").padding(toLength: 5, withPad: " ", startingAt: 0)
                 line += "  " + file.title
                 out += line + "\n"

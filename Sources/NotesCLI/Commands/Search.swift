@@ -23,6 +23,12 @@ extension NotesCommand {
                   notes search whale --format '{{path}}:{{line}}: {{snippet}}'
                 """)
 
+        /// Long options that take a value (their value may start with "-").
+        static let valueOptions: Set<String> = [
+            "--workspace", "--index-dir", "--in", "--path", "--tag", "--by", "--edited-by", "--kind", "--title",
+            "--created", "--modified", "--meta", "--sort", "--limit", "--format",
+        ]
+
         @OptionGroup var workspace: WorkspaceOptions
 
         @Argument(help: "The query (several words are joined).")
