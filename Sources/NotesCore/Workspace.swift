@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A shared workspace: the folder of files a person and an agent work in (SPEC §2).
 ///
 /// The files are the primary data. The tool's own durable state lives in `.notes/` inside
@@ -78,12 +84,6 @@ public struct Workspace: Sendable {
         return base == "/" ? "/" + path : base + "/" + path
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 func getenvString(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }

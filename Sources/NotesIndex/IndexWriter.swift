@@ -110,18 +110,21 @@ final class IndexWriter: @unchecked Sendable {
             existingID = nil
             counts.added += 1
         }
-        let columns = "path, kind, format, size, mtime_ns, inode, digest, title, created_by, created_at, created_ts, modified_by, modified_at, modified_ts, has_front_matter, indexed, section_count"
         if let id = existingID {
             try deleteContent(of: id, db)
-            let assignments = columns.split(separator: ",").map { "\($0.trimmingCharacters(in: .whitespaces)) = ?" }.joined(separator: ", ")
-            try db.cachedStatement(sql: "UPDATE files SET \(assignments) WHERE id = ?")
-                .execute(arguments: StatementArguments(values + [id]))
+            try db.cachedStatement(sql: Self.updateFileSQL).execute(arguments: StatementArguments(values + [id]))
             return id
         }
-        try db.cachedStatement(sql: "INSERT INTO files (\(columns)) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))")
-            .execute(arguments: StatementArguments(values))
+        try db.cachedStatement(sql: Self.insertFileSQL).execute(arguments: StatementArguments(values))
         return db.lastInsertedRowID
     }
+
+    private static let fileColumns = [
+        "path", "kind", "format", "size", "mtime_ns", "inode", "digest", "title", "created_by", "created_at", "created_ts",
+        "modified_by", "modified_at", "modified_ts", "has_front_matter", "indexed", "section_count",
+    ]
+    private static let insertFileSQL = "INSERT INTO files (\(fileColumns.joined(separator: ", "))) VALUES (\(fileColumns.map { _ in "?" }.joined(separator: ", ")))"
+    private static let updateFileSQL = "UPDATE files SET \(fileColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
 
     private func deleteContent(of id: Int64, _ db: Database) throws {
         let low = id << IndexSchema.sectionBits

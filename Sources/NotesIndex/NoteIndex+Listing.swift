@@ -101,12 +101,6 @@ extension NoteIndex {
         }
     }
 
-    /// The indexed entry for one path, if any.
-    public func entry(path: String) throws(NotesError) -> FileEntry? {
-        let parent = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ""
-        return try listing(folder: parent, recursive: false, glob: nil, sort: .path).files.first { $0.path == path }
-    }
-
     /// Counts, per-file diagnostics and the database size.
     public func status() throws(NotesError) -> IndexStatus {
         do {

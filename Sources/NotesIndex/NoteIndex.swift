@@ -87,11 +87,6 @@ public final class NoteIndex: Sendable {
         }
     }
 
-    /// A value from the meta table.
-    func meta(_ key: String) -> String? {
-        try? pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
-    }
-
     /// Maps database failures to the one error type callers see.
     static func wrap(_ error: any Error) -> NotesError {
         if let notes = error as? NotesError { return notes }

@@ -40,7 +40,7 @@ struct WorkspaceOptions: ParsableArguments {
         if raw.hasPrefix("/") {
             let real = FileSystem.realPath(raw) ?? raw
             for candidate in [raw, real] where candidate == root || candidate.hasPrefix(root + "/") {
-                return try WorkspacePath(String(candidate.dropFirst(root.count + 1 > candidate.count ? candidate.count : root.count + 1)), in: workspace)
+                return try WorkspacePath(candidate == root ? "" : String(candidate.dropFirst(root.count + 1)), in: workspace)
             }
             throw NotesError(.outsideWorkspace, "\(raw) is not inside the workspace \(root)", hint: "give a path inside the workspace")
         }

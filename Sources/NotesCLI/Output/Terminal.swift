@@ -26,9 +26,6 @@ enum Terminal {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    static func warn(_ text: String) {
-        FileHandle.standardError.write(Data("notes: \(text)\n".utf8))
-    }
 }
 
 /// A one-line progress bar on stderr, shown only on a terminal and only once the work has
