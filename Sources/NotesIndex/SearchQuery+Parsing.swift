@@ -37,9 +37,7 @@ extension SearchQuery {
                     if !value.isEmpty && Self.isKeyShaped(key) {
                         if Self.filterKeys.contains(key) {
                             if key == "title" {
-                                let form: QueryTerm.Form = value.contains(" ") ? .phrase : (value.hasSuffix("*") ? .prefix : .word)
-                                let cleaned = form == .prefix ? value.trimmingSuffix("*") : value
-                                add(QueryTerm(text: cleaned, form: form, negated: negated, column: "title"), or: &orNext)
+                                add(Self.titleTerm(value, negated: negated), or: &orNext)
                             } else {
                                 try applyFilter(key: key, value: value, now: now)
                             }
@@ -67,6 +65,13 @@ extension SearchQuery {
         term.orWithPrevious = or && !term.negated && terms.last.map { !$0.negated } == true
         or = false
         terms.append(term)
+    }
+
+    /// `title:word`, `title:"two words"` or `title:pre*`: a term restricted to the title column.
+    private static func titleTerm(_ value: String, negated: Bool) -> QueryTerm {
+        if value.contains(" ") { return QueryTerm(text: value, form: .phrase, negated: negated, column: "title") }
+        if value.hasSuffix("*") { return QueryTerm(text: value.trimmingSuffix("*"), form: .prefix, negated: negated, column: "title") }
+        return QueryTerm(text: value, form: .word, negated: negated, column: "title")
     }
 
     private static func isKeyShaped(_ key: String) -> Bool {
@@ -102,7 +107,8 @@ extension SearchQuery {
             }
             if key == "created" { filters.created += parsed } else { filters.modified += parsed }
         case "title":
-            terms.append(QueryTerm(text: value, form: value.contains(" ") ? .phrase : .word, column: "title"))
+            var or = false
+            add(Self.titleTerm(value, negated: false), or: &or)
         default:
             filters.metadata.append(MetadataFilter(key: key, value: value))
         }
