@@ -34,6 +34,12 @@ let package = Package(
             name: "NotesDocuments",
             dependencies: ["NotesCore", "CCmark"],
             swiftSettings: strictSettings),
+        // The one write path: policy, the agent's guard, stamping, history, proposals,
+        // atomic locked writes.
+        .target(
+            name: "NotesStore",
+            dependencies: ["NotesCore", "NotesDocuments"],
+            swiftSettings: strictSettings),
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
@@ -43,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "NotesCLI",
             dependencies: [
-                "NotesCore", "NotesDocuments", "NotesIndex",
+                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
@@ -52,6 +58,7 @@ let package = Package(
         .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesCLITests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
     ]
 )

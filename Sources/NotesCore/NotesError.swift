@@ -27,15 +27,52 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     /// What to do about it, in a few words (shown in parentheses by the CLI).
     public var hint: String?
+    /// What an agent needs to act on a refusal: versions, a diff, conflicts, options.
+    public var details: ErrorDetails?
 
-    public init(_ code: Code, _ message: String, hint: String? = nil) {
+    public init(_ code: Code, _ message: String, hint: String? = nil, details: ErrorDetails? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
+        self.details = details
     }
 
     public var description: String {
         if let hint { return "\(message) (\(hint))" }
         return message
+    }
+}
+
+/// The data carried by a write refusal (SPEC §6.2): enough for an agent to decide what to
+/// do next without another call.
+public struct ErrorDetails: Equatable, Sendable, Codable {
+    public var path: String?
+    /// The file's version now.
+    public var currentVersion: String?
+    /// The version the caller said it had read.
+    public var expectedVersion: String?
+    /// A unified diff: what changed since `expectedVersion`, or what the call would lose.
+    public var diff: String?
+    /// Lines of the person's text the call would remove or change.
+    public var lostLines: [String]?
+    /// The hunks a three-way merge could not combine.
+    public var conflicts: [MergeConflict]?
+    /// The ways forward an agent may take.
+    public var options: [String]?
+
+    public init(path: String? = nil, currentVersion: String? = nil, expectedVersion: String? = nil, diff: String? = nil,
+                lostLines: [String]? = nil, conflicts: [MergeConflict]? = nil, options: [String]? = nil) {
+        self.path = path
+        self.currentVersion = currentVersion
+        self.expectedVersion = expectedVersion
+        self.diff = diff
+        self.lostLines = lostLines
+        self.conflicts = conflicts
+        self.options = options
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, diff, conflicts, options
+        case currentVersion = "current_version", expectedVersion = "expected_version", lostLines = "lost_lines"
     }
 }

@@ -9,13 +9,22 @@ public struct WorkspaceConfig: Sendable {
     public var ignore: [Glob] = []
     /// Files larger than this are listed but not indexed.
     public var indexMaxBytes: Int = 64 << 20
+    /// Largest file returned whole by a read (larger ones need a line range).
+    public var readMaxBytes: Int = 16 << 20
+    /// Largest file a write, edit or append may produce.
+    public var writeMaxBytes: Int = 16 << 20
+    /// Protected paths and the agent's path rules.
+    public var policy = PathPolicy()
+    /// Whether agent and CLI writes add a provenance block to an existing Markdown file
+    /// that has no front matter (new files always get one).
+    public var stampExistingFiles = false
     /// Problems found while reading the file.
     public var diagnostics: [Diagnostic] = []
 
     /// Top-level keys this version understands (some belong to features that read them
     /// elsewhere: policy, agent, history...). Unknown ones are reported.
     public static let knownKeys: Set<String> = [
-        "ignore", "protected", "policy", "limits", "context", "agent", "history", "templates", "stamp_new_files",
+        "ignore", "protected", "policy", "limits", "context", "agent", "history", "templates", "stamp_existing_files",
     ]
 
     public init() {}
@@ -45,6 +54,9 @@ public struct WorkspaceConfig: Sendable {
             report("config must be a mapping of settings", root)
             return config
         }
+        var protected: [String] = []
+        var rules: [(String, AccessRule)] = []
+        defer { config.policy = PathPolicy(protected: protected, rules: rules) }
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
             guard knownKeys.contains(key) else {
@@ -68,12 +80,31 @@ public struct WorkspaceConfig: Sendable {
                     switch k.string ?? "" {
                     case "index_max_bytes":
                         if let n = v.int, n > 0 { config.indexMaxBytes = n } else { report("'limits.index_max_bytes' must be a positive integer", v) }
-                    case "read_max_bytes", "write_max_bytes", "line_max_bytes":
-                        if (v.int ?? 0) <= 0 { report("'limits.\(k.string ?? "")' must be a positive integer", v) }
+                    case "read_max_bytes":
+                        if let n = v.int, n > 0 { config.readMaxBytes = n } else { report("'limits.read_max_bytes' must be a positive integer", v) }
+                    case "write_max_bytes":
+                        if let n = v.int, n > 0 { config.writeMaxBytes = n } else { report("'limits.write_max_bytes' must be a positive integer", v) }
                     default:
                         report("unknown setting 'limits.\(k.string ?? "")'", k)
                     }
                 }
+            case "protected":
+                let items = value.sequence.map(Array.init) ?? (value.string != nil ? [value] : [])
+                if items.isEmpty { report("'protected' must be a list of globs", value) }
+                for item in items {
+                    if let s = item.string, !s.isEmpty { protected.append(s) } else { report("protected entries must be glob strings", item) }
+                }
+            case "policy":
+                guard let entries = value.mapping else { report("'policy' must map globs to write, append, ask, read or deny", value); continue }
+                for (k, v) in entries {
+                    guard let glob = k.string, !glob.isEmpty, let rule = v.string.flatMap(AccessRule.init(rawValue:)) else {
+                        report("policy '\(k.string ?? "")' must be one of write, append, ask, read, deny", v)
+                        continue
+                    }
+                    rules.append((glob, rule))
+                }
+            case "stamp_existing_files":
+                if let b = value.bool { config.stampExistingFiles = b } else { report("'stamp_existing_files' must be true or false", value) }
             default:
                 break  // read by the features that own them
             }

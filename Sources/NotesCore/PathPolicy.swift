@@ -1,0 +1,82 @@
+import Foundation
+
+/// What the agent may do at a path (SPEC §10, config `policy:`).
+public enum AccessRule: String, Sendable, Codable, CaseIterable {
+    /// Read and change (the default).
+    case write
+    /// Read and append only.
+    case append
+    /// Read; changes become proposals for the person to review.
+    case ask
+    /// Read only.
+    case read
+    /// Invisible: not read, listed or searched.
+    case deny
+}
+
+/// Protected paths and the agent's path policy (SPEC §10).
+///
+/// Matching happens on a canonical form of the path: Unicode NFC, case-folded, with the
+/// code points some filesystems ignore (zero-width and bidi controls) removed, and the
+/// NTFS short name `git~1` read as `.git`. So `.GIT/config`, `.g\u{200C}it/config` and a
+/// decomposed `café` all meet the rule written for their plain form, whether or not the
+/// path exists yet.
+public struct PathPolicy: Sendable {
+    /// Invisible to the agent and never written by it. A pattern without `/` matches a
+    /// name at any depth; a folder's pattern covers everything below it.
+    public var protected: [Glob]
+    /// Rules in order of precedence (config entries first, then the defaults); the first
+    /// match wins. Patterns are paths from the workspace root.
+    public var rules: [(glob: Glob, rule: AccessRule)]
+
+    /// Always protected; config can add to this list, not remove from it.
+    public static let defaultProtected = [".notes", ".git", ".env*", "**/secrets/**", "secrets", "*.pem", "*.key"]
+    /// SPEC §10's example defaults: the journal and context.md are append-only for the agent.
+    public static let defaultRules: [(String, AccessRule)] = [("Journal/**", .append), ("context.md", .append)]
+
+    public init(protected: [String] = [], rules: [(String, AccessRule)] = []) {
+        self.protected = (Self.defaultProtected + protected).map { Glob(Self.canonical($0), caseInsensitive: true) }
+        self.rules = (rules + Self.defaultRules).map { (Glob(Self.canonical($0.0), caseInsensitive: true), $0.1) }
+    }
+
+    /// Whether `relative` (a normalised workspace path) is protected.
+    public func isProtected(_ relative: String) -> Bool {
+        let path = Self.canonical(relative)
+        let components = path.split(separator: "/").map(String.init)
+        for glob in protected {
+            if glob.isAnchored {
+                // The path itself or any folder above it.
+                var prefix = ""
+                for component in components {
+                    prefix = prefix.isEmpty ? component : prefix + "/" + component
+                    if glob.matches(prefix) { return true }
+                }
+            } else if components.contains(where: { glob.matches($0) }) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The rule for `relative`; `.deny` for protected paths.
+    public func rule(for relative: String) -> AccessRule {
+        if isProtected(relative) { return .deny }
+        let path = Self.canonical(relative)
+        for (glob, rule) in rules where glob.matches(path) { return rule }
+        return .write
+    }
+
+    /// Code points that some filesystems ignore in names (HFS+), so they can hide a name.
+    static let ignorable: Set<UInt32> = Set(
+        Array(0x200B...0x200F) + Array(0x202A...0x202E) + Array(0x2060...0x206F) + [0xFEFF, 0x00AD])
+
+    /// The form used for matching: NFC, lowercased, ignorable code points removed, `git~1` → `.git`.
+    public static func canonical(_ path: String) -> String {
+        let composed = path.precomposedStringWithCanonicalMapping.lowercased()
+        var scalars = String.UnicodeScalarView()
+        for scalar in composed.unicodeScalars where !ignorable.contains(scalar.value) { scalars.append(scalar) }
+        return String(scalars).split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0 == "git~1" ? ".git" : String($0) }
+            .joined(separator: "/")
+    }
+}

@@ -1,0 +1,115 @@
+import NotesCore
+
+/// What a change did to a file (one line of the log, SPEC §6.4).
+public enum ChangeOperation: String, Codable, Sendable, CaseIterable {
+    case create, write, append, edit, delete, move, restore, merge
+    /// A proposal the person accepted.
+    case accept
+    /// A proposal the person rejected (the file is unchanged).
+    case reject
+    /// A change made outside the tool, noticed by the indexer.
+    case external
+
+    /// Whether the operation's result is a text its actor produced in full (it knew every
+    /// line), as opposed to an append to text it may not have read.
+    var writesWholeText: Bool {
+        switch self {
+        case .create, .write, .edit, .restore, .merge, .accept: return true
+        case .append, .delete, .move, .reject, .external: return false
+        }
+    }
+}
+
+/// One line of `.notes/history/log.jsonl`: who did what to which file, and the versions
+/// before and after (their bytes are in the object store).
+public struct ChangeRecord: Codable, Sendable, Equatable {
+    /// ISO 8601 UTC.
+    public var time: String
+    public var actor: Actor
+    /// The client's name (`cli`, the MCP client's name, `notes-agent`, `editor`).
+    public var client: String
+    public var operation: ChangeOperation
+    public var path: String
+    /// The new path of a move.
+    public var to: String?
+    /// The version replaced; nil when the file was created.
+    public var before: String?
+    /// The version written; nil when the file was deleted.
+    public var after: String?
+    /// The proposal accepted, rejected or created.
+    public var proposal: String?
+
+    public init(time: String = Timestamp.format(Timestamp.now()), actor: Actor, client: String, operation: ChangeOperation,
+                path: String, to: String? = nil, before: String?, after: String?, proposal: String? = nil) {
+        self.time = time
+        self.actor = actor
+        self.client = client
+        self.operation = operation
+        self.path = path
+        self.to = to
+        self.before = before
+        self.after = after
+        self.proposal = proposal
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case time, actor, client, path, to, before, after, proposal
+        case operation = "op"
+    }
+
+    /// The path this record leaves content at (the target of a move).
+    public var resultPath: String { to ?? path }
+}
+
+/// What the log says about one path: its records (following renames), the last version
+/// the tool wrote, and who changed it since the agent last wrote it in full.
+public struct PathHistory: Sendable {
+    /// Records for this path, oldest first (a moved file's records before the move too).
+    public var records: [ChangeRecord] = []
+    /// The last record that set this path's content (nil: never written by the tool).
+    public var last: ChangeRecord?
+    /// The last version the agent wrote in full: the merge base and the reference for
+    /// "lines the person changed" (SPEC §6.2).
+    public var agentBaseline: String?
+    /// Whether the person changed the file (through the tool or as a noticed outside edit)
+    /// after `agentBaseline` was written.
+    public var userChangedSinceBaseline = false
+    /// Who created the file, when the tool saw it happen.
+    public var createdBy: Actor?
+    public var createdAt: String?
+
+    public init() {}
+
+    mutating func apply(_ record: ChangeRecord) {
+        records.append(record)
+        // Content the tool did not write was there before: someone changed it outside.
+        if record.operation != .reject, let before = record.before, before != last?.after {
+            userChangedSinceBaseline = true
+        }
+        switch record.operation {
+        case .reject:
+            return
+        case .delete:
+            last = record
+            return
+        default:
+            break
+        }
+        last = record
+        if record.operation == .create || (record.before == nil && createdBy == nil) {
+            createdBy = record.actor
+            createdAt = record.time
+        }
+        switch record.actor {
+        case .agent:
+            // An agent append onto text the person changed does not make the agent the
+            // author of the person's lines: the baseline moves only when nothing is pending.
+            if record.operation.writesWholeText || !userChangedSinceBaseline {
+                agentBaseline = record.after
+                userChangedSinceBaseline = false
+            }
+        case .user:
+            if record.operation != .move { userChangedSinceBaseline = true }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import NotesCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A workspace folder opened as a descriptor by walking from the root one component at a
+/// time with `O_NOFOLLOW`, so that no symlink is ever followed and a component swapped for
+/// a symlink after a check cannot redirect a write (no check-then-open race). Every file
+/// operation of the write path is relative to such a handle.
+final class FolderHandle {
+    let fd: Int32
+    /// Workspace-relative path of the folder ("" for the root), for messages.
+    let relative: String
+
+    private init(fd: Int32, relative: String) {
+        self.fd = fd
+        self.relative = relative
+    }
+
+    deinit { close(fd) }
+
+    /// Opens the folder `components` below `root`, creating missing folders when `create`.
+    static func open(root: String, components: [String], create: Bool) throws(NotesError) -> FolderHandle {
+        var fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw NotesError(.internal, "cannot open the workspace folder (\(errorText(errno)))", hint: "check that it exists and is readable") }
+        var walked: [String] = []
+        for component in components {
+            var next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if next < 0, errno == ENOENT, create {
+                if mkdirat(fd, component, 0o777) != 0, errno != EEXIST {
+                    let e = errno
+                    close(fd)
+                    throw NotesError(.internal, "cannot create folder \((walked + [component]).joined(separator: "/")) (\(errorText(e)))", hint: "check permissions and free space")
+                }
+                next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            let e = errno
+            if next < 0 {
+                var info = stat()
+                let isLink = fstatat(fd, component, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+                close(fd)
+                let here = (walked + [component]).joined(separator: "/")
+                if isLink || e == ELOOP {
+                    throw NotesError(.outsideWorkspace, "\(here) is a symbolic link; notes never writes through links", hint: "use the real folder's path inside the workspace")
+                }
+                if e == ENOENT { throw NotesError(.notFound, "no folder \(here)", hint: "check the path with `notes list`") }
+                if e == ENOTDIR { throw NotesError(.invalidArgument, "\(here) is a file, not a folder", hint: "choose another path") }
+                throw NotesError(.internal, "cannot open folder \(here) (\(errorText(e)))", hint: "check permissions")
+            }
+            close(fd)
+            fd = next
+            walked.append(component)
+        }
+        return FolderHandle(fd: fd, relative: walked.joined(separator: "/"))
+    }
+
+    /// What is at `name` in this folder, without following a symlink.
+    enum Entry {
+        case missing
+        case file(stat)
+        case other(kind: String)
+    }
+
+    func entry(_ name: String) -> Entry {
+        var info = stat()
+        guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file(info)
+        case S_IFLNK: return .other(kind: "a symbolic link")
+        case S_IFDIR: return .other(kind: "a folder")
+        default: return .other(kind: "a special file")
+        }
+    }
+
+    /// The bytes of regular file `name` (nil when it does not exist), read without blocking
+    /// or following a link, refused past `maxBytes`.
+    func read(_ name: String, maxBytes: Int) throws(NotesError) -> (bytes: [UInt8], info: stat)? {
+        let file = openat(fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard file >= 0 else {
+            let e = errno
+            if e == ENOENT { return nil }
+            if e == ELOOP { throw NotesError(.invalidArgument, "\(path(name)) is a symbolic link; notes never writes through links", hint: "use the path of the file it points to") }
+            throw NotesError(.internal, "cannot read \(path(name)) (\(errorText(e)))", hint: "check the file's permissions")
+        }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw NotesError(.internal, "cannot read \(path(name)) (\(errorText(errno)))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw NotesError(.invalidArgument, "\(path(name)) is not a regular file", hint: "only files can be written")
+        }
+        let size = Int(info.st_size)
+        guard size <= maxBytes else {
+            throw NotesError(.tooLarge, "\(path(name)) is \(size >> 20) MB, over the \(maxBytes >> 20) MB limit", hint: "raise limits.write_max_bytes in .notes/config.yml")
+        }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var total = 0
+        while total < size {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + total, size - total) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw NotesError(.internal, "cannot read \(path(name)) (\(errorText(errno)))")
+            }
+            if n == 0 { break }
+            total += n
+        }
+        if total < size { bytes.removeSubrange(total...) }
+        return (bytes, info)
+    }
+
+    /// Prefix of the temporary files of atomic writes; the walk skips them (a dot-name) and
+    /// ``removeLeftovers()`` deletes those whose writer died.
+    static let temporaryPrefix = ".notes-tmp."
+
+    /// Replaces (or creates) `name` with `bytes` so that a crash at any moment leaves the
+    /// old or the new bytes (SPEC §6.3): a temporary file in this folder, fsync, rename
+    /// over the target, fsync the folder. `mode` is kept from the file being replaced.
+    func replace(_ name: String, with bytes: [UInt8], mode: mode_t?) throws(NotesError) {
+        let temporary = Self.temporaryPrefix + "\(getpid()).\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
+        let file = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
+        guard file >= 0 else { throw writeError(name, errno) }
+        var ok = false
+        defer { if !ok { unlinkat(fd, temporary, 0) } }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let e = errno
+                close(file)
+                throw writeError(name, e)
+            }
+            written += n
+        }
+        if let mode, fchmod(file, mode & 0o7777) != 0 { let e = errno; close(file); throw writeError(name, e) }
+        if fsync(file) != 0 { let e = errno; close(file); throw writeError(name, e) }
+        if close(file) != 0 { throw writeError(name, errno) }
+        WriteFaults.reach(.temporarySynced)
+        guard renameat(fd, temporary, fd, name) == 0 else { throw writeError(name, errno) }
+        ok = true
+        WriteFaults.reach(.renamed)
+        try sync()
+    }
+
+    /// Flushes this folder's entries (a rename is durable only once its folder is synced).
+    func sync() throws(NotesError) {
+        if fsync(fd) != 0, errno != EINVAL { throw writeError(relative.isEmpty ? "the workspace folder" : relative, errno) }
+    }
+
+    /// Removes file `name`.
+    func remove(_ name: String) throws(NotesError) {
+        guard unlinkat(fd, name, 0) == 0 else { throw writeError(name, errno) }
+        try sync()
+    }
+
+    /// Renames `name` to `newName` in `target`; fails if `newName` exists.
+    func move(_ name: String, to target: FolderHandle, as newName: String) throws(NotesError) {
+        if case .missing = target.entry(newName) {} else {
+            throw NotesError(.invalidArgument, "\(target.path(newName)) already exists", hint: "choose a new name or delete it first")
+        }
+        guard renameat(fd, name, target.fd, newName) == 0 else { throw writeError(name, errno) }
+        try sync()
+        if target !== self { try target.sync() }
+    }
+
+    /// Deletes temporary files left by writers that died (their PID is in the name).
+    func removeLeftovers() {
+        guard let dup = Optional(dup(fd)), dup >= 0, let dir = fdopendir(dup) else { return }
+        defer { closedir(dir) }
+        var stale: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix(Self.temporaryPrefix) else { continue }
+            let parts = name.dropFirst(Self.temporaryPrefix.count).split(separator: ".")
+            if let pid = parts.first.flatMap({ pid_t($0) }), pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
+            stale.append(name)
+        }
+        for name in stale { unlinkat(fd, name, 0) }
+    }
+
+    func path(_ name: String) -> String { relative.isEmpty ? name : relative + "/" + name }
+
+    private func writeError(_ name: String, _ code: Int32) -> NotesError {
+        let what = path(name)
+        switch code {
+        case ENOSPC, EDQUOT: return NotesError(.internal, "no space left to write \(what); nothing was changed", hint: "free some disk space and retry")
+        case EACCES, EPERM, EROFS: return NotesError(.internal, "permission denied writing \(what); nothing was changed", hint: "check the folder's permissions")
+        default: return NotesError(.internal, "cannot write \(what) (\(errorText(code))); nothing was changed", hint: "retry; if it persists check the disk")
+        }
+    }
+}
+
+/// The text of an errno value.
+func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }

@@ -1,0 +1,224 @@
+import Foundation
+import NotesCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The history of a workspace (SPEC §6.4): every version the tool replaced, wrote or saw,
+/// in a content-addressed store (`.notes/history/objects/ab/cdef…`, named by version, so
+/// identical bytes are kept once), and the append-only log `.notes/history/log.jsonl`.
+///
+/// Both are plain files that a sync client can carry; objects are immutable and the log
+/// only grows (lines are whole JSON objects; a torn last line from a crash is skipped).
+public final class HistoryStore: @unchecked Sendable {
+    let workspace: Workspace
+    private let lock = NSLock()
+    private var cache = LogCache()
+
+    /// Parsed log, extended incrementally as the file grows (other processes append too).
+    private struct LogCache {
+        var inode: UInt64 = 0
+        var offset = 0
+        var records: [ChangeRecord] = []
+        var paths: [String: PathHistory] = [:]
+    }
+
+    public init(workspace: Workspace) {
+        self.workspace = workspace
+    }
+
+    static let folder = [".notes", "history"]
+    var logPath: String { workspace.stateDirectory + "/history/log.jsonl" }
+
+    // MARK: Objects
+
+    /// Keeps `bytes` in the object store and returns their version.
+    @discardableResult
+    public func store(_ bytes: [UInt8]) throws(NotesError) -> String {
+        let version = ContentVersion(of: bytes).short
+        let folder = try FolderHandle.open(root: workspace.root, components: Self.folder + ["objects", String(version.prefix(2))], create: true)
+        let name = String(version.dropFirst(2))
+        if case .file = folder.entry(name) { return version }
+        try folder.replace(name, with: bytes, mode: 0o444)
+        return version
+    }
+
+    /// The bytes of `version`, when the store has them.
+    public func object(_ version: String) -> [UInt8]? {
+        guard version.count == 16, version.allSatisfy(\.isHexDigit) else { return nil }
+        let path = workspace.stateDirectory + "/history/objects/\(version.prefix(2))/\(version.dropFirst(2))"
+        guard let bytes = try? FileBytes.read(path: path, maxBytes: Int.max), ContentVersion(of: bytes).short == version else { return nil }
+        return bytes
+    }
+
+    // MARK: Log
+
+    /// Appends one record to the log and syncs it.
+    public func append(_ record: ChangeRecord) throws(NotesError) {
+        _ = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
+        let fd = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw NotesError(.internal, "cannot open the history log (\(errorText(errno)))", hint: "check the permissions of .notes/history") }
+        defer { close(fd) }
+        var line = Self.encode(record)
+        // A crash may have left a torn last line: start on a fresh one.
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_size > 0 {
+            var last: UInt8 = 0
+            if pread(fd, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { line.insert(0x0A, at: 0) }
+        }
+        var written = 0
+        while written < line.count {
+            let n = line.withUnsafeBytes { write(fd, $0.baseAddress! + written, line.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw NotesError(.internal, "cannot write the history log (\(errorText(errno)))", hint: "free disk space and retry")
+            }
+            written += n
+        }
+        guard fsync(fd) == 0 else { throw NotesError(.internal, "cannot sync the history log (\(errorText(errno)))") }
+    }
+
+    static func encode(_ record: ChangeRecord) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array((try? encoder.encode(record)) ?? Data()) + [0x0A]
+    }
+
+    /// Every record, oldest first.
+    public func records() -> [ChangeRecord] {
+        lock.lock()
+        defer { lock.unlock() }
+        refreshCache()
+        return cache.records
+    }
+
+    /// What the log says about `path`.
+    public func history(of path: String) -> PathHistory {
+        lock.lock()
+        defer { lock.unlock() }
+        refreshCache()
+        return cache.paths[path] ?? PathHistory()
+    }
+
+    /// The histories of every path the log knows.
+    public func allHistories() -> [String: PathHistory] {
+        lock.lock()
+        defer { lock.unlock() }
+        refreshCache()
+        return cache.paths
+    }
+
+    /// Reads what was appended to the log since the last call (or all of it, when the file
+    /// was replaced).
+    private func refreshCache() {
+        let fd = open(logPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { cache = LogCache(); return }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return }
+        let inode = UInt64(info.st_ino)
+        if inode != cache.inode || Int(info.st_size) < cache.offset { cache = LogCache(); cache.inode = inode }
+        let size = Int(info.st_size)
+        guard size > cache.offset else { return }
+        var bytes = [UInt8](repeating: 0, count: size - cache.offset)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(cache.offset)) }
+        guard n > 0 else { return }
+        bytes.removeSubrange(n...)
+        // Only whole lines; a partial last line is read again next time.
+        guard let lastNewline = bytes.lastIndex(of: 0x0A) else { return }
+        let decoder = JSONDecoder()
+        var start = 0
+        for i in 0...lastNewline where bytes[i] == 0x0A {
+            if i > start, let record = try? decoder.decode(ChangeRecord.self, from: Data(bytes[start..<i])) {
+                cache.records.append(record)
+                apply(record)
+            }
+            start = i + 1
+        }
+        cache.offset += lastNewline + 1
+    }
+
+    private func apply(_ record: ChangeRecord) {
+        if record.operation == .move, let to = record.to {
+            var moved = cache.paths.removeValue(forKey: record.path) ?? PathHistory()
+            moved.apply(record)
+            cache.paths[to] = moved
+            var source = PathHistory()
+            source.records = moved.records
+            source.last = record
+            source.last?.after = nil
+            cache.paths[record.path] = source
+        } else {
+            cache.paths[record.path, default: PathHistory()].apply(record)
+        }
+    }
+
+    // MARK: Intent (crash recovery)
+
+    private var intentPath: String { workspace.stateDirectory + "/history/intent.json" }
+
+    /// Notes the record of a change about to be made visible, so that a crash between the
+    /// rename and the log append is completed by the next writer (``recover(currentVersion:)``).
+    func writeIntent(_ record: ChangeRecord) throws(NotesError) {
+        let folder = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
+        try folder.replace("intent.json", with: Self.encode(record), mode: nil)
+    }
+
+    func clearIntent() {
+        unlink(intentPath)
+    }
+
+    /// Completes or discards a change a crashed writer left half-recorded: if the file now
+    /// holds the intended version (the rename happened), the record is appended; otherwise
+    /// the change never became visible and the intent is dropped. Call with the lock held.
+    func recover(currentVersion: (String) -> String?) throws(NotesError) {
+        guard let bytes = try? FileBytes.read(path: intentPath, maxBytes: 1 << 20),
+              let record = try? JSONDecoder().decode(ChangeRecord.self, from: Data(bytes)) else {
+            if FileSystem.exists(intentPath) { clearIntent() }
+            return
+        }
+        let happened: Bool
+        switch record.operation {
+        case .delete: happened = currentVersion(record.path) == nil
+        case .move: happened = currentVersion(record.resultPath) == record.after && currentVersion(record.path) == nil
+        default: happened = currentVersion(record.path) == record.after
+        }
+        let logged = records().last.map { $0 == record } ?? false
+        if happened && !logged { try append(record) }
+        clearIntent()
+    }
+
+    // MARK: Pruning
+
+    /// Deletes stored versions that no record newer than `cutoff` (seconds since the epoch)
+    /// refers to, that are no file's current version, no proposal's base, and older than
+    /// the cutoff themselves. The log itself is kept whole. Returns (objects, bytes) freed.
+    public func prune(before cutoff: Double, keep: Set<String>) -> (objects: Int, bytes: Int) {
+        var referenced = keep
+        for record in records() {
+            if let time = Timestamp.parse(record.time), time < cutoff { continue }
+            if let v = record.before { referenced.insert(v) }
+            if let v = record.after { referenced.insert(v) }
+        }
+        for history in allHistories().values { if let v = history.last?.after { referenced.insert(v) } }
+        let objects = workspace.stateDirectory + "/history/objects"
+        var removed = 0, freed = 0
+        let manager = FileManager.default
+        for prefix in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] {
+            for rest in (try? manager.contentsOfDirectory(atPath: objects + "/" + prefix)) ?? [] {
+                let version = prefix + rest
+                let path = objects + "/" + prefix + "/" + rest
+                guard !referenced.contains(version), let mtime = FileSystem.modificationTime(path), mtime < cutoff else { continue }
+                var info = stat()
+                if lstat(path, &info) == 0, unlink(path) == 0 {
+                    removed += 1
+                    freed += Int(info.st_size)
+                }
+            }
+        }
+        return (removed, freed)
+    }
+}

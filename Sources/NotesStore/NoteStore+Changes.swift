@@ -1,0 +1,301 @@
+import NotesCore
+
+/// The mutating operations (SPEC §6, §7): each validates the path, takes the lock, runs the
+/// agent's guard, stamps, and commits through ``NoteStore/commit(_:bytes:operation:author:proposal:)``.
+extension NoteStore {
+    /// Creates or replaces a file with `content` (`write_file`, `notes write`).
+    public func write(_ raw: String, content: String, options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
+        let (path, rule) = try resolve(raw, for: author, .change)
+        try checkSize(content.utf8.count, path)
+        if author.actor == .agent { try checkFrontMatter(Array(content.utf8), path) }
+        return try locked { () throws(NotesError) -> ChangeResult in
+            let target = try open(path, create: !options.dryRun)
+            guard let current = target.bytes else {
+                if let expected = options.expectedVersion, author.actor == .agent || !expected.isEmpty {
+                    throw NotesError(.staleVersion, "\(path) no longer exists (you had version \(expected))", hint: "it was deleted or moved; list_files, or write without expected_version to create it",
+                                     details: ErrorDetails(path: path.relative, expectedVersion: expected))
+                }
+                return try create(target, bytes: Array(content.utf8), rule: rule, options: options, author: author, operation: .create)
+            }
+            if rule == .append && author.actor == .agent {
+                throw NotesError(.policyDenied, "\(path) is append-only for agents", hint: "use append_file", details: ErrorDetails(path: path.relative, options: ["append_file"]))
+            }
+            // Keep the file's conventions: its line breaks and its BOM.
+            var proposed = TextChange.adapt(content, to: TextChange.newline(of: current))
+            if current.starts(with: [0xEF, 0xBB, 0xBF]), !proposed.starts(with: [0xEF, 0xBB, 0xBF]) { proposed = [0xEF, 0xBB, 0xBF] + proposed }
+            return try change(target, to: proposed, rule: rule, options: options, author: author, operation: .write, what: "write_file")
+        }
+    }
+
+    /// Appends `content` at the end, or at the end of the section under heading `section`
+    /// (`append_file`, `notes append`). Never conflicts; creates the file when missing.
+    public func append(_ raw: String, content: String, section: String? = nil, by author: Author) throws(NotesError) -> ChangeResult {
+        let (path, rule) = try resolve(raw, for: author, .append)
+        return try locked { () throws(NotesError) -> ChangeResult in
+            let target = try open(path, create: true)
+            let markdown = FileFormat(path: path.relative) == .markdown
+            let bytes = try TextChange.append(content, to: target.bytes ?? [], section: section, markdown: markdown, path: path.relative)
+            try checkSize(bytes.count, path)
+            if target.bytes == nil {
+                return try create(target, bytes: bytes, rule: rule, options: ChangeOptions(), author: author, operation: .append)
+            }
+            if rule == .ask && author.actor == .agent {
+                return try propose(target, content: bytes, operation: .append, baseVersion: target.version, author: author, reason: "the path's policy is ask")
+            }
+            return try finish(target, bytes: bytes, operation: .append, author: author)
+        }
+    }
+
+    /// Replaces exact text (`edit_file`, `notes edit --replace`). An agent's edit on a file
+    /// changed since its read still applies when every `old_text` matches once and the
+    /// changes since do not touch the edited lines.
+    public func edit(_ raw: String, edits: [TextEdit], options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
+        let (path, rule) = try resolve(raw, for: author, .change)
+        return try locked { () throws(NotesError) -> ChangeResult in
+            let target = try open(path, create: false)
+            guard let current = target.bytes, let version = target.version else { throw notFound(path) }
+            let check = guardFor(target)
+            if author.actor == .agent {
+                guard let expected = options.expectedVersion, !expected.isEmpty else {
+                    try check.requireVersion(nil, operation: "edit_file")
+                    throw check.stale("")
+                }
+                if expected != version {
+                    // Stale: allowed only when the changes since the read avoid the edited lines.
+                    guard let read = history.object(expected) else { throw check.stale(expected) }
+                    let edited = try TextChange.apply(edits, to: current, path: path.relative).lines
+                    let changedSince = LineDiff.addedLines(ByteLines(read), ByteLines(current))
+                    if edited.contains(where: { range in range.contains { changedSince.contains($0) } }) { throw check.stale(expected) }
+                }
+            } else if let expected = options.expectedVersion, expected != version {
+                throw check.stale(expected)
+            }
+            let edited = try TextChange.apply(edits, to: current, path: path.relative).bytes
+            try checkSize(edited.count, path)
+            var relaxed = options
+            relaxed.expectedVersion = version  // staleness was settled above
+            return try change(target, to: edited, rule: rule, options: relaxed, author: author, operation: .edit, what: "edit_file")
+        }
+    }
+
+    /// Deletes a file, keeping its bytes in history so `restore` brings it back.
+    public func delete(_ raw: String, options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
+        let (path, _) = try resolve(raw, for: author, .remove)
+        return try locked { () throws(NotesError) -> ChangeResult in
+            let target = try open(path, create: false)
+            guard let current = target.bytes, let version = target.version else { throw notFound(path) }
+            let check = guardFor(target)
+            if author.actor == .agent {
+                try check.requireVersion(options.expectedVersion, operation: "delete_file")
+                if check.userEdited, !options.confirmUserEdits {
+                    let lost = check.lostLines([])
+                    if !lost.isEmpty { throw check.userEditedError(proposed: [], lost: lost, operation: "delete") }
+                }
+            } else if let expected = options.expectedVersion, expected != version {
+                throw check.stale(expected)
+            }
+            var result = ChangeResult(path: path.relative)
+            result.previousVersion = version
+            result.restorableVersion = version
+            result.diff = LineDiff.unified(current, [], oldLabel: path.relative, newLabel: "/dev/null")
+            if options.dryRun { result.dryRun = true; return result }
+            try history.store(current)
+            let record = ChangeRecord(actor: author.actor, client: author.client, operation: .delete, path: path.relative, before: version, after: nil)
+            try history.writeIntent(record)
+            try target.folder.remove(target.name)
+            try history.append(record)
+            history.clearIntent()
+            return result
+        }
+    }
+
+    /// Renames a file inside the workspace; the target must not exist.
+    public func move(_ raw: String, to rawTarget: String, options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
+        let (from, _) = try resolve(raw, for: author, .remove)
+        let (to, toRule) = try resolve(rawTarget, for: author, .change)
+        if author.actor == .agent, toRule != .write {
+            throw NotesError(.policyDenied, "\(to) is not writable for agents by the workspace policy", hint: "choose another destination")
+        }
+        guard from != to else { throw NotesError(.invalidArgument, "\(from) and \(to) are the same path", hint: "give a new name") }
+        return try locked { () throws(NotesError) -> ChangeResult in
+            let source = try open(from, create: false)
+            guard let version = source.version else { throw notFound(from) }
+            let check = guardFor(source)
+            if author.actor == .agent {
+                try check.requireVersion(options.expectedVersion, operation: "move_file")
+            } else if let expected = options.expectedVersion, expected != version {
+                throw check.stale(expected)
+            }
+            var components = to.relative.split(separator: "/").map(String.init)
+            let name = components.removeLast()
+            let folder = try FolderHandle.open(root: workspace.root, components: components, create: true)
+            var result = ChangeResult(path: to.relative)
+            result.from = from.relative
+            result.version = version
+            result.previousVersion = version
+            let record = ChangeRecord(actor: author.actor, client: author.client, operation: .move, path: from.relative, to: to.relative, before: version, after: version)
+            try history.store(source.bytes ?? [])
+            try history.writeIntent(record)
+            try source.folder.move(source.name, to: folder, as: name)
+            try history.append(record)
+            history.clearIntent()
+            return result
+        }
+    }
+
+    /// Brings back `version` of a file (default: the version before the last change, or the
+    /// deleted file). A restore is itself a change and can be undone. The bytes come back
+    /// exactly as they were (no restamping); the log records who restored them.
+    public func restore(_ raw: String, version requested: String? = nil, options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
+        let (path, rule) = try resolve(raw, for: author, .change)
+        return try locked { () throws(NotesError) -> ChangeResult in
+            let target = try open(path, create: true)
+            let version: String
+            if let requested { version = requested } else { version = try previousVersion(of: path, current: target.version) }
+            guard let bytes = history.object(version) else {
+                throw NotesError(.notFound, "version \(version) of \(path) is not in the history", hint: "see `notes history \(path)`")
+            }
+            guard target.bytes != nil else {
+                return try create(target, bytes: bytes, rule: rule, options: options, author: author, operation: .restore, stamped: false)
+            }
+            if author.actor == .agent, let expected = options.expectedVersion, expected != target.version { throw guardFor(target).stale(expected) }
+            var relaxed = options
+            relaxed.expectedVersion = target.version
+            return try change(target, to: bytes, rule: rule, options: relaxed, author: author, operation: .restore, what: "restore_file", stamped: false)
+        }
+    }
+
+    /// The version a plain `restore PATH` brings back.
+    func previousVersion(of path: WorkspacePath, current: String?) throws(NotesError) -> String {
+        let records = history.history(of: path.relative).records
+        for record in records.reversed() {
+            for candidate in [record.after, record.before] {
+                if let candidate, candidate != current, history.object(candidate) != nil { return candidate }
+            }
+        }
+        throw NotesError(.notFound, "the history has no earlier version of \(path)", hint: "see `notes history \(path)`")
+    }
+
+    // MARK: Shared steps
+
+    /// Creates a file that does not exist yet (never conflicts).
+    func create(_ target: Target, bytes: [UInt8], rule: AccessRule, options: ChangeOptions, author: Author, operation: ChangeOperation, stamped: Bool = true) throws(NotesError) -> ChangeResult {
+        if rule == .ask && author.actor == .agent {
+            return try propose(target, content: bytes, operation: operation, baseVersion: nil, author: author, reason: "the path's policy is ask")
+        }
+        var result = ChangeResult(path: target.path.relative)
+        var warnings: [String] = []
+        let final = stamped ? stamp(bytes, path: target.path, author: author, replacing: nil, warnings: &warnings) : bytes
+        result.created = true
+        result.diff = LineDiff.unified([], final, oldLabel: "/dev/null", newLabel: target.path.relative)
+        result.warnings = warnings
+        if options.dryRun { result.dryRun = true; result.version = ContentVersion(of: final).short; return result }
+        result.version = try commit(target, bytes: final, operation: operation == .append ? .create : operation, author: author).after
+        return result
+    }
+
+    /// Replaces an existing file's text with `proposed` after the agent's guard.
+    func change(_ target: Target, to proposed: [UInt8], rule: AccessRule, options: ChangeOptions, author: Author, operation: ChangeOperation, what: String, stamped: Bool = true) throws(NotesError) -> ChangeResult {
+        let current = target.bytes ?? []
+        var bytes = proposed
+        var merged = false
+        if author.actor == .agent {
+            let check = guardFor(target)
+            var stale = false
+            do {
+                try check.requireVersion(options.expectedVersion, operation: what)
+            } catch where error.code == .staleVersion && options.onConflict != .fail {
+                stale = true
+            }
+            if stale && options.onConflict == .propose {
+                return try propose(target, content: proposed, operation: operation, baseVersion: options.expectedVersion, author: author, reason: "the file changed since it was read")
+            }
+            if stale || check.userEdited {
+                let lost = check.lostLines(proposed)
+                if stale || (!lost.isEmpty && !options.confirmUserEdits) {
+                    switch options.onConflict {
+                    case .merge:
+                        bytes = try check.merge(proposed, readBase: options.expectedVersion)
+                        merged = bytes != proposed
+                    case .propose:
+                        return try propose(target, content: proposed, operation: operation, baseVersion: options.expectedVersion, author: author, reason: "the person edited the file")
+                    case .fail:
+                        throw check.userEditedError(proposed: proposed, lost: lost, operation: operation.rawValue)
+                    }
+                }
+            }
+            if rule == .ask {
+                return try propose(target, content: bytes, operation: operation, baseVersion: target.version, author: author, reason: "the path's policy is ask")
+            }
+        } else if let expected = options.expectedVersion, expected != target.version {
+            throw guardFor(target).stale(expected)
+        }
+        if bytes == current {
+            var result = ChangeResult(path: target.path.relative)
+            result.version = target.version
+            result.previousVersion = target.version
+            result.changed = false
+            return result
+        }
+        var result = try finish(target, bytes: bytes, operation: merged ? .merge : operation, author: author, stamped: stamped, dryRun: options.dryRun)
+        result.merged = merged
+        return result
+    }
+
+    /// Stamps and commits `bytes` over an existing file.
+    func finish(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, stamped: Bool = true, dryRun: Bool = false, proposal: String? = nil) throws(NotesError) -> ChangeResult {
+        var result = ChangeResult(path: target.path.relative)
+        var warnings: [String] = []
+        let final = stamped ? stamp(bytes, path: target.path, author: author, replacing: target.bytes, warnings: &warnings) : bytes
+        result.previousVersion = target.version
+        result.diff = LineDiff.unified(target.bytes ?? [], final, oldLabel: "\(target.path)@\(target.version ?? "")", newLabel: target.path.relative)
+        result.warnings = warnings
+        if dryRun { result.dryRun = true; result.version = ContentVersion(of: final).short; return result }
+        result.version = try commit(target, bytes: final, operation: operation, author: author, proposal: proposal).after
+        return result
+    }
+
+    /// Stores `content` as a proposal instead of writing it (SPEC §6.5).
+    func propose(_ target: Target, content: [UInt8], operation: ChangeOperation, baseVersion: String?, author: Author, reason: String) throws(NotesError) -> ChangeResult {
+        if let current = target.bytes { try history.store(current) }
+        guard let text = String(validating: content, as: UTF8.self) else {
+            throw NotesError(.notText, "the proposed text for \(target.path) is not UTF-8", hint: "nothing was stored")
+        }
+        let proposal = try proposals.save(path: target.path.relative, operation: operation, baseVersion: baseVersion ?? target.version,
+                                          content: text, author: author, reason: reason)
+        var result = ChangeResult(path: target.path.relative)
+        result.version = target.version
+        result.previousVersion = target.version
+        result.changed = false
+        result.proposal = proposal.id
+        result.diff = LineDiff.unified(target.bytes ?? [], content, oldLabel: target.path.relative, newLabel: "\(target.path) (proposed)")
+        result.warnings = ["stored as proposal \(proposal.id) for the person to review (\(reason)); the file is unchanged"]
+        return result
+    }
+
+    func checkSize(_ count: Int, _ path: WorkspacePath) throws(NotesError) {
+        let limit = workspace.config.writeMaxBytes
+        if count > limit {
+            throw NotesError(.tooLarge, "the new content of \(path) is \(count) bytes, over the \(limit)-byte limit", hint: "split it into several files, or raise limits.write_max_bytes")
+        }
+    }
+
+    /// An agent's Markdown must not carry broken front matter: it could not be stamped,
+    /// and would read as the person's file.
+    func checkFrontMatter(_ bytes: [UInt8], _ path: WorkspacePath) throws(NotesError) {
+        guard FileFormat(path: path.relative) == .markdown else { return }
+        switch FrontMatterBlock.split(bytes) {
+        case .none: return
+        case .unterminated:
+            throw NotesError(.invalidArgument, "the content's front matter has no closing '---'", hint: "close the YAML block with a line '---'")
+        case .present(let block):
+            do { _ = try FrontMatter.parse(bytes[block.yaml]) } catch {
+                throw NotesError(.invalidArgument, "the content's front matter is not a valid YAML mapping", hint: "fix the YAML between the '---' lines")
+            }
+        }
+    }
+
+    func notFound(_ path: WorkspacePath) -> NotesError {
+        NotesError(.notFound, "no file at \(path)", hint: "check the path with list_files or `notes list`")
+    }
+}

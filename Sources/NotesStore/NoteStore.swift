@@ -1,0 +1,267 @@
+import Foundation
+import NotesCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Who is making a change: the actor recorded in provenance and history, and the client's
+/// name (`cli`, the MCP client's name, `notes-agent`).
+public struct Author: Sendable, Equatable {
+    public var actor: Actor
+    public var client: String
+
+    public init(_ actor: Actor, client: String) {
+        self.actor = actor
+        self.client = client
+    }
+
+    /// The person at the command line.
+    public static let person = Author(.user, client: "cli")
+}
+
+/// What an agent does when its change would lose the person's edits (SPEC §6.2).
+public enum ConflictChoice: String, Sendable, Codable, CaseIterable {
+    case fail, merge, propose
+}
+
+/// The preconditions and choices of one change.
+public struct ChangeOptions: Sendable {
+    /// The version the caller read: required from an agent for an existing file; for the
+    /// person optional (a script's compare-and-swap).
+    public var expectedVersion: String?
+    public var onConflict: ConflictChoice
+    /// Set by an agent only after the person agreed to lose their edits.
+    public var confirmUserEdits: Bool
+    /// Compute and return the diff without writing.
+    public var dryRun: Bool
+
+    public init(expectedVersion: String? = nil, onConflict: ConflictChoice = .fail, confirmUserEdits: Bool = false, dryRun: Bool = false) {
+        self.expectedVersion = expectedVersion
+        self.onConflict = onConflict
+        self.confirmUserEdits = confirmUserEdits
+        self.dryRun = dryRun
+    }
+}
+
+/// The outcome of a change.
+public struct ChangeResult: Codable, Sendable, Equatable {
+    public var path: String
+    /// The file's version now (nil after a delete, or when only a proposal was stored).
+    public var version: String?
+    public var previousVersion: String?
+    public var created = false
+    /// The text written is a three-way merge with the person's edits.
+    public var merged = false
+    /// False when the file already held exactly these bytes (nothing written or logged).
+    public var changed = true
+    /// The proposal stored instead of writing.
+    public var proposal: String?
+    /// What the change did (or would do, for a dry run), as a unified diff.
+    public var diff: String?
+    /// The old path of a move.
+    public var from: String?
+    /// After a delete: the version `restore` brings back.
+    public var restorableVersion: String?
+    public var dryRun = false
+    /// Things the caller should know (front matter left unstamped, a sync conflict copy…).
+    public var warnings: [String] = []
+
+    public init(path: String) { self.path = path }
+
+    enum CodingKeys: String, CodingKey {
+        case path, version, created, merged, changed, proposal, diff, from, warnings
+        case previousVersion = "previous_version", restorableVersion = "restorable_version", dryRun = "dry_run"
+    }
+}
+
+/// The one write path of the workspace (SPEC §6), used by the CLI, the MCP server and the
+/// built-in agent alike: path checks and policy, the agent's guard, provenance stamping,
+/// history, and atomic writes under the workspace lock. Also reads files with effective
+/// provenance, since that depends on the history.
+public final class NoteStore: Sendable {
+    public let workspace: Workspace
+    public let history: HistoryStore
+    public let proposals: ProposalStore
+
+    public init(workspace: Workspace) {
+        self.workspace = workspace
+        self.history = HistoryStore(workspace: workspace)
+        self.proposals = ProposalStore(workspace: workspace)
+    }
+
+    // MARK: Paths and policy
+
+    /// What a call needs to do at a path.
+    enum Access { case read, append, change, remove }
+
+    /// Validates `raw` for `author`: inside the workspace (SPEC §10), not protected, and
+    /// allowed by the agent's path policy. Returns the path and the policy rule.
+    func resolve(_ raw: String, for author: Author, _ access: Access) throws(NotesError) -> (path: WorkspacePath, rule: AccessRule) {
+        let path = try WorkspacePath(raw, in: workspace)
+        guard !path.relative.isEmpty else {
+            throw NotesError(.invalidArgument, "a file path is needed, not the workspace root", hint: "give a path such as Research/topic/notes.md")
+        }
+        let canonical = PathPolicy.canonical(path.relative)
+        if canonical == ".notes" || canonical.hasPrefix(".notes/") {
+            throw NotesError(.protectedPath, "\(path) is inside .notes/, the tool's own state", hint: "edit .notes/config.yml in an editor; history is changed through notes commands")
+        }
+        guard author.actor == .agent else { return (path, .write) }
+        let policy = workspace.config.policy
+        if policy.isProtected(path.relative) {
+            throw NotesError(.protectedPath, "\(path) is a protected path that agents cannot see or change", hint: "ask the person to do it")
+        }
+        let rule = policy.rule(for: path.relative)
+        let denied: Bool
+        switch (access, rule) {
+        case (_, .deny): denied = true
+        case (.read, _): denied = false
+        case (_, .read): denied = true
+        case (.append, _): denied = false
+        case (.change, .append), (.remove, .append), (.remove, .ask): denied = true
+        default: denied = false
+        }
+        if denied {
+            let what = rule == .append ? "append-only for agents (use append_file)" : rule == .ask ? "ask-first for agents (changes become proposals; deleting and moving are not offered)" : rule == .read ? "read-only for agents" : "not available to agents"
+            throw NotesError(.policyDenied, "\(path) is \(what) by the workspace policy", hint: "see policy: in .notes/config.yml",
+                             details: ErrorDetails(path: path.relative, options: rule == .append ? ["append_file"] : []))
+        }
+        return (path, rule)
+    }
+
+    /// A file about to be changed, read under the lock through its folder's descriptor.
+    struct Target {
+        let path: WorkspacePath
+        let folder: FolderHandle
+        let name: String
+        /// Current bytes and stat, nil when the file does not exist.
+        let current: (bytes: [UInt8], info: stat)?
+        var bytes: [UInt8]? { current?.bytes }
+        var version: String? { current.map { ContentVersion(of: $0.bytes).short } }
+        var mode: mode_t? { current.map { $0.info.st_mode & 0o7777 } }
+    }
+
+    /// Opens the folder of `path` (creating folders when `create`) and reads the file.
+    func open(_ path: WorkspacePath, create: Bool) throws(NotesError) -> Target {
+        var components = path.relative.split(separator: "/").map(String.init)
+        let name = components.removeLast()
+        let folder = try FolderHandle.open(root: workspace.root, components: components, create: create)
+        let current = try folder.read(name, maxBytes: max(workspace.config.writeMaxBytes, Workspace.pagedReadMaxBytes))
+        return Target(path: path, folder: folder, name: name, current: current)
+    }
+
+    /// Runs `body` holding the workspace lock, after completing any change a crashed
+    /// writer left half-recorded.
+    func locked<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {
+        _ = try FolderHandle.open(root: workspace.root, components: [".notes"], create: true)
+        let lock = try WorkspaceLock(stateDirectory: workspace.stateDirectory)
+        defer { withExtendedLifetime(lock) {} }
+        try history.recover { [self] path in
+            guard let path = try? WorkspacePath(path, in: workspace), let target = try? open(path, create: false) else { return nil }
+            return target.version
+        }
+        return try body()
+    }
+
+    // MARK: Committing
+
+    /// Makes `bytes` the content of `target` (SPEC §6.3/§6.4): previous and new versions
+    /// into history, the intent noted, an atomic replace, then the log line.
+    func commit(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, proposal: String? = nil) throws(NotesError) -> ChangeRecord {
+        if let old = target.bytes { try history.store(old) }
+        let version = try history.store(bytes)
+        WriteFaults.reach(.historyStored)
+        let record = ChangeRecord(actor: author.actor, client: author.client, operation: operation, path: target.path.relative,
+                                  before: target.version, after: version, proposal: proposal)
+        try history.writeIntent(record)
+        WriteFaults.reach(.intentWritten)
+        target.folder.removeLeftovers()
+        try target.folder.replace(target.name, with: bytes, mode: target.mode)
+        try history.append(record)
+        WriteFaults.reach(.logged)
+        history.clearIntent()
+        return record
+    }
+
+    /// `bytes` with provenance stamped for `author` (Markdown only; SPEC §3.1). The
+    /// creation keys come from the file being replaced, never from the new text, so an
+    /// agent cannot claim the person's authorship.
+    func stamp(_ bytes: [UInt8], path: WorkspacePath, author: Author, replacing previous: [UInt8]?, warnings: inout [String]) -> [UInt8] {
+        guard FileFormat(path: path.relative) == .markdown else { return bytes }
+        let now = Timestamp.format(Timestamp.now())
+        var created = (by: author.actor.rawValue, at: now)
+        if let previous {
+            let stated = Self.statedProvenance(previous)
+            let known = history.history(of: path.relative)
+            created.by = (stated.createdBy ?? known.createdBy ?? .user).rawValue
+            created.at = stated.createdAt ?? known.createdAt ?? now
+        }
+        let values = [("created_by", created.by), ("created_at", created.at), ("last_modified_by", author.actor.rawValue), ("last_modified_at", now)]
+        let addBlock = previous == nil || workspace.config.stampExistingFiles
+        switch ProvenanceStamp.apply(values.map { (key: $0.0, value: $0.1) }, to: bytes, addBlock: addBlock) {
+        case .stamped(let stamped):
+            return stamped
+        case .unchanged(let reason):
+            if reason != "file has no front matter" { warnings.append("provenance not stamped: \(reason); the front matter was left as it is") }
+            return bytes
+        }
+    }
+
+    /// The provenance a Markdown file's front matter states (empty when none or malformed).
+    static func statedProvenance(_ bytes: [UInt8]) -> Provenance {
+        guard case .present(let block) = FrontMatterBlock.split(bytes), let fm = try? FrontMatter.parse(bytes[block.yaml]) else { return Provenance() }
+        return fm.provenance
+    }
+
+    /// The guard for `target` (an existing file).
+    func guardFor(_ target: Target) -> WriteGuard {
+        let bytes = target.bytes ?? []
+        let stated = FileFormat(path: target.path.relative) == .markdown ? Self.statedProvenance(bytes) : Provenance()
+        return WriteGuard(path: target.path.relative, current: bytes, currentVersion: target.version ?? "",
+                          pathHistory: history.history(of: target.path.relative), statedLastModifiedBy: stated.lastModifiedBy, history: history)
+    }
+
+    // MARK: Reading
+
+    /// Effective provenance (SPEC §3.1): the front matter, corrected by the log. When the
+    /// bytes are the ones the tool last wrote, the log's actor and time are the truth (this
+    /// also covers `.txt`/`.json` files and unstamped writes); when they differ, the person
+    /// edited the file outside the tool, at its mtime.
+    public func effectiveProvenance(path: String, bytes: [UInt8], mtime: Double) -> Provenance {
+        var stated = FileFormat(path: path) == .markdown ? Self.statedProvenance(bytes) : Provenance()
+        return effectiveProvenance(path: path, stated: &stated, version: ContentVersion(of: bytes).short, mtime: mtime, known: history.history(of: path))
+    }
+
+    /// The same, from facts already at hand (the indexer has the stated provenance).
+    public func effectiveProvenance(path: String, stated: inout Provenance, version: String, mtime: Double, known: PathHistory) -> Provenance {
+        if stated.createdBy == nil, let by = known.createdBy {
+            stated.createdBy = by
+            stated.createdAt = stated.createdAt ?? known.createdAt
+        }
+        if let last = known.last, last.after != nil {
+            if last.after == version {
+                stated.lastModifiedBy = last.actor
+                stated.lastModifiedAt = last.time
+                return stated.effective(mtimeSeconds: mtime)
+            }
+            return stated.effective(mtimeSeconds: mtime, editedOutsideTool: true)
+        }
+        return stated.effective(mtimeSeconds: mtime)
+    }
+
+    /// Reads a file (SPEC §5) with effective provenance. For an agent the path policy
+    /// applies and the version read is kept in history, so a later `stale_version` can
+    /// show what changed since and a stale `edit_file` can be checked line by line.
+    public func read(_ raw: String, offset: Int? = nil, limit: Int? = nil, by author: Author) throws(NotesError) -> ReadResult {
+        let (path, _) = try resolve(raw, for: author, .read)
+        var result = try workspace.read(path, offset: offset, limit: limit)
+        let absolute = workspace.absolutePath(path.relative)
+        if let bytes = try? FileBytes.read(path: absolute, maxBytes: workspace.config.writeMaxBytes), ContentVersion(of: bytes).short == result.version {
+            result.provenance = effectiveProvenance(path: path.relative, bytes: bytes, mtime: FileSystem.modificationTime(absolute) ?? Timestamp.now())
+            if author.actor == .agent, FileSystem.isDirectory(workspace.stateDirectory) { _ = try? history.store(bytes) }
+        }
+        return result
+    }
+}
