@@ -56,7 +56,6 @@ public struct WorkspaceConfig: Sendable {
         }
         var protected: [String] = []
         var rules: [(String, AccessRule)] = []
-        defer { config.policy = PathPolicy(protected: protected, rules: rules) }
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
             guard knownKeys.contains(key) else {
@@ -109,6 +108,7 @@ public struct WorkspaceConfig: Sendable {
                 break  // read by the features that own them
             }
         }
+        config.policy = PathPolicy(protected: protected, rules: rules)
         return config
     }
 }

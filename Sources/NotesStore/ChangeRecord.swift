@@ -10,14 +10,6 @@ public enum ChangeOperation: String, Codable, Sendable, CaseIterable {
     /// A change made outside the tool, noticed by the indexer.
     case external
 
-    /// Whether the operation's result is a text its actor produced in full (it knew every
-    /// line), as opposed to an append to text it may not have read.
-    var writesWholeText: Bool {
-        switch self {
-        case .create, .write, .edit, .restore, .merge, .accept: return true
-        case .append, .delete, .move, .reject, .external: return false
-        }
-    }
 }
 
 /// One line of `.notes/history/log.jsonl`: who did what to which file, and the versions
@@ -38,9 +30,13 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
     public var after: String?
     /// The proposal accepted, rejected or created.
     public var proposal: String?
+    /// For an agent's change to a file with the person's edits pending: the agent's own
+    /// text with this change applied (the reference for "lines the person changed"). The
+    /// person's lines stay protected across the agent's edits and appends.
+    public var agentBase: String?
 
     public init(time: String = Timestamp.format(Timestamp.now()), actor: Actor, client: String, operation: ChangeOperation,
-                path: String, to: String? = nil, before: String?, after: String?, proposal: String? = nil) {
+                path: String, to: String? = nil, before: String?, after: String?, proposal: String? = nil, agentBase: String? = nil) {
         self.time = time
         self.actor = actor
         self.client = client
@@ -50,11 +46,12 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
         self.before = before
         self.after = after
         self.proposal = proposal
+        self.agentBase = agentBase
     }
 
     enum CodingKeys: String, CodingKey {
         case time, actor, client, path, to, before, after, proposal
-        case operation = "op"
+        case operation = "op", agentBase = "agent_base"
     }
 
     /// The path this record leaves content at (the target of a move).
@@ -102,9 +99,10 @@ public struct PathHistory: Sendable {
         }
         switch record.actor {
         case .agent:
-            // An agent append onto text the person changed does not make the agent the
-            // author of the person's lines: the baseline moves only when nothing is pending.
-            if record.operation.writesWholeText || !userChangedSinceBaseline {
+            if let base = record.agentBase {
+                agentBaseline = base
+                userChangedSinceBaseline = base != record.after
+            } else if !userChangedSinceBaseline || record.operation == .accept {
                 agentBaseline = record.after
                 userChangedSinceBaseline = false
             }

@@ -5,7 +5,7 @@ import NotesCore
 extension NoteStore {
     /// Creates or replaces a file with `content` (`write_file`, `notes write`).
     public func write(_ raw: String, content: String, options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
-        let (path, rule) = try resolve(raw, for: author, .change)
+        let (path, rule) = try resolve(raw, for: author, .create)
         try checkSize(content.utf8.count, path)
         if author.actor == .agent { try checkFrontMatter(Array(content.utf8), path) }
         return try locked { () throws(NotesError) -> ChangeResult in
@@ -42,7 +42,8 @@ extension NoteStore {
             if rule == .ask && author.actor == .agent {
                 return try propose(target, content: bytes, operation: .append, baseVersion: target.version, author: author, reason: "the path's policy is ask")
             }
-            return try finish(target, bytes: bytes, operation: .append, author: author)
+            return try finish(target, bytes: bytes, operation: .append, author: author,
+                              agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
         }
     }
 
@@ -237,13 +238,15 @@ extension NoteStore {
             result.changed = false
             return result
         }
-        var result = try finish(target, bytes: bytes, operation: merged ? .merge : operation, author: author, stamped: stamped, dryRun: options.dryRun)
+        let agentBase = options.dryRun ? nil : nextAgentBase(target, proposed: bytes, author: author, confirmed: options.confirmUserEdits)
+        var result = try finish(target, bytes: bytes, operation: merged ? .merge : operation, author: author, stamped: stamped, dryRun: options.dryRun, agentBase: agentBase)
         result.merged = merged
         return result
     }
 
     /// Stamps and commits `bytes` over an existing file.
-    func finish(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, stamped: Bool = true, dryRun: Bool = false, proposal: String? = nil) throws(NotesError) -> ChangeResult {
+    func finish(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, stamped: Bool = true, dryRun: Bool = false,
+                proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeResult {
         var result = ChangeResult(path: target.path.relative)
         var warnings: [String] = []
         let final = stamped ? stamp(bytes, path: target.path, author: author, replacing: target.bytes, warnings: &warnings) : bytes
@@ -251,17 +254,19 @@ extension NoteStore {
         result.diff = LineDiff.unified(target.bytes ?? [], final, oldLabel: "\(target.path)@\(target.version ?? "")", newLabel: target.path.relative)
         result.warnings = warnings
         if dryRun { result.dryRun = true; result.version = ContentVersion(of: final).short; return result }
-        result.version = try commit(target, bytes: final, operation: operation, author: author, proposal: proposal).after
+        result.version = try commit(target, bytes: final, operation: operation, author: author, proposal: proposal, agentBase: agentBase).after
         return result
     }
 
     /// Stores `content` as a proposal instead of writing it (SPEC §6.5).
     func propose(_ target: Target, content: [UInt8], operation: ChangeOperation, baseVersion: String?, author: Author, reason: String) throws(NotesError) -> ChangeResult {
         if let current = target.bytes { try history.store(current) }
+        // The base must be a version whose bytes are kept, so the proposal can be merged later.
+        let base = baseVersion.flatMap { history.object($0) == nil ? nil : $0 } ?? target.version
         guard let text = String(validating: content, as: UTF8.self) else {
             throw NotesError(.notText, "the proposed text for \(target.path) is not UTF-8", hint: "nothing was stored")
         }
-        let proposal = try proposals.save(path: target.path.relative, operation: operation, baseVersion: baseVersion ?? target.version,
+        let proposal = try proposals.save(path: target.path.relative, operation: operation, baseVersion: base,
                                           content: text, author: author, reason: reason)
         var result = ChangeResult(path: target.path.relative)
         result.version = target.version

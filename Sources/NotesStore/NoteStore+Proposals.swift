@@ -83,7 +83,7 @@ extension NoteStore {
             result.proposal = proposal.id
             return result
         }
-        var result = try finish(target, bytes: bytes, operation: operation, author: author, proposal: proposal.id)
+        var result = try finish(target, bytes: bytes, operation: operation, author: author, proposal: proposal.id, agentBase: "")
         result.proposal = proposal.id
         return result
     }

@@ -95,7 +95,7 @@ public final class NoteStore: Sendable {
     // MARK: Paths and policy
 
     /// What a call needs to do at a path.
-    enum Access { case read, append, change, remove }
+    enum Access { case read, append, create, change, remove }
 
     /// Validates `raw` for `author`: inside the workspace (SPEC §10), not protected, and
     /// allowed by the agent's path policy. Returns the path and the policy rule.
@@ -120,7 +120,7 @@ public final class NoteStore: Sendable {
         case (.read, _): denied = false
         case (_, .read): denied = true
         case (.append, _): denied = false
-        case (.change, .append), (.remove, .append), (.remove, .ask): denied = true
+        case (.change, .append), (.remove, .append), (.remove, .ask): denied = true  // creating is allowed under append
         default: denied = false
         }
         if denied {
@@ -169,12 +169,12 @@ public final class NoteStore: Sendable {
 
     /// Makes `bytes` the content of `target` (SPEC §6.3/§6.4): previous and new versions
     /// into history, the intent noted, an atomic replace, then the log line.
-    func commit(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, proposal: String? = nil) throws(NotesError) -> ChangeRecord {
+    func commit(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeRecord {
         if let old = target.bytes { try history.store(old) }
         let version = try history.store(bytes)
         WriteFaults.reach(.historyStored)
         let record = ChangeRecord(actor: author.actor, client: author.client, operation: operation, path: target.path.relative,
-                                  before: target.version, after: version, proposal: proposal)
+                                  before: target.version, after: version, proposal: proposal, agentBase: agentBase == "" ? version : agentBase)
         try history.writeIntent(record)
         WriteFaults.reach(.intentWritten)
         target.folder.removeLeftovers()
@@ -213,6 +213,22 @@ public final class NoteStore: Sendable {
     static func statedProvenance(_ bytes: [UInt8]) -> Provenance {
         guard case .present(let block) = FrontMatterBlock.split(bytes), let fm = try? FrontMatter.parse(bytes[block.yaml]) else { return Provenance() }
         return fm.provenance
+    }
+
+    /// The agent's baseline after it turns `target`'s text into `proposed` while the
+    /// person's edits are pending: the same change applied to the agent's own last text
+    /// (a three-way merge with the current text as base), so the person's lines stay
+    /// theirs. "" means "the new version" (the person agreed); nil means "the usual rule".
+    func nextAgentBase(_ target: Target, proposed: [UInt8], author: Author, confirmed: Bool) -> String? {
+        guard author.actor == .agent, let current = target.bytes else { return nil }
+        let check = guardFor(target)
+        guard check.userEdited else { return nil }
+        if confirmed { return "" }
+        let base = check.pathHistory.agentBaseline.flatMap { history.object($0) } ?? []
+        switch ThreeWayMerge.merge(base: current, ours: proposed, theirs: base) {
+        case .merged(let next): return (try? history.store(next)) ?? check.pathHistory.agentBaseline
+        case .conflicts: return check.pathHistory.agentBaseline.flatMap { history.object($0) == nil ? nil : $0 } ?? (try? history.store([]))
+        }
     }
 
     /// The guard for `target` (an existing file).
