@@ -28,19 +28,35 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What to do about it, in a few words (shown in parentheses by the CLI).
     public var hint: String?
     /// What an agent needs to act on a refusal: versions, a diff, conflicts, options.
-    public var details: ErrorDetails?
+    public var details: ErrorDetails? {
+        get { box?.details }
+        set { box = newValue.map(DetailsBox.init) }
+    }
+
+    /// Details live behind a reference so the error stays small: typed throws pass errors
+    /// in registers, and a large error value crashed the concurrent indexer (Swift 6.3.1).
+    private var box: DetailsBox?
 
     public init(_ code: Code, _ message: String, hint: String? = nil, details: ErrorDetails? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
-        self.details = details
+        self.box = details.map(DetailsBox.init)
+    }
+
+    public static func == (lhs: NotesError, rhs: NotesError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.hint == rhs.hint && lhs.details == rhs.details
     }
 
     public var description: String {
         if let hint { return "\(message) (\(hint))" }
         return message
     }
+}
+
+private final class DetailsBox: Sendable {
+    let details: ErrorDetails
+    init(_ details: ErrorDetails) { self.details = details }
 }
 
 /// The data carried by a write refusal (SPEC §6.2): enough for an agent to decide what to

@@ -42,7 +42,7 @@ public final class NoteIndex: Sendable {
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            db.add(function: PathGlobFunction.function)
+            db.add(function: PathGlobFunction.make())
         }
         return config
     }
@@ -101,9 +101,12 @@ public final class NoteIndex: Sendable {
 enum PathGlobFunction {
     static let cache = GlobCache()
 
-    static let function = DatabaseFunction("notes_glob", argumentCount: 2, pure: true) { values in
+    /// A function object per connection: SQLite releases it when that connection closes.
+    static func make() -> DatabaseFunction {
+        DatabaseFunction("notes_glob", argumentCount: 2, pure: true) { values in
         guard let pattern = String.fromDatabaseValue(values[0]), let path = String.fromDatabaseValue(values[1]) else { return false }
-        return cache.glob(pattern).matches(path)
+            return cache.glob(pattern).matches(path)
+        }
     }
 }
 
