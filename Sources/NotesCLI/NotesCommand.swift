@@ -20,9 +20,16 @@ struct NotesCommand: ParsableCommand {
               notes search 'white whale' kind:research --limit 5
               notes list Research --tree
               notes read Research/moby-dick/introduction.md
+              echo "- a thought" | notes append Journal/2026-11-21.md
+              notes history Research/moby-dick/introduction.md
+              notes review
             """,
         version: version,
-        subcommands: [Search.self, Read.self, List.self, Index.self, Status.self, Init.self])
+        subcommands: [
+            Search.self, Read.self, List.self, Status.self, Index.self, Init.self,
+            Write.self, Append.self, Edit.self, Remove.self, Move.self, Restore.self,
+            History.self, Diff.self, Log.self, Review.self, GarbageCollect.self,
+        ])
 
     /// Runs the command line with the exit-status contract of SPEC §12: errors are one line
     /// `notes: <what went wrong> (<what to do>)` on stderr and exit 2; `--json` errors are
@@ -91,12 +98,23 @@ struct NotesCommand: ParsableCommand {
 
     static func fail(_ error: NotesError, json: Bool) -> Never {
         if json {
-            var object: [String: String] = ["code": error.code.rawValue, "message": error.message]
-            if let hint = error.hint { object["hint"] = hint }
-            let data = (try? JSONSerialization.data(withJSONObject: ["error": object], options: [.sortedKeys])) ?? Data()
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
+            struct Body: Encodable {
+                var code: String, message: String, hint: String?, details: ErrorDetails?
+            }
+            let body = ["error": Body(code: error.code.rawValue, message: error.message, hint: error.hint, details: error.details)]
+            FileHandle.standardOutput.write(Data(((try? JSONOutput.line(body)) ?? "{}\n").utf8))
         } else {
             FileHandle.standardError.write(Data("notes: \(error.description)\n".utf8))
+            // A refusal's diff or conflicts help the person decide what to do.
+            if let details = error.details {
+                if let conflicts = details.conflicts {
+                    for c in conflicts.prefix(10) {
+                        FileHandle.standardError.write(Data("  conflict at line \(c.line):\n    theirs: \(c.theirs.trimmingCharacters(in: .newlines))\n    ours:   \(c.ours.trimmingCharacters(in: .newlines))\n".utf8))
+                    }
+                } else if let diff = details.diff, !diff.isEmpty {
+                    FileHandle.standardError.write(Data(diff.utf8))
+                }
+            }
         }
         Foundation.exit(2)
     }

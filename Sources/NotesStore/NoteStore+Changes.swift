@@ -167,7 +167,7 @@ extension NoteStore {
     }
 
     /// The version a plain `restore PATH` brings back.
-    func previousVersion(of path: WorkspacePath, current: String?) throws(NotesError) -> String {
+    public func previousVersion(of path: WorkspacePath, current: String?) throws(NotesError) -> String {
         let records = history.history(of: path.relative).records
         for record in records.reversed() {
             for candidate in [record.after, record.before] {

@@ -1,0 +1,168 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+import NotesStore
+
+/// A duration such as `30m`, `12h`, `1d`, `2w` or `180d`, in seconds.
+struct Age: ExpressibleByArgument {
+    let seconds: Double
+
+    init?(argument: String) {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800, "y": 31_536_000]
+        guard let unit = argument.last, let factor = units[unit], let n = Double(argument.dropLast()), n >= 0 else { return nil }
+        seconds = n * factor
+    }
+}
+
+/// Colours a unified diff for a terminal.
+func coloredDiff(_ diff: String) -> String {
+    guard Terminal.color else { return diff }
+    return diff.lines().map { line in
+        if line.hasPrefix("+++") || line.hasPrefix("---") { return Terminal.style(String(line), .bold) }
+        if line.hasPrefix("+") { return Terminal.style(String(line), .green) }
+        if line.hasPrefix("-") { return Terminal.style(String(line), .red) }
+        if line.hasPrefix("@@") { return Terminal.style(String(line), .cyan) }
+        return String(line)
+    }.joined(separator: "\n")
+}
+
+extension NotesCommand {
+    /// `notes history PATH`.
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the versions of a file: who changed it, when, with which client and operation.")
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The file (it may have been deleted or moved).") var path: String
+        @Flag(name: .long, help: "Print the records as JSON.") var json = false
+
+        func run() throws {
+            let ws = try workspace.openWorkspace()
+            let store = NoteStore(workspace: ws)
+            let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws).relative
+            let records = store.history.history(of: relative).records
+            if json { return Terminal.write(try JSONOutput.document(records)) }
+            guard !records.isEmpty else {
+                return Terminal.write("\(relative): no history yet (only changes made through notes, or noticed by it, are recorded)\n")
+            }
+            let current = FileManager.default.contents(atPath: ws.absolutePath(relative)).map { ContentVersion(of: Array($0)).short }
+            for record in records.reversed() {
+                let version = record.after ?? "(deleted)"
+                var line = "\(Terminal.style(version, .yellow))  \(record.time)  \(record.actor.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(record.operation.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(record.client)"
+                if record.operation == .move, let to = record.to { line += "  \(record.path) → \(to)" }
+                if let proposal = record.proposal { line += "  proposal \(proposal)" }
+                if record.after != nil && record.after == current { line += Terminal.style("  ← current", .green) }
+                Terminal.write(line + "\n")
+            }
+            if let current, records.last?.after != current {
+                Terminal.write(Terminal.style("\(current)  edited outside notes since the last recorded change\n", .dim))
+            }
+        }
+    }
+
+    /// `notes diff PATH [V1] [V2]`.
+    struct Diff: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what changed in a file between two versions (default: the previous version and the file now).",
+            discussion: """
+                  notes diff notes.md                 previous version → now
+                  notes diff notes.md 3f2a9c0d1e2b4a5f  that version → now
+                  notes diff notes.md V1 V2           V1 → V2
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The file.") var path: String
+        @Argument(help: "The old version (default: the one before the last change).") var from: String?
+        @Argument(help: "The new version (default: the file as it is now).") var to: String?
+
+        func run() throws {
+            let ws = try workspace.openWorkspace()
+            let store = NoteStore(workspace: ws)
+            let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws)
+            let nowBytes = (try? FileBytes.read(path: ws.absolutePath(relative.relative), maxBytes: Workspace.pagedReadMaxBytes))
+            let nowVersion = nowBytes.map { ContentVersion(of: $0).short }
+            func bytes(_ version: String) throws -> [UInt8] {
+                if version == nowVersion, let nowBytes { return nowBytes }
+                guard let stored = store.history.object(version) else {
+                    throw NotesError(.notFound, "version \(version) of \(relative) is not in the history", hint: "see `notes history \(relative)`")
+                }
+                return stored
+            }
+            let old = try from ?? store.previousVersion(of: relative, current: nowVersion)
+            let oldBytes = try bytes(old)
+            let newBytes = try to.map(bytes) ?? nowBytes ?? []
+            let diff = LineDiff.unified(oldBytes, newBytes, oldLabel: "\(relative)@\(old)", newLabel: "\(relative)@\(to ?? nowVersion ?? "deleted")")
+            Terminal.write(diff.isEmpty ? "no differences\n" : coloredDiff(diff) + (diff.hasSuffix("\n") ? "" : "\n"))
+        }
+    }
+
+    /// `notes log [PATH]`.
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the change log: every write, append, edit, delete, move and restore, by whom.",
+            discussion: """
+                  notes log --actor agent --since 1d
+                  notes log Research/moby-dick/introduction.md
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "Only changes to this file.") var path: String?
+        @Option(name: .long, help: "Only changes by this actor (agent or user).") var actor: Actor?
+        @Option(name: .long, help: ArgumentHelp("Only changes newer than this (30m, 12h, 1d, 2w).", valueName: "age")) var since: Age?
+        @Option(name: .long, help: "Show at most this many (newest first).") var limit: Int = 50
+        @Flag(name: .long, help: "Print one JSON object per change.") var jsonl = false
+
+        func run() throws {
+            let ws = try workspace.openWorkspace()
+            let store = NoteStore(workspace: ws)
+            var records = store.history.records()
+            if let path {
+                let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws).relative
+                records = store.history.history(of: relative).records
+            }
+            if let actor { records = records.filter { $0.actor == actor } }
+            if let since {
+                let cutoff = Timestamp.now() - since.seconds
+                records = records.filter { (Timestamp.parse($0.time) ?? 0) >= cutoff }
+            }
+            for record in records.reversed().prefix(max(0, limit)) {
+                if jsonl { Terminal.write(try JSONOutput.line(record)); continue }
+                var line = "\(record.time)  \(record.actor.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(record.operation.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(record.path)"
+                if let to = record.to { line += " → \(to)" }
+                line += Terminal.style("  \(record.client)  \(record.before ?? "new") → \(record.after ?? "deleted")", .dim)
+                Terminal.write(line + "\n")
+            }
+        }
+    }
+
+    /// `notes gc --older-than AGE`.
+    struct GarbageCollect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "gc",
+            abstract: "Free space by dropping history versions older than an age (the only way history shrinks).",
+            discussion: """
+                Versions still referenced by a change newer than the age, every file's current
+                version, and proposals' bases are kept. The log itself is kept whole.
+
+                  notes gc --older-than 180d
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Option(name: .long, help: ArgumentHelp("Drop versions older than this (e.g. 180d).", valueName: "age")) var olderThan: Age
+        @Flag(name: .long, help: "Print the result as JSON.") var json = false
+
+        func run() throws {
+            let ws = try workspace.openWorkspace()
+            let store = NoteStore(workspace: ws)
+            let keep = Set(store.proposals.list().compactMap(\.baseVersion))
+            let freed = store.history.prune(before: Timestamp.now() - olderThan.seconds, keep: keep)
+            if json {
+                struct Report: Encodable { var objects: Int; var bytes: Int }
+                return Terminal.write(try JSONOutput.document(Report(objects: freed.objects, bytes: freed.bytes)))
+            }
+            Terminal.write("removed \(grouped(freed.objects)) old versions, freed \(humanSize(freed.bytes))\n")
+        }
+    }
+}
+
+extension Actor: ExpressibleByArgument {}

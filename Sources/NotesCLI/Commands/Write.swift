@@ -1,0 +1,189 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+import NotesStore
+
+/// Options of the person's write commands (SPEC §6.6): they act as `user`.
+struct ChangeOutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print the result (path, version, previous_version, diff…) as JSON.") var json = false
+    @Flag(name: .long, help: "Print the diff of the change.") var diff = false
+}
+
+extension WorkspaceOptions {
+    /// The store of the workspace and the path as the person typed it, made workspace-relative.
+    func openStore(path raw: String? = nil) throws -> (NoteStore, String?) {
+        let ws = try openWorkspace()
+        let relative = try raw.map { try resolveForWrite($0, in: ws) }
+        return (NoteStore(workspace: ws), relative)
+    }
+
+    /// Like ``resolve(_:in:)`` but for paths that may not exist yet: relative to the current
+    /// folder when that is inside the workspace.
+    func resolveForWrite(_ raw: String, in workspace: Workspace) throws -> String {
+        if raw.hasPrefix("/") { return try resolve(raw, in: workspace).relative }
+        let root = workspace.root
+        let cwd = FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
+        if cwd.hasPrefix(root + "/") { return String(cwd.dropFirst(root.count + 1)) + "/" + raw }
+        return raw
+    }
+}
+
+/// Prints the outcome of a change for the person.
+enum ChangeRenderer {
+    static func render(_ result: ChangeResult, verb: String, options: ChangeOutputOptions) throws {
+        if options.json { return Terminal.write(try JSONOutput.document(result)) }
+        var line: String
+        if let proposal = result.proposal, !result.changed {
+            line = "\(result.path): proposal \(proposal)"
+        } else if !result.changed {
+            line = "\(result.path) unchanged (version \(result.version ?? "-"))"
+        } else {
+            line = "\(verb) \(result.from.map { "\($0) → " } ?? "")\(result.path)"
+            if let version = result.version { line += Terminal.style("  version \(version)", .dim) }
+            if result.created { line += Terminal.style("  (new)", .dim) }
+            if result.merged { line += Terminal.style("  (merged)", .dim) }
+            if let restorable = result.restorableVersion { line += Terminal.style("  restore with: notes restore \(result.path) --version \(restorable)", .dim) }
+        }
+        Terminal.write(line + "\n")
+        if options.diff, let diff = result.diff { Terminal.write(diff) }
+        for warning in result.warnings { FileHandle.standardError.write(Data("notes: \(warning)\n".utf8)) }
+    }
+}
+
+/// Reads standard input as UTF-8 text.
+func readStandardInput() throws -> String {
+    let data = FileHandle.standardInput.readDataToEndOfFile()
+    guard let text = String(data: data, encoding: .utf8) else {
+        throw NotesError(.notText, "standard input is not UTF-8 text", hint: "convert it to UTF-8 first")
+    }
+    return text
+}
+
+extension NotesCommand {
+    /// `notes write PATH`: replace or create a file from stdin or --from.
+    struct Write: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create or replace a file with text from standard input or --from.",
+            discussion: """
+                The write is atomic, stamps provenance (last_modified_by: user) in Markdown front
+                matter without touching other keys, and keeps the previous version in history
+                (`notes restore` undoes it). --expected-version makes it a compare-and-swap.
+
+                  echo "# Ideas" | notes write Research/ideas.md
+                  notes write Research/ideas.md --from ~/draft.md
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The file to write (created with its folders if missing).") var path: String
+        @Option(name: .long, help: ArgumentHelp("Read the text from this file instead of standard input.", valueName: "file")) var from: String?
+        @Option(name: .long, help: ArgumentHelp("Fail with stale_version unless the file is at this version.", valueName: "version")) var expectedVersion: String?
+        @OptionGroup var output: ChangeOutputOptions
+
+        func run() throws {
+            let (store, relative) = try workspace.openStore(path: path)
+            let content: String
+            if let from {
+                guard let data = FileManager.default.contents(atPath: from) else {
+                    throw NotesError(.notFound, "cannot read \(from)", hint: "check the path given to --from")
+                }
+                guard let text = String(data: data, encoding: .utf8) else { throw NotesError(.notText, "\(from) is not UTF-8 text", hint: "convert it to UTF-8 first") }
+                content = text
+            } else {
+                if isatty(STDIN_FILENO) == 1 { FileHandle.standardError.write(Data("notes: reading the new text from standard input (end with Ctrl-D)\n".utf8)) }
+                content = try readStandardInput()
+            }
+            let result = try store.write(relative!, content: content, options: ChangeOptions(expectedVersion: expectedVersion), by: .person)
+            try ChangeRenderer.render(result, verb: result.created ? "created" : "wrote", options: output)
+        }
+    }
+
+    /// `notes append PATH [TEXT]`: add text at the end (or under a heading).
+    struct Append: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Append text (the arguments, or standard input) to a file.",
+            discussion: """
+                Line endings follow the file's own. With --section the text goes at the end of
+                that heading's section, which is created when missing.
+
+                  notes append Research/ideas.md "Look at the Essex logbook."
+                  notes append context.md "- prefers primary sources" --section Learned
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The file to append to (created if missing).") var path: String
+        @Argument(help: "The text; standard input when omitted.") var text: [String] = []
+        @Option(name: .long, help: ArgumentHelp("Append at the end of the section under this heading.", valueName: "heading")) var section: String?
+        @OptionGroup var output: ChangeOutputOptions
+
+        func run() throws {
+            let (store, relative) = try workspace.openStore(path: path)
+            let content = text.isEmpty ? try readStandardInput() : text.joined(separator: " ")
+            guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw NotesError(.invalidArgument, "nothing to append", hint: "give the text as arguments or on standard input")
+            }
+            let result = try store.append(relative!, content: content, section: section, by: .person)
+            try ChangeRenderer.render(result, verb: "appended to", options: output)
+        }
+    }
+
+    /// `notes rm PATH`: delete, restorable from history.
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm",
+            abstract: "Delete a file (its last version stays in history: `notes restore PATH` brings it back).")
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The file to delete.") var path: String
+        @Option(name: .long, help: ArgumentHelp("Fail unless the file is at this version.", valueName: "version")) var expectedVersion: String?
+        @OptionGroup var output: ChangeOutputOptions
+
+        func run() throws {
+            let (store, relative) = try workspace.openStore(path: path)
+            let result = try store.delete(relative!, options: ChangeOptions(expectedVersion: expectedVersion), by: .person)
+            try ChangeRenderer.render(result, verb: "deleted", options: output)
+        }
+    }
+
+    /// `notes mv FROM TO`.
+    struct Move: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mv",
+            abstract: "Rename or move a file inside the workspace (history follows it).")
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The file to move.") var from: String
+        @Argument(help: "Its new path (must not exist).") var to: String
+        @OptionGroup var output: ChangeOutputOptions
+
+        func run() throws {
+            let (store, source) = try workspace.openStore(path: from)
+            let target = try workspace.resolveForWrite(to, in: store.workspace)
+            let result = try store.move(source!, to: target, by: .person)
+            try ChangeRenderer.render(result, verb: "moved", options: output)
+        }
+    }
+
+    /// `notes restore PATH [--version V]`.
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring back an earlier version of a file, or a deleted file.",
+            discussion: """
+                Without --version: the version before the last change (or the deleted file).
+                A restore is itself a change, so it can be undone the same way.
+
+                  notes history Research/ideas.md
+                  notes restore Research/ideas.md --version 3f2a9c0d1e2b4a5f
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The file to restore.") var path: String
+        @Option(name: .long, help: ArgumentHelp("The version to bring back (see `notes history`).", valueName: "version")) var version: String?
+        @OptionGroup var output: ChangeOutputOptions
+
+        func run() throws {
+            let (store, relative) = try workspace.openStore(path: path)
+            let result = try store.restore(relative!, version: version, by: .person)
+            try ChangeRenderer.render(result, verb: "restored", options: output)
+        }
+    }
+}
