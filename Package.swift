@@ -43,7 +43,7 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings),
         // The `notes` command: parse arguments, call the library, render.
         .executableTarget(

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NotesCore
 import NotesDocuments
+import NotesStore
 
 /// Applies parsed batches to the database. Used from one serial queue at a time, so its
 /// state needs no lock; the refresh reads `counts` and `failure` after draining the queue.
@@ -22,8 +23,12 @@ final class IndexWriter: @unchecked Sendable {
     private(set) var counts = Counts()
     private(set) var failure: (any Error)?
 
-    init(pool: DatabasePool, gone: [String: KnownFile], racyBefore: Int64) {
+    /// What the change log says about each path (for effective provenance).
+    private let histories: [String: PathHistory]
+
+    init(pool: DatabasePool, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory]) {
         self.pool = pool
+        self.histories = histories
         self.gone = gone
         self.racyBefore = racyBefore
         for (path, file) in gone where !file.digest.isEmpty { goneByDigest[file.digest, default: []].append(path) }
@@ -88,7 +93,8 @@ final class IndexWriter: @unchecked Sendable {
         let format = FileFormat(path: file.path)
         let mtimeSeconds = Double(file.mtimeNanos) / 1e9
         let stated = document?.provenance ?? Provenance()
-        let effective = stated.effective(mtimeSeconds: mtimeSeconds)
+        let effective = histories[file.path]?.effective(stated: stated, version: String(digest.prefix(16)), mtime: mtimeSeconds)
+            ?? stated.effective(mtimeSeconds: mtimeSeconds)
         let createdTS = effective.createdAt.flatMap(Timestamp.parse) ?? mtimeSeconds
         let modifiedTS = effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds
         let title = document?.title ?? DocumentParser.fileTitle(file.path)

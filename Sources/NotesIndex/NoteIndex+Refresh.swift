@@ -1,4 +1,5 @@
 import Dispatch
+import NotesStore
 import Foundation
 import GRDB
 import NotesCore
@@ -62,7 +63,9 @@ extension NoteIndex {
             return report
         }
 
-        let writer = IndexWriter(pool: pool, gone: gone, racyBefore: Int64((started - 2) * 1e9))
+        let history = HistoryStore(workspace: workspace)
+        let writer = IndexWriter(pool: pool, gone: gone, racyBefore: Int64((started - 2) * 1e9), histories: history.allHistories())
+        var outsideEdits: [(path: String, before: String?)] = []
         let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root)
         let inFlight = DispatchSemaphore(value: 2)
         let writeQueue = DispatchQueue(label: "notes.index.writer")
@@ -87,6 +90,14 @@ extension NoteIndex {
             progress?(RefreshProgress(done: done, total: work.count, bytes: bytes))
             inFlight.wait()
             let items = results.items
+            for item in items {
+                guard let known = item.pending.known else { continue }
+                switch item.outcome {
+                case .parsed(let digest, _, _), .listedOnly(let digest, _):
+                    if !digest.isEmpty, digest != known.digest { outsideEdits.append((item.pending.file.path, known.digest.isEmpty ? nil : known.digest)) }
+                default: break
+                }
+            }
             writeQueue.async {
                 writer.write(items)
                 inFlight.signal()
@@ -96,6 +107,7 @@ extension NoteIndex {
         writeQueue.sync {}
         writer.finish()
         if let failure = writer.failure { throw Self.wrap(failure) }
+        history.recordOutsideEdits(outsideEdits)
 
         report.added = writer.counts.added
         report.modified = writer.counts.modified

@@ -77,6 +77,28 @@ public struct PathHistory: Sendable {
 
     public init() {}
 
+    /// Effective provenance (SPEC §3.1) of this path's current bytes (`version`): what the
+    /// front matter states, corrected by the log. When the bytes are the ones the tool last
+    /// wrote, the log's actor and time are the truth (this also covers `.txt`/`.json` files
+    /// and unstamped writes, and defeats provenance claimed in an agent's text); when they
+    /// differ, the person edited the file outside the tool, at its mtime.
+    public func effective(stated: Provenance, version: String, mtime: Double) -> Provenance {
+        var result = stated
+        if result.createdBy == nil, let by = createdBy {
+            result.createdBy = by
+            result.createdAt = result.createdAt ?? createdAt
+        }
+        if let last, last.after != nil {
+            if last.after == version {
+                result.lastModifiedBy = last.actor
+                result.lastModifiedAt = last.time
+                return result.effective(mtimeSeconds: mtime)
+            }
+            return result.effective(mtimeSeconds: mtime, editedOutsideTool: true)
+        }
+        return result.effective(mtimeSeconds: mtime)
+    }
+
     mutating func apply(_ record: ChangeRecord) {
         records.append(record)
         // Content the tool did not write was there before: someone changed it outside.

@@ -191,6 +191,25 @@ public final class HistoryStore: @unchecked Sendable {
         clearIntent()
     }
 
+    // MARK: Outside edits
+
+    /// Records changes the indexer noticed that the tool did not make (SPEC §6.4): the new
+    /// bytes go to the object store and the log gets an `external` line by `user`, unless
+    /// the log already ends with this version for the path (a tool write). Skipped when
+    /// the workspace has no `.notes/` or another process holds the lock for long.
+    public func recordOutsideEdits(_ paths: [(path: String, before: String?)]) {
+        guard !paths.isEmpty, workspace.isInitialized, let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return }
+        defer { withExtendedLifetime(lock) {} }
+        for (path, before) in paths {
+            guard let bytes = try? FileBytes.read(path: workspace.absolutePath(path), maxBytes: workspace.config.indexMaxBytes) else { continue }
+            let version = ContentVersion(of: bytes).short
+            let known = history(of: path)
+            guard known.last?.after != version, (try? store(bytes)) != nil else { continue }
+            let previous = known.last?.after ?? before.map { String($0.prefix(16)) }
+            try? append(ChangeRecord(actor: .user, client: "outside notes", operation: .external, path: path, before: previous, after: version))
+        }
+    }
+
     // MARK: Pruning
 
     /// Deletes stored versions that no record newer than `cutoff` (seconds since the epoch)

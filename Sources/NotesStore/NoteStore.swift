@@ -241,30 +241,10 @@ public final class NoteStore: Sendable {
 
     // MARK: Reading
 
-    /// Effective provenance (SPEC §3.1): the front matter, corrected by the log. When the
-    /// bytes are the ones the tool last wrote, the log's actor and time are the truth (this
-    /// also covers `.txt`/`.json` files and unstamped writes); when they differ, the person
-    /// edited the file outside the tool, at its mtime.
+    /// Effective provenance (SPEC §3.1) of a file's bytes; see ``PathHistory/effective(stated:version:mtime:)``.
     public func effectiveProvenance(path: String, bytes: [UInt8], mtime: Double) -> Provenance {
-        var stated = FileFormat(path: path) == .markdown ? Self.statedProvenance(bytes) : Provenance()
-        return effectiveProvenance(path: path, stated: &stated, version: ContentVersion(of: bytes).short, mtime: mtime, known: history.history(of: path))
-    }
-
-    /// The same, from facts already at hand (the indexer has the stated provenance).
-    public func effectiveProvenance(path: String, stated: inout Provenance, version: String, mtime: Double, known: PathHistory) -> Provenance {
-        if stated.createdBy == nil, let by = known.createdBy {
-            stated.createdBy = by
-            stated.createdAt = stated.createdAt ?? known.createdAt
-        }
-        if let last = known.last, last.after != nil {
-            if last.after == version {
-                stated.lastModifiedBy = last.actor
-                stated.lastModifiedAt = last.time
-                return stated.effective(mtimeSeconds: mtime)
-            }
-            return stated.effective(mtimeSeconds: mtime, editedOutsideTool: true)
-        }
-        return stated.effective(mtimeSeconds: mtime)
+        let stated = FileFormat(path: path) == .markdown ? Self.statedProvenance(bytes) : Provenance()
+        return history.history(of: path).effective(stated: stated, version: ContentVersion(of: bytes).short, mtime: mtime)
     }
 
     /// Reads a file (SPEC §5) with effective provenance. For an agent the path policy

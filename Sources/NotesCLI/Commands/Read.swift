@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NotesCore
+import NotesStore
 
 extension NotesCommand {
     /// `notes read PATH`: a file's text with its version and provenance (SPEC §5).
@@ -25,7 +26,7 @@ extension NotesCommand {
 
         func run() throws {
             let ws = try workspace.openWorkspace()
-            let result = try ws.read(try workspace.resolve(path, in: ws), offset: offset, limit: limit)
+            let result = try NoteStore(workspace: ws).read(try workspace.resolve(path, in: ws).relative, offset: offset, limit: limit, by: .person)
             if json { return Terminal.write(try JSONOutput.document(result)) }
             if Terminal.stdoutIsTTY {
                 var header = "\(result.path) · version \(result.version) · " + HitRenderer.provenance(result.provenance).dropFirst(2)
