@@ -28,7 +28,9 @@ let package = Package(
         .target(
             name: "NotesCore",
             dependencies: [.product(name: "Yams", package: "Yams")],
-            swiftSettings: strictSettings),
+            // Optimised in debug builds too: SHA-256 of a multi-MB file takes seconds at -Onone,
+            // which would make the tests (and debugging) crawl.
+            swiftSettings: strictSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Bytes -> a parsed document (title, tags, headings, links, sections).
         .target(
             name: "NotesDocuments",
@@ -52,6 +54,11 @@ let package = Package(
                 "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSettings),
+        // A load generator for the concurrency tests (read-modify-write cycles as an agent).
+        .executableTarget(
+            name: "NotesStress",
+            dependencies: ["NotesCore", "NotesStore"],
             swiftSettings: strictSettings),
         // Temp folders, repository paths and a process runner, for tests only.
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),

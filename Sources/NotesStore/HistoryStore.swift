@@ -37,8 +37,8 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// Keeps `bytes` in the object store and returns their version.
     @discardableResult
-    public func store(_ bytes: [UInt8]) throws(NotesError) -> String {
-        let version = ContentVersion(of: bytes).short
+    public func store(_ bytes: [UInt8], version known: String? = nil) throws(NotesError) -> String {
+        let version = known ?? ContentVersion(of: bytes).short
         let folder = try FolderHandle.open(root: workspace.root, components: Self.folder + ["objects", String(version.prefix(2))], create: true)
         let name = String(version.dropFirst(2))
         if case .file = folder.entry(name) { return version }

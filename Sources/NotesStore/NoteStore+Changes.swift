@@ -29,7 +29,7 @@ extension NoteStore {
 
     /// Appends `content` at the end, or at the end of the section under heading `section`
     /// (`append_file`, `notes append`). Never conflicts; creates the file when missing.
-    public func append(_ raw: String, content: String, section: String? = nil, by author: Author) throws(NotesError) -> ChangeResult {
+    public func append(_ raw: String, content: String, section: String? = nil, includeDiff: Bool = false, by author: Author) throws(NotesError) -> ChangeResult {
         let (path, rule) = try resolve(raw, for: author, .append)
         return try locked { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: true)
@@ -37,12 +37,12 @@ extension NoteStore {
             let bytes = try TextChange.append(content, to: target.bytes ?? [], section: section, markdown: markdown, path: path.relative)
             try checkSize(bytes.count, path)
             if target.bytes == nil {
-                return try create(target, bytes: bytes, rule: rule, options: ChangeOptions(), author: author, operation: .append)
+                return try create(target, bytes: bytes, rule: rule, options: ChangeOptions(includeDiff: includeDiff), author: author, operation: .append)
             }
             if rule == .ask && author.actor == .agent {
                 return try propose(target, content: bytes, operation: .append, baseVersion: target.version, author: author, reason: "the path's policy is ask")
             }
-            return try finish(target, bytes: bytes, operation: .append, author: author,
+            return try finish(target, bytes: bytes, operation: .append, author: author, includeDiff: includeDiff,
                               agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
         }
     }
@@ -75,6 +75,7 @@ extension NoteStore {
             try checkSize(edited.count, path)
             var relaxed = options
             relaxed.expectedVersion = version  // staleness was settled above
+            relaxed.includeDiff = true  // edit_file returns its diff (SPEC §7)
             return try change(target, to: edited, rule: rule, options: relaxed, author: author, operation: .edit, what: "edit_file")
         }
     }
@@ -98,9 +99,9 @@ extension NoteStore {
             var result = ChangeResult(path: path.relative)
             result.previousVersion = version
             result.restorableVersion = version
-            result.diff = LineDiff.unified(current, [], oldLabel: path.relative, newLabel: "/dev/null")
+            if options.includeDiff || options.dryRun { result.diff = diff(current, [], path.relative, "/dev/null", &result) }
             if options.dryRun { result.dryRun = true; return result }
-            try history.store(current)
+            try history.store(current, version: version)
             let record = ChangeRecord(actor: author.actor, client: author.client, operation: .delete, path: path.relative, before: version, after: nil)
             try history.writeIntent(record)
             try target.folder.remove(target.name)
@@ -135,7 +136,7 @@ extension NoteStore {
             result.version = version
             result.previousVersion = version
             let record = ChangeRecord(actor: author.actor, client: author.client, operation: .move, path: from.relative, to: to.relative, before: version, after: version)
-            try history.store(source.bytes ?? [])
+            try history.store(source.bytes ?? [], version: version)
             try history.writeIntent(record)
             try source.folder.move(source.name, to: folder, as: name)
             try history.append(record)
@@ -188,7 +189,7 @@ extension NoteStore {
         var warnings: [String] = []
         let final = stamped ? stamp(bytes, path: target.path, author: author, replacing: nil, warnings: &warnings) : bytes
         result.created = true
-        result.diff = LineDiff.unified([], final, oldLabel: "/dev/null", newLabel: target.path.relative)
+        if options.includeDiff || options.dryRun { result.diff = diff([], final, "/dev/null", target.path.relative, &result) }
         result.warnings = warnings
         if options.dryRun { result.dryRun = true; result.version = ContentVersion(of: final).short; return result }
         result.version = try commit(target, bytes: final, operation: operation == .append ? .create : operation, author: author).after
@@ -239,20 +240,21 @@ extension NoteStore {
             return result
         }
         let agentBase = options.dryRun ? nil : nextAgentBase(target, proposed: bytes, author: author, confirmed: options.confirmUserEdits)
-        var result = try finish(target, bytes: bytes, operation: merged ? .merge : operation, author: author, stamped: stamped, dryRun: options.dryRun, agentBase: agentBase)
+        var result = try finish(target, bytes: bytes, operation: merged ? .merge : operation, author: author, stamped: stamped, dryRun: options.dryRun,
+                                includeDiff: options.includeDiff, agentBase: agentBase)
         result.merged = merged
         return result
     }
 
     /// Stamps and commits `bytes` over an existing file.
     func finish(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, stamped: Bool = true, dryRun: Bool = false,
-                proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeResult {
+                includeDiff: Bool = false, proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeResult {
         var result = ChangeResult(path: target.path.relative)
         var warnings: [String] = []
         let final = stamped ? stamp(bytes, path: target.path, author: author, replacing: target.bytes, warnings: &warnings) : bytes
         result.previousVersion = target.version
-        result.diff = LineDiff.unified(target.bytes ?? [], final, oldLabel: "\(target.path)@\(target.version ?? "")", newLabel: target.path.relative)
         result.warnings = warnings
+        if includeDiff || dryRun { result.diff = diff(target.bytes ?? [], final, "\(target.path)@\(target.version ?? "")", target.path.relative, &result) }
         if dryRun { result.dryRun = true; result.version = ContentVersion(of: final).short; return result }
         result.version = try commit(target, bytes: final, operation: operation, author: author, proposal: proposal, agentBase: agentBase).after
         return result
@@ -260,7 +262,7 @@ extension NoteStore {
 
     /// Stores `content` as a proposal instead of writing it (SPEC §6.5).
     func propose(_ target: Target, content: [UInt8], operation: ChangeOperation, baseVersion: String?, author: Author, reason: String) throws(NotesError) -> ChangeResult {
-        if let current = target.bytes { try history.store(current) }
+        if let current = target.bytes, let version = target.version { try history.store(current, version: version) }
         // The base must be a version whose bytes are kept, so the proposal can be merged later.
         let base = baseVersion.flatMap { history.object($0) == nil ? nil : $0 } ?? target.version
         guard let text = String(validating: content, as: UTF8.self) else {
@@ -273,9 +275,18 @@ extension NoteStore {
         result.previousVersion = target.version
         result.changed = false
         result.proposal = proposal.id
-        result.diff = LineDiff.unified(target.bytes ?? [], content, oldLabel: target.path.relative, newLabel: "\(target.path) (proposed)")
+        result.diff = diff(target.bytes ?? [], content, target.path.relative, "\(target.path) (proposed)", &result)
         result.warnings = ["stored as proposal \(proposal.id) for the person to review (\(reason)); the file is unchanged"]
         return result
+    }
+
+    /// A unified diff, or nil with a warning when the texts are too large to diff cheaply.
+    func diff(_ old: [UInt8], _ new: [UInt8], _ oldLabel: String, _ newLabel: String, _ result: inout ChangeResult) -> String? {
+        guard max(old.count, new.count) <= ChangeOptions.diffMaxBytes else {
+            result.warnings.append("no diff: the file is larger than \(ChangeOptions.diffMaxBytes >> 20) MB")
+            return nil
+        }
+        return LineDiff.unified(old, new, oldLabel: oldLabel, newLabel: newLabel)
     }
 
     func checkSize(_ count: Int, _ path: WorkspacePath) throws(NotesError) {

@@ -37,13 +37,19 @@ public struct ChangeOptions: Sendable {
     public var confirmUserEdits: Bool
     /// Compute and return the diff without writing.
     public var dryRun: Bool
+    /// Return the diff of the change (always for a dry run; files over 1 MB get none).
+    public var includeDiff: Bool
 
-    public init(expectedVersion: String? = nil, onConflict: ConflictChoice = .fail, confirmUserEdits: Bool = false, dryRun: Bool = false) {
+    public init(expectedVersion: String? = nil, onConflict: ConflictChoice = .fail, confirmUserEdits: Bool = false, dryRun: Bool = false, includeDiff: Bool = false) {
         self.expectedVersion = expectedVersion
         self.onConflict = onConflict
         self.confirmUserEdits = confirmUserEdits
         self.dryRun = dryRun
+        self.includeDiff = includeDiff
     }
+
+    /// Diffs are skipped for files larger than this (they cost time, and nobody reads them).
+    static let diffMaxBytes = 1 << 20
 }
 
 /// The outcome of a change.
@@ -138,9 +144,18 @@ public final class NoteStore: Sendable {
         let name: String
         /// Current bytes and stat, nil when the file does not exist.
         let current: (bytes: [UInt8], info: stat)?
+        /// The current version, hashed once.
+        let version: String?
         var bytes: [UInt8]? { current?.bytes }
-        var version: String? { current.map { ContentVersion(of: $0.bytes).short } }
         var mode: mode_t? { current.map { $0.info.st_mode & 0o7777 } }
+
+        init(path: WorkspacePath, folder: FolderHandle, name: String, current: (bytes: [UInt8], info: stat)?) {
+            self.path = path
+            self.folder = folder
+            self.name = name
+            self.current = current
+            self.version = current.map { ContentVersion(of: $0.bytes).short }
+        }
     }
 
     /// Opens the folder of `path` (creating folders when `create`) and reads the file.
@@ -170,7 +185,7 @@ public final class NoteStore: Sendable {
     /// Makes `bytes` the content of `target` (SPEC §6.3/§6.4): previous and new versions
     /// into history, the intent noted, an atomic replace, then the log line.
     func commit(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeRecord {
-        if let old = target.bytes { try history.store(old) }
+        if let old = target.bytes, let version = target.version { try history.store(old, version: version) }
         let version = try history.store(bytes)
         WriteFaults.reach(.historyStored)
         let record = ChangeRecord(actor: author.actor, client: author.client, operation: operation, path: target.path.relative,

@@ -40,7 +40,7 @@ struct WriteGuard {
     /// The `stale_version` refusal for `expected`.
     func stale(_ expected: String) -> NotesError {
         let looksLikeVersion = expected.count == 16 && expected.allSatisfy(\.isHexDigit)
-        let diff = history.object(expected).map { LineDiff.unified($0, current, oldLabel: "\(path)@\(expected)", newLabel: "\(path)@\(currentVersion)") }
+        let diff = history.object(expected).flatMap { Self.diff($0, current, "\(path)@\(expected)", "\(path)@\(currentVersion)") }
         let why = looksLikeVersion
             ? "\(path) changed since you read it (you had version \(expected), it is now \(currentVersion))."
             : "'\(expected)' is not a version of \(path) (it is now \(currentVersion))."
@@ -49,6 +49,11 @@ struct WriteGuard {
             hint: "read the file again",
             details: ErrorDetails(path: path, currentVersion: currentVersion, expectedVersion: expected, diff: diff,
                                   options: ["read_file and redo the change", "edit_file when your edit does not touch the changed lines"]))
+    }
+
+    /// A diff for a refusal, left out for files over the diff size limit.
+    static func diff(_ old: [UInt8], _ new: [UInt8], _ oldLabel: String, _ newLabel: String) -> String? {
+        max(old.count, new.count) <= ChangeOptions.diffMaxBytes ? LineDiff.unified(old, new, oldLabel: oldLabel, newLabel: newLabel) : nil
     }
 
     /// Line indices of the current file that the person wrote (see the type's comment).
@@ -87,7 +92,7 @@ struct WriteGuard {
             "The person edited \(path) since you last wrote it, and this \(operation) would remove or change \(lost.count) of their line(s). Do not overwrite their work: use append_file to add text, edit_file on lines they did not change, on_conflict \"merge\" to combine your text with theirs, on_conflict \"propose\" to let them review it, or ask them and retry with confirm_user_edits true only after they say yes.",
             hint: "the person's text is kept",
             details: ErrorDetails(path: path, currentVersion: currentVersion,
-                                  diff: LineDiff.unified(current, proposed, oldLabel: "\(path) (now)", newLabel: "\(path) (your version)"),
+                                  diff: Self.diff(current, proposed, "\(path) (now)", "\(path) (your version)"),
                                   lostLines: shown,
                                   options: ["append_file", "edit_file on lines the person did not change", "on_conflict: merge", "on_conflict: propose", "confirm_user_edits: true (only after the person agrees)"]))
     }

@@ -92,7 +92,7 @@ extension NotesCommand {
                 if isatty(STDIN_FILENO) == 1 { FileHandle.standardError.write(Data("notes: reading the new text from standard input (end with Ctrl-D)\n".utf8)) }
                 content = try readStandardInput()
             }
-            let result = try store.write(relative!, content: content, options: ChangeOptions(expectedVersion: expectedVersion), by: .person)
+            let result = try store.write(relative!, content: content, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
             try ChangeRenderer.render(result, verb: result.created ? "created" : "wrote", options: output)
         }
     }
@@ -121,7 +121,7 @@ extension NotesCommand {
             guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw NotesError(.invalidArgument, "nothing to append", hint: "give the text as arguments or on standard input")
             }
-            let result = try store.append(relative!, content: content, section: section, by: .person)
+            let result = try store.append(relative!, content: content, section: section, includeDiff: output.diff, by: .person)
             try ChangeRenderer.render(result, verb: "appended to", options: output)
         }
     }
@@ -139,7 +139,7 @@ extension NotesCommand {
 
         func run() throws {
             let (store, relative) = try workspace.openStore(path: path)
-            let result = try store.delete(relative!, options: ChangeOptions(expectedVersion: expectedVersion), by: .person)
+            let result = try store.delete(relative!, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
             try ChangeRenderer.render(result, verb: "deleted", options: output)
         }
     }
@@ -182,7 +182,7 @@ extension NotesCommand {
 
         func run() throws {
             let (store, relative) = try workspace.openStore(path: path)
-            let result = try store.restore(relative!, version: version, by: .person)
+            let result = try store.restore(relative!, version: version, options: ChangeOptions(includeDiff: output.diff), by: .person)
             try ChangeRenderer.render(result, verb: "restored", options: output)
         }
     }

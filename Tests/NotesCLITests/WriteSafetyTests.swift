@@ -1,0 +1,143 @@
+import Foundation
+import NotesCore
+import NotesTestSupport
+import Testing
+
+/// Faults and load against the real binary (reliability plan A.1, B.8, B.9, B.14).
+@Suite(.serialized) struct WriteSafetyTests {
+    /// Starts `notes` with `arguments` and returns the running process.
+    func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    func bytes(_ path: String) -> [UInt8] { (FileManager.default.contents(atPath: path)).map(Array.init) ?? [] }
+
+    func version(_ bytes: [UInt8]) -> String { ContentVersion(of: bytes).short }
+
+    func temporaryFiles(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(".notes-tmp.") }
+    }
+
+    /// 200 `kill -9` at random moments while `notes write` replaces a file of up to several
+    /// MB: the file is always exactly the old or the new bytes, temp files are never listed
+    /// and are cleaned by the next write, and every replaced version is in history.
+    @Test func killDuringWritesLeavesOldOrNewBytes() throws {
+        let dir = TemporaryDirectory(prefix: "notes-kill")
+        dir.write("ws/.notes/config.yml", "")
+        let ws = dir.path + "/ws"
+        let target = ws + "/Research/big.md"
+        dir.write("ws/Research/big.md", "# start\n")
+        var rng = SystemRandomNumberGenerator()
+        // Sources of new content: distinct, up to ~4 MB.
+        var sources: [String] = []
+        for i in 0..<6 {
+            let line = "line of version \(i) " + String(repeating: "x", count: 60) + "\n"
+            sources.append(dir.write("src\(i).md", String(repeating: line, count: (i + 1) * 10_000)))
+        }
+        // Time one whole write, so kills land before, during and after the write protocol.
+        let clock = Date()
+        #expect(run(Repository.notesBinary, ["-w", ws, "write", "Research/big.md", "--from", sources[5]]).status == 0)
+        let span = UInt32(max(0.02, Date().timeIntervalSince(clock) * 1.3) * 1e6)
+        var seen = Set<String>([version(bytes(target))])
+        var killed = 0, completed = 0
+        for round in 0..<200 {
+            let before = bytes(target)
+            let source = sources[round % sources.count]
+            let new = bytes(source)
+            let process = try launch(["-w", ws, "write", "Research/big.md", "--from", source])
+            usleep(UInt32.random(in: 0...span, using: &rng))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { killed += 1 } else {
+                #expect(process.terminationStatus == 0, "round \(round): the write failed")
+                completed += 1
+            }
+            let after = bytes(target)
+            #expect(after == before || after == new, "round \(round): the file is neither the old nor the new bytes")
+            seen.insert(version(after))
+            let listing = run(Repository.notesBinary, ["-w", ws, "--index-dir", dir.path + "/index", "list", "Research", "--json"])
+            #expect(!listing.stdout.contains(".notes-tmp."))
+        }
+        // The next write completes any half-recorded change and removes dead writers' temp files.
+        let final = run(Repository.notesBinary, ["-w", ws, "write", "Research/big.md", "--from", sources[0]])
+        #expect(final.status == 0, "\(final.stderr)")
+        #expect(temporaryFiles(in: ws + "/Research").isEmpty)
+        // Every version the file had is retrievable from history.
+        let history = run(Repository.notesBinary, ["-w", ws, "history", "Research/big.md", "--json"])
+        for v in seen {
+            #expect(FileManager.default.fileExists(atPath: ws + "/.notes/history/objects/\(v.prefix(2))/\(v.dropFirst(2))"), "version \(v) missing from history")
+        }
+        #expect(history.status == 0)
+        #expect(killed > 20 && completed > 5, "killed \(killed), completed \(completed): the timing did not exercise both outcomes")
+        print("kill test: \(killed) killed, \(completed) completed, \(seen.count) versions seen")
+    }
+
+    /// A crash after each step of the write protocol: the file is old or new, and the log
+    /// has the change exactly when the file has the new bytes.
+    @Test func crashAtEachStepIsRecoveredByTheNextWriter() throws {
+        for step in ["history-stored", "intent-written", "temporary-synced", "renamed", "logged"] {
+            let dir = TemporaryDirectory(prefix: "notes-crash")
+            dir.write("ws/.notes/config.yml", "")
+            let ws = dir.path + "/ws"
+            dir.write("ws/a.txt", "old\n")
+            let source = dir.write("new.txt", "new\n")
+            let crashed = run(Repository.notesBinary, ["-w", ws, "write", "a.txt", "--from", source], environment: ["NOTES_CRASH_AT": step])
+            #expect(crashed.status != 0, "\(step): the process was meant to die")
+            let content = String(decoding: bytes(ws + "/a.txt"), as: UTF8.self)
+            #expect(content == "old\n" || content == "new\n", "\(step)")
+            // Any later writer first completes or discards the half-made change.
+            #expect(run(Repository.notesBinary, ["-w", ws, "append", "b.txt", "x"]).status == 0)
+            let log = run(Repository.notesBinary, ["-w", ws, "log", "a.txt", "--jsonl"]).stdout
+            #expect(log.contains("\"after\":\"\(version(Array("new\n".utf8)))\"") == (content == "new\n"), "\(step): log and file disagree")
+            #expect(temporaryFiles(in: ws).isEmpty, "\(step)")
+        }
+    }
+
+    /// Two processes doing 1,000 read-modify-write cycles each on the same files with the
+    /// version they read as precondition: no lost update, and every acknowledged write is
+    /// one history entry.
+    @Test func twoWritersLoseNoUpdate() throws {
+        let dir = TemporaryDirectory(prefix: "notes-rmw")
+        dir.write("ws/.notes/config.yml", "")
+        let ws = dir.path + "/ws"
+        let files = (0..<4).map { "shared/f\($0).md" }
+        for file in files { dir.write("ws/" + file, "# \(file)\n") }
+        let stress = (Repository.notesBinary as NSString).deletingLastPathComponent + "/NotesStress"
+        try #require(FileManager.default.isExecutableFile(atPath: stress), "build NotesStress first (scripts/test does)")
+        let workers = try ["a", "b"].map { name -> (Process, Pipe) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: stress)
+            process.arguments = [ws, "1000", name] + files
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            return (process, out)
+        }
+        var tokens: [String] = []
+        var staleTotal = 0
+        for (process, out) in workers {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let summary = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            tokens += summary["written"] as? [String] ?? []
+            staleTotal += summary["stale"] as? Int ?? 0
+            #expect((summary["failures"] as? [String] ?? ["?"]).isEmpty, "\(summary["failures"] ?? "")")
+        }
+        let final = files.map { String(decoding: bytes(ws + "/" + $0), as: UTF8.self) }.joined()
+        for token in tokens { #expect(final.contains(token + "\n"), "lost update: \(token)") }
+        let log = String(decoding: bytes(ws + "/.notes/history/log.jsonl"), as: UTF8.self)
+        let writes = log.split(separator: "\n").filter { $0.contains("\"client\":\"stress-") }
+        #expect(writes.count == tokens.count, "history has \(writes.count) writes for \(tokens.count) acknowledged")
+        #expect(tokens.count + staleTotal == 2000)
+        print("two writers: \(tokens.count) writes acknowledged, \(staleTotal) refused as stale, 0 lost")
+    }
+}
