@@ -22,7 +22,8 @@ public struct WorkspacePath: Hashable, Sendable, CustomStringConvertible, Compar
             throw NotesError(.outsideWorkspace, "path contains a NUL byte", hint: "use a plain workspace-relative path")
         }
         if raw.hasPrefix("/") || raw.hasPrefix("~") {
-            throw NotesError(.outsideWorkspace, "path '\(raw)' is not relative to the workspace", hint: "give a path such as Research/topic/notes.md")
+            // The value is not echoed: an absolute host path does not belong in an answer.
+            throw NotesError(.outsideWorkspace, "absolute and home-relative paths are not accepted", hint: "give a path relative to the workspace root, such as Research/topic/notes.md")
         }
         var parts: [Substring] = []
         for part in raw.split(separator: "/", omittingEmptySubsequences: true) {
