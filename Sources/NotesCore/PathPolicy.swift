@@ -22,7 +22,8 @@ public enum AccessRule: String, Sendable, Codable, CaseIterable {
 /// decomposed `café` all meet the rule written for their plain form, whether or not the
 /// path exists yet.
 public struct PathPolicy: Sendable {
-    /// Invisible to the agent and never written by it. A pattern without `/` matches a
+    /// Invisible to the agent and never written by it, as is every hidden (dot) name. A
+    /// pattern without `/` matches a
     /// name at any depth; a folder's pattern covers everything below it.
     public var protected: [Glob]
     /// Rules in order of precedence (config entries first, then the defaults); the first
@@ -43,6 +44,9 @@ public struct PathPolicy: Sendable {
     public func isProtected(_ relative: String) -> Bool {
         let path = Self.canonical(relative)
         let components = path.split(separator: "/").map(String.init)
+        // Hidden names are outside what the walk shows, so an agent writing there would be
+        // invisible (and `.obsidian/`, `.vscode/` and the like hold configuration).
+        if components.contains(where: { $0.hasPrefix(".") }) { return true }
         for glob in protected {
             if glob.isAnchored {
                 // The path itself or any folder above it.
