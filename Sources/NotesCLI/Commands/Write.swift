@@ -91,6 +91,9 @@ extension NotesCommand {
             } else {
                 if isatty(STDIN_FILENO) == 1 { FileHandle.standardError.write(Data("notes: reading the new text from standard input (end with Ctrl-D)\n".utf8)) }
                 content = try readStandardInput()
+                guard !content.isEmpty else {
+                    throw NotesError(.invalidArgument, "nothing on standard input; the file was not changed", hint: "pipe the new text in, or use --from /dev/null to empty the file")
+                }
             }
             let result = try store.write(relative!, content: content, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
             try ChangeRenderer.render(result, verb: result.created ? "created" : "wrote", options: output)

@@ -1,0 +1,66 @@
+import Foundation
+import NotesCore
+import NotesTestSupport
+import Testing
+
+/// The person's write commands through the binary (SPEC §6.6), and what the index and the
+/// history make of them.
+@Suite(.serialized) struct WriteCommandTests {
+    let notes = NotesRunner()
+
+    @Test func writeAppendEditRemoveRestoreAndTheirHistory() throws {
+        let empty = try notes.json("write", "Research/ideas.md", "--json")
+        #expect((empty["error"] as? [String: Any])?["code"] as? String == "invalid_argument", "empty standard input is refused")
+        let write = notes("write", "Research/ideas.md", "--json", stdin: "# Ideas\n\nFirst idea.\n")
+        #expect(write.status == 0, "\(write.stderr)")
+        let text = try String(contentsOfFile: notes.workspace + "/Research/ideas.md", encoding: .utf8)
+        #expect(text.hasPrefix("---\ncreated_by: user\n") && text.hasSuffix("# Ideas\n\nFirst idea.\n"))
+        #expect(notes("append", "Research/ideas.md", "Second", "idea.").status == 0)
+        #expect(notes("edit", "Research/ideas.md", "--old", "First idea.", "--new", "First idea, refined.").status == 0)
+        #expect(notes("edit", "Research/ideas.md", "--old", "absent", "--new", "x").stderr.contains("was not found"))
+        #expect(notes("rm", "Research/ideas.md").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: notes.workspace + "/Research/ideas.md"))
+        #expect(notes("restore", "Research/ideas.md").status == 0)
+        let restored = try String(contentsOfFile: notes.workspace + "/Research/ideas.md", encoding: .utf8)
+        #expect(restored.contains("First idea, refined.\n\nSecond idea.\n"))
+        let history = notes("history", "Research/ideas.md").stdout
+        for op in ["create", "append", "edit", "delete", "restore"] { #expect(history.contains(" \(op) "), "\(op) missing from: \(history)") }
+        let log = notes("log", "--jsonl").stdout.lines().filter { !$0.isEmpty }
+        #expect(log.count == 5)
+        #expect(notes("diff", "Research/ideas.md").status == 0)
+        #expect(notes("mv", "Research/ideas.md", "Research/archive/ideas.md").status == 0)
+        #expect(notes("read", "Research/archive/ideas.md").stdout.contains("Second idea."))
+    }
+
+    @Test func outsideEditsShowAsTheUsersInListAndLog() throws {
+        // The agent's draft in the sample workspace, then an edit in an editor.
+        let path = notes.workspace + "/Research/moby-dick/notes.md"
+        _ = notes("search", "whale")  // index first
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        try (original + "\nA new thought from my editor.\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let hits = try notes.json("search", "thought editor", "--json")
+        let hit = try #require((hits["hits"] as? [[String: Any]])?.first)
+        #expect((hit["provenance"] as? [String: Any])?["last_modified_by"] as? String == "user")
+        let log = notes("log", "--jsonl").stdout
+        #expect(log.contains("\"op\":\"external\"") && log.contains("Research/moby-dick/notes.md"))
+        // From then on the person's editor saves can be undone too.
+        let firstEdit = try String(contentsOfFile: path, encoding: .utf8)
+        try (firstEdit + "A second thought.\n").write(toFile: path, atomically: false, encoding: .utf8)
+        _ = notes("search", "second thought")
+        #expect(notes("restore", "Research/moby-dick/notes.md", "--version", ContentVersion(of: Array(firstEdit.utf8)).short).status == 0)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == firstEdit)
+    }
+
+    @Test func errorsAreOneLineOrJSONWithDetails() throws {
+        let stale = notes("write", "Journal/2026-11-20.md", "--expected-version", "0000000000000000", stdin: "x\n")
+        #expect(stale.status == 2 && stale.stderr.hasPrefix("notes: ") && stale.stderr.contains("changed since you read it"))
+        let result = notes("write", "Journal/2026-11-20.md", "--expected-version", "0000000000000000", "--json", stdin: "x\n")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let error = try #require(json["error"] as? [String: Any])
+        #expect(error["code"] as? String == "stale_version")
+        #expect((error["details"] as? [String: Any])?["current_version"] is String)
+        #expect(notes("write", ".notes/config.yml", stdin: "x").stderr.contains("tool's own state"))
+        #expect(notes("write", "../outside.md", stdin: "x").stderr.contains("leaves the workspace"))
+        #expect(notes("review").stdout.contains("no pending proposals"))
+    }
+}
