@@ -30,6 +30,11 @@ public enum FileBytes {
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile }
         let size = Int(info.st_size)
         guard size <= maxBytes else { throw .tooLarge(size: size) }
+        return try read(descriptor: fd, size: size)
+    }
+
+    /// Reads up to `size` bytes from the open file `fd` (fewer if it shrank meanwhile).
+    public static func read(descriptor fd: Int32, size: Int) throws(Failure) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: size)
         var total = 0
         while total < size {

@@ -27,7 +27,10 @@ extension Workspace {
     public static let pagedReadMaxBytes = 256 << 20
 
     /// Reads a text file. `offset` is the first line (1-based), `limit` the number of lines.
-    public func read(_ path: WorkspacePath, offset: Int? = nil, limit: Int? = nil) throws(NotesError) -> ReadResult {
+    /// `provenance` computes the effective provenance from the bytes read and the mtime
+    /// (the history knows more than the front matter); by default the front matter's.
+    public func read(_ path: WorkspacePath, offset: Int? = nil, limit: Int? = nil,
+                     provenance: ((_ bytes: [UInt8], _ mtime: Double) -> Provenance)? = nil) throws(NotesError) -> ReadResult {
         let paged = offset != nil || limit != nil
         let maxBytes = paged ? Self.pagedReadMaxBytes : Self.readMaxBytes
         let bytes: [UInt8]
@@ -47,13 +50,18 @@ extension Workspace {
         guard !body.prefix(8192).contains(0), let text = String(validating: body, as: UTF8.self) else {
             throw NotesError(.notText, "\(path) is not UTF-8 text", hint: "binary files are listed but not read")
         }
-        var stated = Provenance()
-        if path.relative.lowercased().hasSuffix(".md") || path.relative.lowercased().hasSuffix(".markdown"),
-           case .present(let block) = FrontMatterBlock.split(bytes),
-           let frontMatter = try? FrontMatter.parse(bytes[block.yaml]) {
-            stated = frontMatter.provenance
-        }
         let mtime = FileSystem.modificationTime(absolutePath(path.relative)) ?? Timestamp.now()
+        let effective: Provenance
+        if let provenance {
+            effective = provenance(bytes, mtime)
+        } else {
+            var stated = Provenance()
+            if FileFormat(path: path.relative) == .markdown, case .present(let block) = FrontMatterBlock.split(bytes),
+               let frontMatter = try? FrontMatter.parse(bytes[block.yaml]) {
+                stated = frontMatter.provenance
+            }
+            effective = stated.effective(mtimeSeconds: mtime)
+        }
         var lines = text.lines()
         if lines.last == "" { lines.removeLast() }
         let first = max(1, offset ?? 1)
@@ -69,7 +77,7 @@ extension Workspace {
             content = slice.isEmpty ? "" : slice.joined(separator: "\n") + "\n"
         }
         return ReadResult(path: path.relative, content: content, version: ContentVersion(of: bytes).short,
-                          provenance: stated.effective(mtimeSeconds: mtime), size: bytes.count,
+                          provenance: effective, size: bytes.count,
                           totalLines: lines.count, offset: first, lines: returned)
     }
 }

@@ -96,18 +96,12 @@ final class FolderHandle {
         guard size <= maxBytes else {
             throw NotesError(.tooLarge, "\(path(name)) is \(size >> 20) MB, over the \(maxBytes >> 20) MB limit", hint: "raise limits.write_max_bytes in .notes/config.yml")
         }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var total = 0
-        while total < size {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + total, size - total) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw NotesError(.internal, "cannot read \(path(name)) (\(errorText(errno)))")
-            }
-            if n == 0 { break }
-            total += n
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(descriptor: file, size: size)
+        } catch {
+            throw NotesError(.internal, "cannot read \(path(name)) (\(error))")
         }
-        if total < size { bytes.removeSubrange(total...) }
         return (bytes, info)
     }
 

@@ -267,12 +267,10 @@ public final class NoteStore: Sendable {
     /// show what changed since and a stale `edit_file` can be checked line by line.
     public func read(_ raw: String, offset: Int? = nil, limit: Int? = nil, by author: Author) throws(NotesError) -> ReadResult {
         let (path, _) = try resolve(raw, for: author, .read)
-        var result = try workspace.read(path, offset: offset, limit: limit)
-        let absolute = workspace.absolutePath(path.relative)
-        if let bytes = try? FileBytes.read(path: absolute, maxBytes: workspace.config.writeMaxBytes), ContentVersion(of: bytes).short == result.version {
-            result.provenance = effectiveProvenance(path: path.relative, bytes: bytes, mtime: FileSystem.modificationTime(absolute) ?? Timestamp.now())
-            if author.actor == .agent, FileSystem.isDirectory(workspace.stateDirectory) { _ = try? history.store(bytes) }
+        let keepCopy = author.actor == .agent && workspace.isInitialized
+        return try workspace.read(path, offset: offset, limit: limit) { [self] bytes, mtime in
+            if keepCopy { _ = try? history.store(bytes) }
+            return effectiveProvenance(path: path.relative, bytes: bytes, mtime: mtime)
         }
-        return result
     }
 }

@@ -10,11 +10,10 @@ struct ChangeOutputOptions: ParsableArguments {
 }
 
 extension WorkspaceOptions {
-    /// The store of the workspace and the path as the person typed it, made workspace-relative.
-    func openStore(path raw: String? = nil) throws -> (NoteStore, String?) {
+    /// The store of the workspace and `raw` (as the person typed it) made workspace-relative.
+    func openStore(path raw: String) throws -> (NoteStore, String) {
         let ws = try openWorkspace()
-        let relative = try raw.map { try resolveForWrite($0, in: ws) }
-        return (NoteStore(workspace: ws), relative)
+        return (NoteStore(workspace: ws), try resolveForWrite(raw, in: ws))
     }
 
     /// Like ``resolve(_:in:)`` but for paths that may not exist yet: relative to the current
@@ -95,7 +94,7 @@ extension NotesCommand {
                     throw NotesError(.invalidArgument, "nothing on standard input; the file was not changed", hint: "pipe the new text in, or use --from /dev/null to empty the file")
                 }
             }
-            let result = try store.write(relative!, content: content, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
+            let result = try store.write(relative, content: content, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
             try ChangeRenderer.render(result, verb: result.created ? "created" : "wrote", options: output)
         }
     }
@@ -124,7 +123,7 @@ extension NotesCommand {
             guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw NotesError(.invalidArgument, "nothing to append", hint: "give the text as arguments or on standard input")
             }
-            let result = try store.append(relative!, content: content, section: section, includeDiff: output.diff, by: .person)
+            let result = try store.append(relative, content: content, section: section, includeDiff: output.diff, by: .person)
             try ChangeRenderer.render(result, verb: "appended to", options: output)
         }
     }
@@ -142,7 +141,7 @@ extension NotesCommand {
 
         func run() throws {
             let (store, relative) = try workspace.openStore(path: path)
-            let result = try store.delete(relative!, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
+            let result = try store.delete(relative, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
             try ChangeRenderer.render(result, verb: "deleted", options: output)
         }
     }
@@ -161,7 +160,7 @@ extension NotesCommand {
         func run() throws {
             let (store, source) = try workspace.openStore(path: from)
             let target = try workspace.resolveForWrite(to, in: store.workspace)
-            let result = try store.move(source!, to: target, by: .person)
+            let result = try store.move(source, to: target, by: .person)
             try ChangeRenderer.render(result, verb: "moved", options: output)
         }
     }
@@ -185,7 +184,7 @@ extension NotesCommand {
 
         func run() throws {
             let (store, relative) = try workspace.openStore(path: path)
-            let result = try store.restore(relative!, version: version, options: ChangeOptions(includeDiff: output.diff), by: .person)
+            let result = try store.restore(relative, version: version, options: ChangeOptions(includeDiff: output.diff), by: .person)
             try ChangeRenderer.render(result, verb: "restored", options: output)
         }
     }
