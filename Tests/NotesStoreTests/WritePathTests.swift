@@ -85,6 +85,19 @@ import Testing
         #expect(f.code { try f.store.write("taken.md", content: "y\n", options: ChangeOptions(expectedVersion: "0000000000000000"), by: f.person) } == .staleVersion)
     }
 
+    @Test func gcDropsOnlyOldVersionsThatNothingNeeds() throws {
+        let f = try StoreFixture()
+        let v1 = try f.agentCreates("a.md", "one\n")
+        let v2 = try #require(try f.store.write("a.md", content: "two\n", options: ChangeOptions(expectedVersion: v1), by: f.agent).version)
+        // Nothing is older than a day: nothing goes.
+        #expect(f.store.history.prune(before: Timestamp.now() - 86400, keep: []).objects == 0)
+        // Everything is older than "in a second": only the current version stays.
+        let freed = f.store.history.prune(before: Timestamp.now() + 1, keep: [])
+        #expect(freed.objects >= 1)
+        #expect(f.store.history.object(v1) == nil && f.store.history.object(v2) != nil)
+        #expect(f.store.history.records().count == 2, "the log is kept whole")
+    }
+
     @Test func leftoverTemporaryFilesOfDeadWritersAreRemoved() throws {
         let f = try StoreFixture()
         f.folder.write("dir/.notes-tmp.999999.abc", "partial")
