@@ -162,7 +162,8 @@ final class FolderHandle {
 
     /// Deletes temporary files left by writers that died (their PID is in the name).
     func removeLeftovers() {
-        guard let dup = Optional(dup(fd)), dup >= 0, let dir = fdopendir(dup) else { return }
+        let copy = dup(fd)  // fdopendir takes ownership of the descriptor it is given
+        guard copy >= 0, let dir = fdopendir(copy) else { if copy >= 0 { close(copy) }; return }
         defer { closedir(dir) }
         var stale: [String] = []
         while let entry = readdir(dir) {

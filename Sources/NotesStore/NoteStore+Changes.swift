@@ -56,22 +56,15 @@ extension NoteStore {
             let target = try open(path, create: false)
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
             let check = guardFor(target)
-            if author.actor == .agent {
-                guard let expected = options.expectedVersion, !expected.isEmpty else {
-                    try check.requireVersion(nil, operation: "edit_file")
-                    throw check.stale("")
-                }
-                if expected != version {
-                    // Stale: allowed only when the changes since the read avoid the edited lines.
-                    guard let read = history.object(expected) else { throw check.stale(expected) }
-                    let edited = try TextChange.apply(edits, to: current, path: path.relative).lines
-                    let changedSince = LineDiff.addedLines(ByteLines(read), ByteLines(current))
-                    if edited.contains(where: { range in range.contains { changedSince.contains($0) } }) { throw check.stale(expected) }
-                }
-            } else if let expected = options.expectedVersion, expected != version {
-                throw check.stale(expected)
+            let (edited, editedLines) = try TextChange.apply(edits, to: current, path: path.relative)
+            if let expected = options.expectedVersion, !expected.isEmpty, expected != version, author.actor == .agent {
+                // Stale: allowed only when the changes since the read avoid the edited lines.
+                guard let read = history.object(expected) else { throw check.stale(expected) }
+                let changedSince = LineDiff.addedLines(ByteLines(read), ByteLines(current))
+                if editedLines.contains(where: { range in range.contains { changedSince.contains($0) } }) { throw check.stale(expected) }
+            } else {
+                try check.checkPrecondition(options.expectedVersion, actor: author.actor, operation: "edit_file")
             }
-            let edited = try TextChange.apply(edits, to: current, path: path.relative).bytes
             try checkSize(edited.count, path)
             var relaxed = options
             relaxed.expectedVersion = version  // staleness was settled above
@@ -87,14 +80,10 @@ extension NoteStore {
             let target = try open(path, create: false)
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
             let check = guardFor(target)
-            if author.actor == .agent {
-                try check.requireVersion(options.expectedVersion, operation: "delete_file")
-                if check.userEdited, !options.confirmUserEdits {
-                    let lost = check.lostLines([])
-                    if !lost.isEmpty { throw check.userEditedError(proposed: [], lost: lost, operation: "delete") }
-                }
-            } else if let expected = options.expectedVersion, expected != version {
-                throw check.stale(expected)
+            try check.checkPrecondition(options.expectedVersion, actor: author.actor, operation: "delete_file")
+            if author.actor == .agent, check.userEdited, !options.confirmUserEdits {
+                let lost = check.lostLines([])
+                if !lost.isEmpty { throw check.userEditedError(proposed: [], lost: lost, operation: "delete") }
             }
             var result = ChangeResult(path: path.relative)
             result.previousVersion = version
@@ -122,12 +111,7 @@ extension NoteStore {
         return try locked { () throws(NotesError) -> ChangeResult in
             let source = try open(from, create: false)
             guard let version = source.version else { throw notFound(from) }
-            let check = guardFor(source)
-            if author.actor == .agent {
-                try check.requireVersion(options.expectedVersion, operation: "move_file")
-            } else if let expected = options.expectedVersion, expected != version {
-                throw check.stale(expected)
-            }
+            try guardFor(source).checkPrecondition(options.expectedVersion, actor: author.actor, operation: "move_file")
             var components = to.relative.split(separator: "/").map(String.init)
             let name = components.removeLast()
             let folder = try FolderHandle.open(root: workspace.root, components: components, create: true)

@@ -37,6 +37,16 @@ struct WriteGuard {
         guard expected == currentVersion else { throw stale(expected) }
     }
 
+    /// The version precondition of a call: an agent must give the version it read and it
+    /// must match; the person's version is optional (a script's compare-and-swap).
+    func checkPrecondition(_ expected: String?, actor: Actor, operation: String) throws(NotesError) {
+        if actor == .agent {
+            try requireVersion(expected, operation: operation)
+        } else if let expected, expected != currentVersion {
+            throw stale(expected)
+        }
+    }
+
     /// The `stale_version` refusal for `expected`.
     func stale(_ expected: String) -> NotesError {
         let looksLikeVersion = expected.count == 16 && expected.allSatisfy(\.isHexDigit)
