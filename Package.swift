@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", exact: "0.12.1"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     ],
     targets: [
         // cmark 0.30 from Debian's libcmark-dev; the only importer is NotesDocuments.
@@ -47,11 +49,26 @@ let package = Package(
             name: "NotesIndex",
             dependencies: ["NotesCore", "NotesDocuments", "NotesStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings),
+        // The agent's tools (SPEC §7): one implementation for the MCP server and the
+        // built-in agent, transport-neutral (JSON in, JSON out).
+        .target(
+            name: "NotesTools",
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "NotesIndex"],
+            swiftSettings: strictSettings),
+        // `notes mcp`: the tools, resources and prompts over the MCP Swift SDK on stdio.
+        .target(
+            name: "NotesMCP",
+            dependencies: [
+                "NotesCore", "NotesIndex", "NotesStore", "NotesTools",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
         // The `notes` command: parse arguments, call the library, render.
         .executableTarget(
             name: "NotesCLI",
             dependencies: [
-                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore",
+                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore", "NotesTools", "NotesMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
@@ -66,6 +83,7 @@ let package = Package(
         .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesCLITests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
     ]
 )

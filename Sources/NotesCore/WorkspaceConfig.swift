@@ -13,6 +13,8 @@ public struct WorkspaceConfig: Sendable {
     public var readMaxBytes: Int = 16 << 20
     /// Largest file a write, edit or append may produce.
     public var writeMaxBytes: Int = 16 << 20
+    /// Size past which `get_context` tells the agent context.md should be condensed (SPEC §8.1).
+    public var contextMaxBytes: Int = 16 << 10
     /// Protected paths and the agent's path rules.
     public var policy = PathPolicy()
     /// Whether agent and CLI writes add a provenance block to an existing Markdown file
@@ -101,6 +103,16 @@ public struct WorkspaceConfig: Sendable {
                         continue
                     }
                     rules.append((glob, rule))
+                }
+            case "context":
+                guard let entries = value.mapping else { report("'context' must be a mapping (max_bytes: 16384)", value); continue }
+                for (k, v) in entries {
+                    switch k.string ?? "" {
+                    case "max_bytes":
+                        if let n = v.int, n > 0 { config.contextMaxBytes = n } else { report("'context.max_bytes' must be a positive integer", v) }
+                    default:
+                        report("unknown setting 'context.\(k.string ?? "")'", k)
+                    }
                 }
             case "stamp_existing_files":
                 if let b = value.bool { config.stampExistingFiles = b } else { report("'stamp_existing_files' must be true or false", value) }

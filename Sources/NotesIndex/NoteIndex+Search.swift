@@ -107,6 +107,7 @@ extension NoteIndex {
             clauses.append("notes_glob(?, f.path)")
             args.append(glob)
         }
+        if filters.hideProtected { clauses.append("NOT notes_protected(f.path)") }
         for tag in filters.tags {
             clauses.append("f.id IN (SELECT file_id FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?))")
             args += [tag, tag + "/", tag + "0"]  // "0" is the character after "/"

@@ -25,30 +25,31 @@ public final class NoteIndex: Sendable {
         try FileSystem.makeDirectories(directory)
         let path = directory + "/index.sqlite"
         do {
-            pool = try Self.open(path: path, root: workspace.root)
+            pool = try Self.open(path: path, root: workspace.root, policy: workspace.config.policy)
         } catch {
             // Corrupt, foreign, unreadable or of another schema: it is a cache, start over.
             Self.removeDatabase(at: path)
             do {
-                pool = try Self.open(path: path, root: workspace.root)
+                pool = try Self.open(path: path, root: workspace.root, policy: workspace.config.policy)
             } catch {
                 throw NotesError(.internal, "cannot create the search index at \(path): \(error)", hint: "check that the folder is writable, or pass --index-dir")
             }
         }
     }
 
-    private static func configuration() -> Configuration {
+    private static func configuration(policy: PathPolicy) -> Configuration {
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             db.add(function: PathGlobFunction.make())
+            db.add(function: ProtectedPathFunction.make(policy))
         }
         return config
     }
 
-    private static func open(path: String, root: String) throws -> DatabasePool {
-        let pool = try DatabasePool(path: path, configuration: configuration())
+    private static func open(path: String, root: String, policy: PathPolicy) throws -> DatabasePool {
+        let pool = try DatabasePool(path: path, configuration: configuration(policy: policy))
         let state = try pool.read { db -> (exists: Bool, version: String?, root: String?) in
             guard try db.tableExists("meta") else { return (false, nil, nil) }
             let version = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'")
@@ -107,6 +108,38 @@ enum PathGlobFunction {
         guard let pattern = String.fromDatabaseValue(values[0]), let path = String.fromDatabaseValue(values[1]) else { return false }
             return cache.glob(pattern).matches(path)
         }
+    }
+}
+
+/// `notes_protected(path)`: whether the workspace hides `path` from agents (protected, or
+/// `deny` in the policy).
+enum ProtectedPathFunction {
+    static func make(_ policy: PathPolicy) -> DatabaseFunction {
+        let verdicts = HiddenPathCache(policy)
+        return DatabaseFunction("notes_protected", argumentCount: 1, pure: true) { values in
+            guard let path = String.fromDatabaseValue(values[0]) else { return false }
+            return verdicts.isHidden(path)
+        }
+    }
+}
+
+/// Remembers which paths the policy hides (canonicalising a path costs microseconds, and a
+/// search may test thousands of candidate files).
+final class HiddenPathCache: @unchecked Sendable {
+    private let policy: PathPolicy
+    private let lock = NSLock()
+    private var verdicts: [String: Bool] = [:]
+
+    init(_ policy: PathPolicy) { self.policy = policy }
+
+    func isHidden(_ path: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = verdicts[path] { return known }
+        let hidden = policy.rule(for: path) == .deny
+        if verdicts.count > 200_000 { verdicts.removeAll() }
+        verdicts[path] = hidden
+        return hidden
     }
 }
 

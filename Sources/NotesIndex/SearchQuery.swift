@@ -73,6 +73,9 @@ public struct SearchFilters: Sendable, Equatable {
     public var modified: [DateFilter] = []
     /// Any other front-matter `key:value`.
     public var metadata: [MetadataFilter] = []
+    /// Leaves out paths the workspace protects from agents (SPEC §10): set for every search
+    /// an agent makes, so a protected file never shows up in its hits.
+    public var hideProtected = false
 
     public init() {}
 

@@ -103,6 +103,12 @@ public final class NoteStore: Sendable {
     /// What a call needs to do at a path.
     enum Access { case read, append, create, change, remove }
 
+    /// Validates a path `author` wants to look at (its history, say): inside the workspace,
+    /// and for an agent neither protected nor denied by policy.
+    public func readablePath(_ raw: String, by author: Author) throws(NotesError) -> WorkspacePath {
+        try resolve(raw, for: author, .read).path
+    }
+
     /// Validates `raw` for `author`: inside the workspace (SPEC §10), not protected, and
     /// allowed by the agent's path policy. Returns the path and the policy rule.
     func resolve(_ raw: String, for author: Author, _ access: Access) throws(NotesError) -> (path: WorkspacePath, rule: AccessRule) {

@@ -1,0 +1,158 @@
+import Foundation
+import NotesCore
+import NotesIndex
+import NotesStore
+
+/// What `get_context` answers (SPEC §7, §8.1): what an agent needs at the start of a
+/// session — context.md, the shape of the workspace, what the person changed since the
+/// agent's last action, proposals awaiting review and the index's state.
+struct SessionContext: Encodable {
+    struct ContextFile: Encodable {
+        var path: String
+        var exists: Bool
+        var content: String?
+        var version: String?
+        var size: Int
+        var maxBytes: Int
+        var overLimit: Bool
+        var note: String?
+
+        enum CodingKeys: String, CodingKey {
+            case path, exists, content, version, size, note
+            case maxBytes = "max_bytes", overLimit = "over_limit"
+        }
+    }
+
+    struct Overview: Encodable {
+        var files: Int
+        var byKind: [String: Int]
+        var folders: [FolderEntry]
+        /// Files at the top level (up to 50).
+        var topLevelFiles: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case files, folders
+            case byKind = "by_kind", topLevelFiles = "top_level_files"
+        }
+    }
+
+    struct Change: Encodable {
+        var path: String
+        var operation: String
+        var time: String
+        var version: String?
+    }
+
+    struct PendingProposal: Encodable {
+        var id: String
+        var path: String
+        var operation: String
+        var createdAt: String
+        var reason: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, path, operation, reason
+            case createdAt = "created_at"
+        }
+    }
+
+    struct IndexState: Encodable {
+        var files: Int
+        var indexed: Int
+        var sections: Int
+        var problems: Int
+        var refreshed: [String: Int]
+    }
+
+    var workspace: String
+    var now: String
+    var context: ContextFile
+    var overview: Overview
+    /// When the agent last changed anything before this session (nil: never).
+    var lastAgentActivity: String?
+    var userChanges: [Change]
+    var moreUserChanges: Int
+    var pendingProposals: [PendingProposal]
+    var index: IndexState
+    var rules: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case workspace, now, context, overview, index, rules
+        case lastAgentActivity = "last_agent_activity", userChanges = "user_changes_since_last_session"
+        case moreUserChanges = "more_user_changes", pendingProposals = "pending_proposals"
+    }
+
+    static let rules = [
+        "Read a file before changing it and pass its version as expected_version.",
+        "The person may have improved your draft: a user_edited answer means stop and ask them, or merge, or propose.",
+        "Add to the journal and context.md with append_file and remember; they are append-only for you.",
+        "Search finds content; list_files finds names.",
+    ]
+}
+
+extension Toolbox {
+    /// Most changes by the person listed in get_context.
+    static let changesShown = 25
+
+    func context(_ author: Author) throws(NotesError) -> SessionContext {
+        let report = try index.refresh()
+        let status = try index.status()
+        let policy = workspace.config.policy
+
+        // context.md
+        let limit = workspace.config.contextMaxBytes
+        var file = SessionContext.ContextFile(path: ContextFacts.path, exists: false, size: 0, maxBytes: limit, overLimit: false)
+        do {
+            let read = try store.read(ContextFacts.path, by: author)
+            file.exists = true
+            file.content = read.content
+            file.version = read.version
+            file.size = read.size
+            file.overLimit = read.size > limit
+            if file.overLimit {
+                file.note = "context.md is \(read.size) bytes, over the \(limit)-byte budget: propose a condensed version (write_file with on_conflict \"propose\") for the person to review."
+            }
+        } catch where error.code == .notFound {
+            file.note = "No context.md yet: use remember to record what you learn about the person."
+        }
+
+        // The shape of the workspace.
+        let root = try index.listing(folder: "", recursive: false, glob: nil, sort: .path)
+        let overview = SessionContext.Overview(
+            files: status.files, byKind: status.byKind,
+            folders: root.folders.filter { policy.rule(for: $0.path) != .deny },
+            topLevelFiles: Array(root.files.map(\.path).filter { policy.rule(for: $0) != .deny }.prefix(50)))
+
+        // What the person changed since the agent's last action before this session.
+        let records = store.history.records()
+        let lastAgent = records.last { $0.actor == .agent && (Timestamp.parse($0.time) ?? 0) < sessionStart }
+        let since = lastAgent.flatMap { Timestamp.parse($0.time) }
+        var changes: [String: SessionContext.Change] = [:]
+        for record in records where record.actor == .user && policy.rule(for: record.resultPath) != .deny {
+            guard let time = Timestamp.parse(record.time), since.map({ time > $0 }) ?? true else { continue }
+            changes[record.resultPath] = SessionContext.Change(path: record.resultPath, operation: record.operation.rawValue, time: record.time, version: record.after)
+        }
+        var recent = SearchQuery()
+        recent.filters.editedBy = .user
+        recent.filters.hideProtected = true
+        if let since { recent.filters.modified = [DateFilter(comparison: .after, instant: since)] }
+        recent.sort = .modified
+        recent.limit = Self.changesShown
+        for hit in try index.search(recent).hits where changes[hit.path] == nil {
+            changes[hit.path] = SessionContext.Change(path: hit.path, operation: "edit", time: hit.provenance.lastModifiedAt ?? "", version: hit.version)
+        }
+        let sorted = changes.values.sorted { ($0.time, $0.path) > ($1.time, $1.path) }
+
+        let proposals = store.proposals.list().map {
+            SessionContext.PendingProposal(id: $0.id, path: $0.path, operation: $0.operation.rawValue, createdAt: $0.createdAt, reason: $0.reason)
+        }
+        let state = SessionContext.IndexState(
+            files: status.files, indexed: status.indexed, sections: status.sections, problems: status.diagnostics.count,
+            refreshed: ["added": report.added, "modified": report.modified, "removed": report.removed + report.renames.count])
+        return SessionContext(
+            workspace: (workspace.root as NSString).lastPathComponent, now: Timestamp.format(Timestamp.now()),
+            context: file, overview: overview, lastAgentActivity: lastAgent?.time,
+            userChanges: Array(sorted.prefix(Self.changesShown)), moreUserChanges: max(0, sorted.count - Self.changesShown),
+            pendingProposals: proposals, index: state, rules: SessionContext.rules)
+    }
+}

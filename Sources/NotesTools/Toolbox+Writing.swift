@@ -1,0 +1,66 @@
+import NotesCore
+import NotesStore
+
+extension Toolbox {
+    /// Largest `content` accepted: the workspace's write limit (over it: `too_large`).
+    var contentLimit: Int { workspace.config.writeMaxBytes }
+
+    func content(_ args: ToolArguments) throws(NotesError) -> String {
+        let text = try args.requiredString("content", maxBytes: .max)
+        guard text.utf8.count <= contentLimit else {
+            throw NotesError(.tooLarge, "content is \(text.utf8.count) bytes, over the workspace's write limit of \(contentLimit) bytes",
+                             hint: "split it into several files, or ask the person to raise limits.write_max_bytes")
+        }
+        return text
+    }
+
+    func writeFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
+        let path = try args.requiredString("path")
+        let text = try content(args)
+        let onConflict = try args.choice("on_conflict", ["fail", "merge", "propose"]).flatMap(ConflictChoice.init(rawValue:)) ?? .fail
+        let options = ChangeOptions(expectedVersion: try args.string("expected_version"), onConflict: onConflict,
+                                    confirmUserEdits: try args.bool("confirm_user_edits"))
+        return try store.write(path, content: text, options: options, by: author)
+    }
+
+    func appendFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
+        let path = try args.requiredString("path")
+        let text = try content(args)
+        return try store.append(path, content: text, section: try args.string("section"), by: author)
+    }
+
+    func editFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
+        let path = try args.requiredString("path")
+        let edits = try args.objects("edits", fields: ["old_text", "new_text"], maxCount: 100, maxBytes: contentLimit)
+            .map { TextEdit(oldText: $0["old_text"] ?? "", newText: $0["new_text"] ?? "") }
+        let options = ChangeOptions(expectedVersion: try args.requiredString("expected_version"),
+                                    confirmUserEdits: try args.bool("confirm_user_edits"),
+                                    dryRun: try args.bool("dry_run"), includeDiff: true)
+        return try store.edit(path, edits: edits, options: options, by: author)
+    }
+
+    func deleteFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
+        let path = try args.requiredString("path")
+        let options = ChangeOptions(expectedVersion: try args.requiredString("expected_version"),
+                                    confirmUserEdits: try args.bool("confirm_user_edits"))
+        return try store.delete(path, options: options, by: author)
+    }
+
+    func moveFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
+        let from = try args.requiredString("from")
+        let to = try args.requiredString("to")
+        let options = ChangeOptions(expectedVersion: try args.requiredString("expected_version"))
+        return try store.move(from, to: to, options: options, by: author)
+    }
+
+    func restoreFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
+        let path = try args.requiredString("path")
+        let version = try args.requiredString("version")
+        return try store.restore(path, version: version, options: ChangeOptions(expectedVersion: try args.string("expected_version")), by: author)
+    }
+
+    func remember(_ args: ToolArguments, _ author: Author) throws(NotesError) -> RememberResult {
+        let fact = try args.requiredString("fact", maxBytes: ContextFacts.maxFactBytes)
+        return try store.remember(fact, section: try args.string("section"), by: author)
+    }
+}

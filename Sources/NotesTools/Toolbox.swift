@@ -1,0 +1,87 @@
+import Foundation
+import NotesCore
+import NotesIndex
+import NotesStore
+
+/// The agent's tools over one workspace (SPEC §7): one implementation that both the MCP
+/// server and the built-in agent call, acting as `agent` under the agent's guard, policy
+/// and protected paths. Calls run one at a time.
+public final class Toolbox: @unchecked Sendable {
+    public let workspace: Workspace
+    public let store: NoteStore
+    public let index: NoteIndex
+    /// Only the reading tools (`notes mcp --read-only`).
+    public let readOnly: Bool
+    /// The tools this toolbox offers.
+    public let tools: [ToolDefinition]
+
+    private let lock = NSLock()
+    private var clientName: String
+    /// When this session started; get_context reports the person's changes since the
+    /// agent's last action before it.
+    let sessionStart: Double
+
+    public init(workspace: Workspace, index: NoteIndex, client: String, readOnly: Bool = false, now: Double = Timestamp.now()) {
+        self.workspace = workspace
+        self.store = NoteStore(workspace: workspace)
+        self.index = index
+        self.readOnly = readOnly
+        self.tools = readOnly ? ToolCatalog.readOnly : ToolCatalog.all
+        self.clientName = client
+        self.sessionStart = now
+    }
+
+    /// Who the agent is in history (`client` in the log).
+    public var author: Author {
+        lock.lock()
+        defer { lock.unlock() }
+        return Author(.agent, client: clientName)
+    }
+
+    /// Names the agent after the client (the MCP handshake's client name), unless a name
+    /// was fixed with `--client`.
+    public func setClient(_ name: String) {
+        let clean = name.filter { !$0.isNewline && $0 != "\0" }.prefix(100)
+        guard !clean.isEmpty else { return }
+        lock.lock()
+        clientName = String(clean)
+        lock.unlock()
+    }
+
+    /// Runs tool `name` with `arguments`. Never throws: errors are outcomes with a code.
+    public func call(_ name: String, arguments: [String: JSONValue]?) -> ToolOutcome {
+        guard let tool = tools.first(where: { $0.name == name }) else {
+            if readOnly, ToolCatalog.all.contains(where: { $0.name == name }) {
+                return .failure(NotesError(.invalidArgument, "\(name) is not available: this server is read-only", hint: "only reading tools can be used here: \(tools.map(\.name).joined(separator: ", "))"))
+            }
+            let shown = name.count > 64 ? String(name.prefix(64)) + "…" : name
+            return .failure(NotesError(.invalidArgument, "there is no tool '\(shown)'", hint: "the tools are: \(tools.map(\.name).joined(separator: ", "))"))
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            let args = try ToolArguments(tool: name, values: arguments ?? [:], parameters: tool.parameterNames)
+            return try run(name, args, as: Author(.agent, client: clientName))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func run(_ name: String, _ args: ToolArguments, as author: Author) throws(NotesError) -> ToolOutcome {
+        switch name {
+        case "read_file": return .success(try readFile(args, author))
+        case "list_files": return .success(try listFiles(args))
+        case "search": return .success(try search(args))
+        case "file_history": return .success(try fileHistory(args, author))
+        case "get_context": return .success(try context(author))
+        case "write_file": return .success(try writeFile(args, author))
+        case "append_file": return .success(try appendFile(args, author))
+        case "edit_file": return .success(try editFile(args, author))
+        case "delete_file": return .success(try deleteFile(args, author))
+        case "move_file": return .success(try moveFile(args, author))
+        case "restore_file": return .success(try restoreFile(args, author))
+        case "remember": return .success(try remember(args, author))
+        default: throw NotesError(.internal, "tool \(name) has no implementation", hint: "report this as a bug")
+        }
+    }
+}
