@@ -22,6 +22,14 @@ extension NoteStore {
             }
             // Keep the file's conventions: its line breaks and its BOM.
             var proposed = TextChange.adapt(content, to: TextChange.newline(of: current))
+            // An agent sending only the body keeps the file's front matter (title, tags, the
+            // person's keys, provenance); removing it takes an explicit edit_file.
+            if author.actor == .agent, FileFormat(path: path.relative) == .markdown,
+               case .none = FrontMatterBlock.split(proposed), case .present(let block) = FrontMatterBlock.split(current) {
+                var head = Array(current[..<block.bodyOffset])
+                if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
+                proposed = head + proposed
+            }
             if current.starts(with: [0xEF, 0xBB, 0xBF]), !proposed.starts(with: [0xEF, 0xBB, 0xBF]) { proposed = [0xEF, 0xBB, 0xBF] + proposed }
             return try change(target, to: proposed, rule: rule, options: options, author: author, operation: .write, what: "write_file")
         }

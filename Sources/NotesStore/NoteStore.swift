@@ -191,7 +191,15 @@ public final class NoteStore: Sendable {
     /// Makes `bytes` the content of `target` (SPEC §6.3/§6.4): previous and new versions
     /// into history, the intent noted, an atomic replace, then the log line.
     func commit(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeRecord {
-        if let old = target.bytes, let version = target.version { try history.store(old, version: version) }
+        if let old = target.bytes, let version = target.version {
+            try history.store(old, version: version)
+            // Someone changed the file outside notes since the last logged change (and no
+            // refresh has noticed yet): log their version first, so history shows it.
+            if let last = history.history(of: target.path.relative).last, last.after != version {
+                try history.append(ChangeRecord(actor: .user, client: "outside notes", operation: .external, path: target.path.relative,
+                                                before: last.after, after: version))
+            }
+        }
         let version = try history.store(bytes)
         WriteFaults.reach(.historyStored)
         let record = ChangeRecord(actor: author.actor, client: author.client, operation: operation, path: target.path.relative,

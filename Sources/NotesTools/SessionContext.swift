@@ -129,13 +129,14 @@ extension Toolbox {
         let since = lastAgent.flatMap { Timestamp.parse($0.time) }
         var changes: [String: SessionContext.Change] = [:]
         for record in records where record.actor == .user && policy.rule(for: record.resultPath) != .deny {
-            guard let time = Timestamp.parse(record.time), since.map({ time > $0 }) ?? true else { continue }
+            // Log times have whole seconds: a change in the same second as the agent's counts.
+            guard let time = Timestamp.parse(record.time), since.map({ time >= $0 }) ?? true else { continue }
             changes[record.resultPath] = SessionContext.Change(path: record.resultPath, operation: record.operation.rawValue, time: record.time, version: record.after)
         }
         var recent = SearchQuery()
         recent.filters.editedBy = .user
         recent.filters.hideProtected = true
-        if let since { recent.filters.modified = [DateFilter(comparison: .after, instant: since)] }
+        if let since { recent.filters.modified = [DateFilter(comparison: .atOrAfter, instant: since)] }
         recent.sort = .modified
         recent.limit = Self.changesShown
         for hit in try index.search(recent).hits where changes[hit.path] == nil {
