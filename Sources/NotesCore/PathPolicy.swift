@@ -70,6 +70,12 @@ public struct PathPolicy: Sendable {
         return .write
     }
 
+    /// Whether folder `relative` is hidden from the agent: denied itself, or everything in
+    /// it is (`private/**: deny` hides the folder `private`, not only its files).
+    public func hidesFolder(_ relative: String) -> Bool {
+        rule(for: relative) == .deny || rule(for: relative + "/\u{1}") == .deny
+    }
+
     /// Code points that some filesystems ignore in names (HFS+), so they can hide a name.
     static let ignorable: Set<UInt32> = Set(
         Array(0x200B...0x200F) + Array(0x202A...0x202E) + Array(0x2060...0x206F) + [0xFEFF, 0x00AD])

@@ -120,7 +120,7 @@ extension Toolbox {
         let root = try index.listing(folder: "", recursive: false, glob: nil, sort: .path)
         let overview = SessionContext.Overview(
             files: status.files, byKind: status.byKind,
-            folders: root.folders.filter { policy.rule(for: $0.path) != .deny },
+            folders: root.folders.filter { !policy.hidesFolder($0.path) },
             topLevelFiles: Array(root.files.map(\.path).filter { policy.rule(for: $0) != .deny }.prefix(50)))
 
         // What the person changed since the agent's last action before this session.

@@ -71,7 +71,7 @@ extension Toolbox {
         let folder = try WorkspacePath(raw, in: workspace)
         let policy = workspace.config.policy
         if !folder.relative.isEmpty {
-            if policy.rule(for: folder.relative) == .deny {
+            if policy.hidesFolder(folder.relative) {
                 throw NotesError(.protectedPath, "\(folder) is a protected path that agents cannot see", hint: "list another folder")
             }
             guard FileSystem.isDirectory(workspace.absolutePath(folder.relative)) else {
@@ -84,7 +84,7 @@ extension Toolbox {
         _ = try index.refresh()
         let listing = try index.listing(folder: folder.relative, recursive: recursive || glob != nil, glob: glob, sort: .path)
         var entries: [ListedEntry] = []
-        for sub in listing.folders where policy.rule(for: sub.path) != .deny {
+        for sub in listing.folders where !policy.hidesFolder(sub.path) {
             entries.append(ListedEntry(path: sub.path, kind: "folder", files: sub.files))
         }
         for file in listing.files where policy.rule(for: file.path) != .deny {

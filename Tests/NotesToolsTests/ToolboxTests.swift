@@ -1,0 +1,182 @@
+import Foundation
+import NotesCore
+import NotesIndex
+import NotesStore
+import NotesTestSupport
+import NotesTools
+import Testing
+
+/// A toolbox over a scratch workspace with a real index.
+final class ToolboxFixture {
+    let folder = TemporaryDirectory(prefix: "notes-tools")
+    let indexFolder = TemporaryDirectory(prefix: "notes-tools-index")
+    let toolbox: Toolbox
+
+    init(files: [String: String] = [:], config: String = "# defaults\n", readOnly: Bool = false) throws {
+        folder.write(".notes/config.yml", config)
+        for (path, text) in files { folder.write(path, text) }
+        let workspace = try Workspace(root: folder.path)
+        toolbox = Toolbox(workspace: workspace, index: try NoteIndex(workspace: workspace, directory: indexFolder.path),
+                          client: "unit-test", readOnly: readOnly)
+    }
+
+    func text(_ path: String) -> String? {
+        (try? Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + path))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A successful call's result object.
+    func ok(_ tool: String, _ arguments: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
+        let outcome = toolbox.call(tool, arguments: arguments)
+        #expect(!outcome.isError, "\(tool) failed: \(outcome.text)")
+        guard case .object(let object) = try JSONValue.parse(outcome.json) else { throw NotesError(.internal, "not an object") }
+        return object
+    }
+
+    /// A failing call's error code.
+    func code(_ tool: String, _ arguments: [String: JSONValue] = [:]) -> String? {
+        let outcome = toolbox.call(tool, arguments: arguments)
+        #expect(outcome.isError, "\(tool) should fail: \(outcome.text)")
+        return outcome.errorCode
+    }
+}
+
+@Suite struct ToolArgumentTests {
+    @Test func unknownMissingAndMistypedArgumentsAreInvalid() throws {
+        let f = try ToolboxFixture(files: ["a.md": "# A\n\nalpha\n"])
+        #expect(f.code("read_file", ["path": .string("a.md"), "mode": .string("raw")]) == "invalid_argument")
+        #expect(f.code("read_file") == "invalid_argument")
+        #expect(f.code("read_file", ["path": .int(1)]) == "invalid_argument")
+        #expect(f.code("read_file", ["path": .string("a.md"), "limit": .double(2.5)]) == "invalid_argument")
+        #expect(f.code("search", ["query": .string("alpha"), "kind": .string("poem")]) == "invalid_argument")
+        #expect(f.code("search", ["query": .string("alpha"), "tags": .array([.int(3)])]) == "invalid_argument")
+        #expect(f.code("edit_file", ["path": .string("a.md"), "expected_version": .string("x"),
+                                     "edits": .array([.object(["old_text": .string("alpha")])])]) == "invalid_argument")
+        #expect(f.code("frobnicate") == "invalid_argument")
+        // A whole number sent as a double is accepted (some clients encode all numbers so).
+        let page = try f.ok("read_file", ["path": .string("a.md"), "limit": .double(1)])
+        #expect(page["lines"] == .int(1))
+    }
+
+    @Test func nestingPastTheLimitIsRefusedBeforeAnythingRuns() throws {
+        let f = try ToolboxFixture()
+        var deep = JSONValue.string("x")
+        for _ in 0..<40 { deep = .array([deep]) }
+        #expect(f.code("write_file", ["path": .string("n.md"), "content": .string("x"), "expected_version": deep]) == "invalid_argument")
+        #expect(f.text("n.md") == nil)
+    }
+
+    @Test func contentOverTheWriteLimitIsTooLarge() throws {
+        let f = try ToolboxFixture(config: "limits:\n  write_max_bytes: 1000\n")
+        #expect(f.code("write_file", ["path": .string("big.md"), "content": .string(String(repeating: "x", count: 1001))]) == "too_large")
+        #expect(f.code("append_file", ["path": .string("big.md"), "content": .string(String(repeating: "x", count: 1001))]) == "too_large")
+        #expect(f.text("big.md") == nil)
+    }
+
+    @Test func errorsCarryTheGuardsDataFlattened() throws {
+        let f = try ToolboxFixture(files: ["a.md": "# A\n\nalpha\n"])
+        let outcome = f.toolbox.call("write_file", arguments: ["path": .string("a.md"), "content": .string("new")])
+        guard case .object(let error) = try JSONValue.parse(outcome.json) else { Issue.record("not an object"); return }
+        #expect(error["code"] == .string("read_required"))
+        #expect(error["message"] != nil)
+        #expect(error["path"] == .string("a.md"))
+    }
+
+    @Test func readOnlyToolboxOffersOnlyReadingTools() throws {
+        let f = try ToolboxFixture(files: ["a.md": "# A\n"], readOnly: true)
+        #expect(Set(f.toolbox.tools.map(\.name)) == ["read_file", "list_files", "search", "file_history", "get_context"])
+        let outcome = f.toolbox.call("append_file", arguments: ["path": .string("a.md"), "content": .string("x")])
+        #expect(outcome.errorCode == "invalid_argument")
+        #expect(outcome.text.contains("read-only"))
+        #expect(f.text("a.md") == "# A\n")
+    }
+
+    @Test func everySchemaDeclaresItsArgumentsAndForbidsOthers() {
+        for tool in ToolCatalog.all {
+            guard case .object(let schema) = tool.inputSchema, case .object(let properties)? = schema["properties"] else {
+                Issue.record("\(tool.name) has no properties")
+                continue
+            }
+            #expect(Set(properties.keys) == tool.parameterNames, "\(tool.name)")
+            #expect(schema["additionalProperties"] == .bool(false))
+            for (name, property) in properties {
+                guard case .object(let fields) = property, case .string(let description)? = fields["description"] else {
+                    Issue.record("\(tool.name).\(name) has no description")
+                    continue
+                }
+                #expect(description.count > 10, "\(tool.name).\(name)")
+            }
+        }
+    }
+}
+
+@Suite struct AgentVisibilityTests {
+    @Test func protectedAndDeniedFilesNeverShowUpInSearchOrListing() throws {
+        let f = try ToolboxFixture(files: [
+            "notes/open.md": "# Open\n\nplankton everywhere\n",
+            "secrets/token.md": "plankton secret\n",
+            "private/diary.md": "plankton diary\n",
+            "keys/id.key": "plankton key\n",
+        ], config: "policy:\n  \"private/**\": deny\n")
+        let hits = try f.ok("search", ["query": .string("plankton")])
+        guard case .array(let list)? = hits["hits"] else { Issue.record("no hits array"); return }
+        let paths = list.compactMap { hit -> String? in
+            if case .object(let o) = hit, case .string(let p)? = o["path"] { return p }
+            return nil
+        }
+        #expect(paths == ["notes/open.md"])
+        let listing = try f.ok("list_files", ["recursive": .bool(true)])
+        #expect(!"\(listing)".contains("secrets"))
+        #expect(!"\(listing)".contains("private"))
+        #expect(f.code("list_files", ["path": .string("private")]) == "protected_path")
+        #expect(f.code("read_file", ["path": .string("private/diary.md")]) == "policy_denied")
+        let root = try f.ok("list_files")
+        #expect(!"\(root)".contains("private") && !"\(root)".contains("secrets"))
+    }
+}
+
+@Suite struct RememberTests {
+    @Test func factsAreAddedOnceAcrossPhrasingVariants() throws {
+        let f = try ToolboxFixture()
+        let first = try f.ok("remember", ["fact": .string("Prefers British spelling.")])
+        #expect(first["duplicate"] == .bool(false))
+        for variant in ["prefers british spelling", "  Prefers   British spelling!! ", "PREFERS BRITISH SPELLING", "Prefers British-spelling"] {
+            let again = try f.ok("remember", ["fact": .string(variant)])
+            #expect(again["duplicate"] == .bool(true), "\(variant)")
+        }
+        let different = try f.ok("remember", ["fact": .string("Prefers American spelling"), "section": .string("Preferences")])
+        #expect(different["duplicate"] == .bool(false))
+        let text = f.text("context.md") ?? ""
+        #expect(text.components(separatedBy: "British spelling").count == 2)
+        #expect(text.contains("## Learned\n\n- "))
+        #expect(text.contains("## Preferences\n\n- "))
+        #expect(text.contains("created_by: agent"))
+    }
+
+    @Test func aFactThePersonWroteIsAlreadyKnown() throws {
+        let f = try ToolboxFixture(files: ["context.md": "# Context\n\n## About me <!-- user -->\n\n- I teach English.\n"])
+        let known = try f.ok("remember", ["fact": .string("I teach English")])
+        #expect(known["duplicate"] == .bool(true))
+        #expect(f.text("context.md") == "# Context\n\n## About me <!-- user -->\n\n- I teach English.\n")
+    }
+
+    @Test func normalisationIgnoresMarkersDatesCaseAndPunctuation() {
+        #expect(ContextFacts.normalised("- 2026-11-21: Likes whales.") == "likes whales")
+        #expect(ContextFacts.normalised("3. likes   WHALES") == "likes whales")
+        #expect(ContextFacts.normalised("* Likes whales!") == "likes whales")
+        #expect(ContextFacts.normalised("Café au lait") == "café au lait")
+        #expect(ContextFacts.normalised("...") == "")
+    }
+}
+
+@Suite struct SessionContextTests {
+    @Test func contextReportsThePersonsChangesAndItsOwnSize() throws {
+        let big = "# Context\n\n" + String(repeating: "- a fact that takes some room\n", count: 40)
+        let f = try ToolboxFixture(files: ["context.md": big, "Research/a.md": "# A\n"], config: "context:\n  max_bytes: 500\n")
+        let context = try f.ok("get_context")
+        guard case .object(let file)? = context["context"] else { Issue.record("no context"); return }
+        #expect(file["over_limit"] == .bool(true))
+        #expect(file["note"] != nil)
+        guard case .array(let changes)? = context["user_changes_since_last_session"] else { Issue.record("no changes"); return }
+        #expect("\(changes)".contains("Research/a.md"))
+    }
+}
