@@ -38,7 +38,7 @@ extension Workspace {
             bytes = try FileBytes.read(path: absolutePath(path.relative), maxBytes: maxBytes)
         } catch {
             switch error {
-            case .notFound: throw NotesError(.notFound, "no file at \(path)", hint: "check the path with `notes list`")
+            case .notFound: throw NotesError(.notFound, "no file at \(path)", hint: "check the path with list_files or `notes list`")
             case .notRegularFile: throw NotesError(.notText, "\(path) is not a regular file", hint: "only files can be read")
             case .tooLarge(let size):
                 throw NotesError(.tooLarge, "\(path) is \(size / 1_048_576) MB", hint: paged ? "the limit is \(maxBytes >> 20) MB" : "read a line range with --offset and --limit")

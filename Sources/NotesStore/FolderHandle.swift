@@ -47,7 +47,7 @@ final class FolderHandle {
                 if isLink || e == ELOOP {
                     throw NotesError(.outsideWorkspace, "\(here) is a symbolic link; notes never writes through links", hint: "use the real folder's path inside the workspace")
                 }
-                if e == ENOENT { throw NotesError(.notFound, "no folder \(here)", hint: "check the path with `notes list`") }
+                if e == ENOENT { throw NotesError(.notFound, "no folder \(here)", hint: "check the path with list_files or `notes list`") }
                 if e == ENOTDIR { throw NotesError(.invalidArgument, "\(here) is a file, not a folder", hint: "choose another path") }
                 throw NotesError(.internal, "cannot open folder \(here) (\(errorText(e)))", hint: "check permissions")
             }
