@@ -50,6 +50,9 @@ extension NoteStore {
             if rule == .ask && author.actor == .agent {
                 return try propose(target, content: bytes, operation: .append, baseVersion: target.version, author: author, reason: "the path's policy is ask")
             }
+            if author.actor == .agent, let current = target.bytes {
+                try UserSections.check(current: current, proposed: bytes, path: path.relative, operation: "append_file")
+            }
             return try finish(target, bytes: bytes, operation: .append, author: author, includeDiff: includeDiff,
                               agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
         }
@@ -93,6 +96,7 @@ extension NoteStore {
                 let lost = check.lostLines([])
                 if !lost.isEmpty { throw check.userEditedError(proposed: [], lost: lost, operation: "delete") }
             }
+            if author.actor == .agent { try UserSections.check(current: current, proposed: nil, path: path.relative, operation: "delete") }
             var result = ChangeResult(path: path.relative)
             result.previousVersion = version
             result.restorableVersion = version
@@ -194,6 +198,8 @@ extension NoteStore {
         var bytes = proposed
         var merged = false
         if author.actor == .agent {
+            // The person's own sections are policy: refused before versions and merges.
+            if options.onConflict != .merge { try UserSections.check(current: current, proposed: proposed, path: target.path.relative, operation: what) }
             let check = guardFor(target)
             var stale = false
             do {
@@ -221,6 +227,7 @@ extension NoteStore {
             if rule == .ask {
                 return try propose(target, content: bytes, operation: operation, baseVersion: target.version, author: author, reason: "the path's policy is ask")
             }
+            try UserSections.check(current: current, proposed: bytes, path: target.path.relative, operation: what)
         } else if let expected = options.expectedVersion, expected != target.version {
             throw guardFor(target).stale(expected)
         }

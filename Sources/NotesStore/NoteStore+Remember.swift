@@ -23,6 +23,11 @@ extension NoteStore {
                 result.duplicate = true
                 return result
             }
+            if author.actor == .agent, let current = target.bytes, UserSections(current, path: path.relative).owns(heading) {
+                throw NotesError(.policyDenied, "the section \"\(heading)\" of context.md belongs to the person; agents may read it, never add to it",
+                                 hint: "remember it under a section of your own (the default is \"\(ContextFacts.defaultSection)\")",
+                                 details: ErrorDetails(path: path.relative, options: ["remember without section"]))
+            }
             let line = ContextFacts.bullet(text, date: String(Timestamp.format(now).prefix(10)))
             let start = target.bytes ?? Array(ContextFacts.header.utf8)
             let bytes = try TextChange.append(line, to: start, section: heading, markdown: true, path: path.relative)
@@ -33,6 +38,9 @@ extension NoteStore {
             } else if rule == .ask && author.actor == .agent {
                 change = try propose(target, content: bytes, operation: .append, baseVersion: target.version, author: author, reason: "the path's policy is ask")
             } else {
+                if author.actor == .agent, let current = target.bytes {
+                    try UserSections.check(current: current, proposed: bytes, path: path.relative, operation: "remember")
+                }
                 change = try finish(target, bytes: bytes, operation: .append, author: author,
                                     agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
             }

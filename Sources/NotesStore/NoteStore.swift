@@ -256,7 +256,16 @@ public final class NoteStore: Sendable {
         let base = check.pathHistory.agentBaseline.flatMap { history.object($0) } ?? []
         switch ThreeWayMerge.merge(base: current, ours: proposed, theirs: base) {
         case .merged(let next): return (try? history.store(next)) ?? check.pathHistory.agentBaseline
-        case .conflicts: return check.pathHistory.agentBaseline.flatMap { history.object($0) == nil ? nil : $0 } ?? (try? history.store([]))
+        case .conflicts:
+            // The change cannot be replayed on the agent's text (say, its first append to a
+            // file the person wrote): its text so far plus the lines this change adds, so
+            // those lines count as the agent's from now on.
+            let added = LineDiff.addedLines(ByteLines(current), ByteLines(proposed))
+            let proposedLines = ByteLines(proposed).lines
+            var own = base
+            if let last = own.last, last != 0x0A { own.append(0x0A) }
+            for index in added.sorted() where index < proposedLines.count { own.append(contentsOf: proposedLines[index]) }
+            return (try? history.store(own)) ?? check.pathHistory.agentBaseline
         }
     }
 

@@ -180,3 +180,82 @@ final class ToolboxFixture {
         #expect("\(changes)".contains("Research/a.md"))
     }
 }
+
+@Suite struct UserSectionTests {
+    static let context = """
+        ---
+        title: Context
+        user_sections: ["Reading habits"]
+        ---
+
+        # Context
+
+        ## About me <!-- user -->
+
+        - I teach English.
+
+        ## Learned
+
+        - 2026-11-20: Likes whales.
+
+        ## Reading habits
+
+        - A chapter a night.
+        """ + "\n"
+
+    func fixture() throws -> ToolboxFixture {
+        try ToolboxFixture(files: ["context.md": Self.context, "other.md": "# Other\n\n## Mine <!-- user -->\n\nkeep\n"],
+                           config: "policy:\n  \"context.md\": write\n")
+    }
+
+    func version(_ f: ToolboxFixture, _ path: String) throws -> JSONValue {
+        try f.ok("read_file", ["path": .string(path)])["version"] ?? .null
+    }
+
+    @Test func theAgentNeverChangesThePersonsSections() throws {
+        let f = try fixture()
+        func unchanged() {
+            let text = f.text("context.md") ?? ""
+            #expect(text.contains("## About me <!-- user -->\n\n- I teach English.\n\n## Learned"))
+            #expect(text.hasSuffix("## Reading habits\n\n- A chapter a night.\n"))
+        }
+        // remember into the person's section, by marker or by front matter
+        #expect(f.code("remember", ["fact": .string("Teaches maths"), "section": .string("About me")]) == "policy_denied")
+        #expect(f.code("remember", ["fact": .string("Reads fast"), "section": .string("reading habits")]) == "policy_denied")
+        // append under their heading, or at the end while their section is last
+        #expect(f.code("append_file", ["path": .string("context.md"), "content": .string("- x"), "section": .string("About me")]) == "policy_denied")
+        #expect(f.code("append_file", ["path": .string("context.md"), "content": .string("- x")]) == "policy_denied")
+        // edit a line of theirs
+        let v = try version(f, "context.md")
+        #expect(f.code("edit_file", ["path": .string("context.md"), "expected_version": v,
+                                     "edits": .array([.object(["old_text": .string("I teach English."), "new_text": .string("I teach maths.")])])]) == "policy_denied")
+        // rewrite the whole file without their sections, even with merge or a confirmation
+        let rewrite = "# Context\n\n## Learned\n\n- 2026-11-20: Likes whales.\n"
+        for extra: [String: JSONValue] in [[:], ["on_conflict": .string("merge")], ["confirm_user_edits": .bool(true)]] {
+            var args: [String: JSONValue] = ["path": .string("context.md"), "content": .string(rewrite), "expected_version": v]
+            args.merge(extra) { $1 }
+            // merge: their sections conflict with the rewrite, or the merged text would drop them
+            let code = f.code("write_file", args)
+            #expect(code == "policy_denied" || (extra["on_conflict"] != nil && code == "merge_conflict"), "\(extra): \(code ?? "nil")")
+        }
+        #expect(f.code("delete_file", ["path": .string("context.md"), "expected_version": v, "confirm_user_edits": .bool(true)]) == "policy_denied")
+        unchanged()
+        // Its own section stays open to the agent.
+        _ = try f.ok("remember", ["fact": .string("Prefers passages")])
+        _ = try f.ok("edit_file", ["path": .string("context.md"), "expected_version": try version(f, "context.md"),
+                                   "edits": .array([.object(["old_text": .string("Prefers passages"), "new_text": .string("Prefers passages to summaries")])])])
+        unchanged()
+        #expect(f.text("context.md")?.contains(": Prefers passages to summaries\n") == true)
+        // Any Markdown file's marked section is the person's.
+        let ov = try version(f, "other.md")
+        #expect(f.code("edit_file", ["path": .string("other.md"), "expected_version": ov,
+                                     "edits": .array([.object(["old_text": .string("keep"), "new_text": .string("gone")])])]) == "policy_denied")
+    }
+
+    @Test func thePersonMayChangeTheirSectionsAndTheAgentThenKeepsThem() throws {
+        let f = try fixture()
+        f.folder.write("context.md", Self.context.replacingOccurrences(of: "I teach English.", with: "I teach English and drama."))
+        _ = try f.ok("remember", ["fact": .string("Runs a drama club")])
+        #expect(f.text("context.md")?.contains("- I teach English and drama.\n\n## Learned") == true)
+    }
+}
