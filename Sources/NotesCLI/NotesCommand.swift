@@ -28,7 +28,8 @@ struct NotesCommand: ParsableCommand {
         subcommands: [
             Search.self, Read.self, List.self, Status.self, Index.self, Init.self,
             Write.self, Append.self, Edit.self, Remove.self, Move.self, Restore.self,
-            History.self, Diff.self, Log.self, Review.self, GarbageCollect.self, Mcp.self,
+            History.self, Diff.self, Log.self, Review.self, GarbageCollect.self,
+            Journal.self, Remember.self, Context.self, New.self, Templates.self, Mcp.self,
         ])
 
     /// Runs the command line with the exit-status contract of SPEC §12: errors are one line

@@ -7,6 +7,8 @@ public struct TemplateLibrary: Sendable {
     /// The folder holding `workspace/` and the other templates.
     public let directory: String
 
+    public init(directory: String) { self.directory = directory }
+
     public static func locate(explicit: String?, executable: String = CommandLine.arguments.first ?? "") throws(NotesError) -> TemplateLibrary {
         var candidates: [String] = []
         if let explicit { candidates.append(explicit) }

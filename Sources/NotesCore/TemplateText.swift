@@ -1,6 +1,9 @@
 /// Mustache-style `{{name}}` substitution, used by templates (SPEC §8.3) and by
 /// `--format` output. Unknown names render as empty text; `{{{name}}}` is the same as
 /// `{{name}}` (nothing is HTML-escaped: the output is plain text or Markdown).
+/// `{{#name}}…{{/name}}` keeps its text only when `name` has a value, `{{^name}}…{{/name}}`
+/// only when it has none (optional variables); a section tag alone on its line leaves no
+/// blank line behind.
 public struct TemplateText: Sendable {
     public let source: String
 
@@ -9,7 +12,7 @@ public struct TemplateText: Sendable {
     /// The names the template uses, in order of first use.
     public var variables: [String] {
         var seen: [String] = []
-        render { name in
+        TemplateText(Self.sections(source) { _ in true }).render { name in
             if !seen.contains(name) { seen.append(name) }
             return ""
         }
@@ -18,7 +21,44 @@ public struct TemplateText: Sendable {
 
     /// Renders with `values`.
     public func render(_ values: [String: String]) -> String {
-        render { values[$0] ?? "" }
+        TemplateText(Self.sections(source) { !(values[$0] ?? "").isEmpty }).render { values[$0] ?? "" }
+    }
+
+    /// The names used in `{{#name}}` / `{{^name}}` sections (optional variables).
+    public var sectionNames: [String] {
+        var seen: [String] = []
+        _ = Self.sections(source) { name in
+            if !seen.contains(name) { seen.append(name) }
+            return true
+        }
+        return seen
+    }
+
+    /// `text` with its sections resolved by `isSet`.
+    static func sections(_ text: String, _ isSet: (String) -> Bool) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{#") ?? rest.range(of: "{{^") {
+            // Whichever section opens first.
+            let hash = rest.range(of: "{{#"), caret = rest.range(of: "{{^")
+            let first = [hash, caret].compactMap { $0 }.min { $0.lowerBound < $1.lowerBound } ?? open
+            let inverted = rest[first].hasPrefix("{{^")
+            guard let nameEnd = rest[first.upperBound...].range(of: "}}") else { break }
+            let name = rest[first.upperBound..<nameEnd.lowerBound].trimmingCharacters(in: " \t")
+            guard let close = rest[nameEnd.upperBound...].range(of: "{{/" + name + "}}") else { break }
+            let before = rest[..<first.lowerBound]
+            var inner = rest[nameEnd.upperBound..<close.lowerBound]
+            var after = rest[close.upperBound...]
+            // Standalone tags (alone on their line) take their line break with them.
+            let openingAlone = before.hasSuffixLineStart && inner.first == "\n"
+            if openingAlone { inner = inner.dropFirst() }
+            if after.first == "\n", inner.last == "\n" || (inner.isEmpty && before.hasSuffixLineStart) { after = after.dropFirst() }
+            out += before
+            if isSet(name) != inverted { out += sections(String(inner), isSet) }
+            rest = after
+        }
+        out += rest
+        return out
     }
 
     @discardableResult
@@ -48,6 +88,7 @@ public struct TemplateText: Sendable {
         var out = ""
         var dash = false
         for scalar in title.lowercased().unicodeScalars {
+            if scalar == "'" || scalar == "\u{2019}" { continue }  // "Hawthorne's" → "hawthornes"
             if scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) {
                 out.unicodeScalars.append(scalar)
                 dash = false
@@ -65,6 +106,9 @@ public struct TemplateText: Sendable {
 }
 
 extension Substring {
+    /// Whether this text ends at the start of a line (empty, or after a newline).
+    var hasSuffixLineStart: Bool { isEmpty || last == "\n" }
+
     func range(of needle: String) -> Range<Substring.Index>? {
         guard let first = needle.first else { return nil }
         var index = startIndex

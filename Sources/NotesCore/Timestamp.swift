@@ -70,6 +70,19 @@ public enum Timestamp {
         return "\(year)-\(two(m))-\(two(d))T\(two(Int(rest / 3600))):\(two(Int(rest % 3600 / 60))):\(two(Int(rest % 60)))Z"
     }
 
+    /// The local calendar date (`2026-11-21`) and time (`14:05`) of `seconds`, in the
+    /// process's time zone (`TZ`): what a person calls "today" names the journal page.
+    public static func localDateTime(_ seconds: Double) -> (date: String, time: String) {
+        var t = time_t(seconds.rounded(.down))
+        var parts = tm()
+        localtime_r(&t, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return ("\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))", "\(two(parts.tm_hour)):\(two(parts.tm_min))")
+    }
+
+    /// The local date of `seconds` (see ``localDateTime(_:)``).
+    public static func localDate(_ seconds: Double) -> String { localDateTime(seconds).date }
+
     /// The current time in seconds since the epoch.
     public static func now() -> Double {
         var ts = timespec()

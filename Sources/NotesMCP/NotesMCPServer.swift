@@ -32,7 +32,8 @@ public struct NotesMCPServer: Sendable {
 
     public init(workspace: Workspace, index: NoteIndex, options: Options) {
         self.options = options
-        self.toolbox = Toolbox(workspace: workspace, index: index, client: options.client ?? "mcp", readOnly: options.readOnly)
+        self.toolbox = Toolbox(workspace: workspace, index: index, client: options.client ?? "mcp", readOnly: options.readOnly,
+                               templates: try? TemplateLibrary.locate(explicit: nil))
     }
 
     static let instructions = """
@@ -112,7 +113,7 @@ public struct NotesMCPServer: Sendable {
             })
         }
         await server.withMethodHandler(GetPrompt.self) { params in
-            let today = String(Timestamp.format(Timestamp.now()).prefix(10))
+            let today = Timestamp.localDate(Timestamp.now())
             guard let prompt = AgentPrompts.all.first(where: { $0.name == params.name }),
                   let text = AgentPrompts.render(params.name, arguments: params.arguments ?? [:], today: today) else {
                 throw MCPError.invalidParams("there is no prompt '\(params.name)'; the prompts are: \(AgentPrompts.all.map(\.name).joined(separator: ", "))")

@@ -17,6 +17,10 @@ extension NoteStore {
                 }
                 return try create(target, bytes: Array(content.utf8), rule: rule, options: options, author: author, operation: .create)
             }
+            if options.mustNotExist {
+                throw NotesError(.invalidArgument, "\(path) already exists; nothing was written", hint: "choose another title or path",
+                                 details: ErrorDetails(path: path.relative, currentVersion: target.version))
+            }
             if rule == .append && author.actor == .agent {
                 throw NotesError(.policyDenied, "\(path) is append-only for agents", hint: "use append_file", details: ErrorDetails(path: path.relative, options: ["append_file"]))
             }

@@ -40,6 +40,9 @@ public struct ChangeOptions: Sendable {
     /// Return the diff of the change (always for a dry run; files over 1 MB get none).
     public var includeDiff: Bool
 
+    /// Create only: an existing file is an error (`notes new`, templates).
+    public var mustNotExist = false
+
     public init(expectedVersion: String? = nil, onConflict: ConflictChoice = .fail, confirmUserEdits: Bool = false, dryRun: Bool = false, includeDiff: Bool = false) {
         self.expectedVersion = expectedVersion
         self.onConflict = onConflict

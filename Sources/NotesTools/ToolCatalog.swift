@@ -4,7 +4,8 @@ public enum ToolCatalog {
     /// Every tool, reading tools first.
     public static let all: [ToolDefinition] = [
         readFile, listFiles, search, fileHistory, getContext,
-        writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember,
+        listTemplates,
+        writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember, newFromTemplate,
     ]
 
     /// The tools `--read-only` keeps.
@@ -193,4 +194,37 @@ public enum ToolCatalog {
             .string("section", "The heading to file it under (default \"Learned\"), e.g. \"Preferences\"."),
         ],
         readOnly: false, destructive: false, idempotent: true)
+
+    static let listTemplates = ToolDefinition(
+        name: "list_templates", title: "List templates",
+        description: """
+            The templates new_from_template can use (research topic folder, introduction, source, journal page, context, and \
+            the workspace's own): each with its description, where it creates files, and its variables (required or optional). \
+            Every template also gets title, slug, date, datetime and actor.
+            """,
+        parameters: [],
+        readOnly: true, destructive: false, idempotent: true)
+
+    static let newFromTemplate = ToolDefinition(
+        name: "new_from_template", title: "Create from a template",
+        description: """
+            Create a new note or a research topic folder from a template (see list_templates), e.g. template "research" with \
+            variables {"title": "Moby Dick"} creates Research/moby-dick/introduction.md, notes.md and sources/. Never replaces \
+            an existing file (that is an error: pick another title or path). path overrides where it goes: a folder ending in / \
+            or an exact path. Returns the created files with their versions.
+            """,
+        parameters: [
+            .string("template", "The template's name, e.g. \"research\", \"introduction\", \"source\".", required: true),
+            .string("path", "Where to create it instead of the template's default: a folder ending in /, or an exact path."),
+        ],
+        readOnly: false, destructive: false, idempotent: false,
+        extraSchema: [
+            "variables": .object([
+                "type": .string("object"),
+                "description": .string("The template's variables; title is required, e.g. {\"title\": \"Moby Dick\", \"question\": \"Why white?\"}."),
+                "required": .array([.string("title")]),
+                "additionalProperties": .object(["type": .string("string")]),
+            ])
+        ],
+        extraRequired: ["variables"])
 }

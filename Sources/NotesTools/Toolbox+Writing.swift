@@ -64,3 +64,37 @@ extension Toolbox {
         return try store.remember(fact, section: try args.string("section"), by: author)
     }
 }
+
+/// The answer to `list_templates`.
+struct TemplateList: Encodable {
+    var templates: [TemplateDefinition]
+    var builtInVariables: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case templates
+        case builtInVariables = "built_in_variables"
+    }
+}
+
+extension Toolbox {
+    func catalog() throws(NotesError) -> TemplateCatalog {
+        try TemplateCatalog.load(library: templateLibrary, workspace: workspace)
+    }
+
+    func listTemplates() throws(NotesError) -> TemplateList {
+        TemplateList(templates: try catalog().templates, builtInVariables: TemplateCatalog.builtInVariables)
+    }
+
+    func newFromTemplate(_ args: ToolArguments, _ author: Author) throws(NotesError) -> TemplateResult {
+        let name = try args.requiredString("template")
+        var variables = try args.stringMap("variables")
+        guard let title = variables.removeValue(forKey: "title"), !title.isEmpty else {
+            throw NotesError(.invalidArgument, "new_from_template needs variables.title", hint: "e.g. {\"template\": \"research\", \"variables\": {\"title\": \"Moby Dick\"}}")
+        }
+        let path = try args.string("path")
+        let workspace = self.workspace
+        let rendered = try catalog().render(name, title: title, variables: variables, actor: .agent, now: Timestamp.now(), path: path,
+                                            isFolder: { FileSystem.isDirectory(workspace.absolutePath($0)) })
+        return try store.create(rendered, by: author)
+    }
+}

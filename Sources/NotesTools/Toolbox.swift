@@ -15,13 +15,18 @@ public final class Toolbox: @unchecked Sendable {
     /// The tools this toolbox offers.
     public let tools: [ToolDefinition]
 
+    /// The shipped templates (nil when not found: only the workspace's own are offered).
+    let templateLibrary: TemplateLibrary?
+
     private let lock = NSLock()
     private var clientName: String
     /// When this session started; get_context reports the person's changes since the
     /// agent's last action before it.
     let sessionStart: Double
 
-    public init(workspace: Workspace, index: NoteIndex, client: String, readOnly: Bool = false, now: Double = Timestamp.now()) {
+    public init(workspace: Workspace, index: NoteIndex, client: String, readOnly: Bool = false,
+                templates: TemplateLibrary? = nil, now: Double = Timestamp.now()) {
+        self.templateLibrary = templates
         self.workspace = workspace
         self.store = NoteStore(workspace: workspace)
         self.index = index
@@ -81,6 +86,8 @@ public final class Toolbox: @unchecked Sendable {
         case "move_file": return .success(try moveFile(args, author))
         case "restore_file": return .success(try restoreFile(args, author))
         case "remember": return .success(try remember(args, author))
+        case "list_templates": return .success(try listTemplates())
+        case "new_from_template": return .success(try newFromTemplate(args, author))
         default: throw NotesError(.internal, "tool \(name) has no implementation", hint: "report this as a bug")
         }
     }

@@ -8,11 +8,11 @@ import unittest
 
 from notes_server import Workspace, call, fail, result_json, session
 
-TODAY = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+TODAY = datetime.datetime.now().strftime("%Y-%m-%d")  # local date, as notes names journal pages
 
 EXPECTED_TOOLS = {
     "read_file", "list_files", "search", "file_history", "get_context", "write_file", "append_file",
-    "edit_file", "delete_file", "move_file", "restore_file", "remember",
+    "edit_file", "delete_file", "move_file", "restore_file", "remember", "list_templates", "new_from_template",
 }
 
 THEMES = """# Themes in Moby-Dick
@@ -344,7 +344,7 @@ class ReadOnlyAndClientName(unittest.IsolatedAsyncioTestCase):
     async def test_read_only_offers_only_reading_tools(self):
         async with session(self.ws, "--read-only") as s:
             names = {t.name for t in (await s.list_tools()).tools}
-            self.assertEqual(names, {"read_file", "list_files", "search", "file_history", "get_context"})
+            self.assertEqual(names, {"read_file", "list_files", "search", "file_history", "get_context", "list_templates"})
             before = self.ws.snapshot()
             error = await fail(s, "append_file", {"path": "Journal/x.md", "content": "x"})
             self.assertEqual(error["code"], "invalid_argument")

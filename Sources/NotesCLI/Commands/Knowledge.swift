@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import NotesCore
+import NotesStore
+
+extension NotesCommand {
+    /// `notes remember TEXT`: add a fact to context.md as the person (SPEC §8.1).
+    struct Remember: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a fact to context.md (a dated bullet; a fact already there is not added again).",
+            discussion: """
+                  notes remember "Prefers British spelling"
+                  notes remember "Teaches on Tuesdays" --section "About me"
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The fact (several words are joined).") var text: [String]
+        @Option(name: .long, help: ArgumentHelp("The section to file it under (default: Learned).", valueName: "heading")) var section: String?
+        @Flag(name: .long, help: "Print the result as JSON.") var json = false
+
+        func run() throws {
+            let store = NoteStore(workspace: try workspace.openWorkspace())
+            let result = try store.remember(text.joined(separator: " "), section: section, by: .person)
+            if json { return Terminal.write(try JSONOutput.document(result)) }
+            if result.duplicate {
+                Terminal.write("already in context.md (not added again)\n")
+            } else {
+                Terminal.write("remembered under \"\(result.section)\": \(result.added ?? "")" + Terminal.style("  version \(result.version ?? "-")", .dim) + "\n")
+            }
+        }
+    }
+
+    /// `notes context`: print context.md with its size against the budget (SPEC §8.1).
+    struct Context: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print context.md, what the agent knows about you, with its size.")
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Flag(name: .long, help: "Print path, content, version, size and the size budget as JSON.") var json = false
+
+        func run() throws {
+            let ws = try workspace.openWorkspace()
+            let limit = ws.config.contextMaxBytes
+            guard FileSystem.exists(ws.absolutePath(ContextFacts.path)) else {
+                throw NotesError(.notFound, "this workspace has no context.md yet", hint: "`notes remember \"…\"` or `notes new context` creates it")
+            }
+            let read = try NoteStore(workspace: ws).read(ContextFacts.path, by: .person)
+            if json {
+                struct Output: Encodable {
+                    var path: String, content: String, version: String, size: Int, max_bytes: Int, over_limit: Bool
+                    var user_sections: [String]
+                }
+                let owned = UserSections(Array(read.content.utf8), path: ContextFacts.path).sections.map(\.heading)
+                return Terminal.write(try JSONOutput.document(Output(path: read.path, content: read.content, version: read.version, size: read.size,
+                                                                     max_bytes: limit, over_limit: read.size > limit, user_sections: owned)))
+            }
+            Terminal.write(read.content)
+            let percent = Int((Double(read.size) / Double(limit) * 100).rounded())
+            var summary = "context.md: \(humanSize(read.size)) of the \(humanSize(limit)) budget (\(percent)%)"
+            if read.size > limit { summary += " — over it: the agent is asked to propose a condensed version" }
+            FileHandle.standardError.write(Data((Terminal.style(summary, read.size > limit ? .yellow : .dim) + "\n").utf8))
+        }
+    }
+
+    /// `notes journal TEXT`: a timestamped entry in today's journal page (SPEC §8.2).
+    struct Journal: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a timestamped entry to today's journal page (Journal/YYYY-MM-DD.md).",
+            discussion: """
+                The text comes from the arguments, else standard input (when piped), else $EDITOR.
+                Entries are appended under "## HH:MM — user"; the agent appends its own the same way.
+
+                  notes journal "Read chapter 42; the whiteness passage is the key."
+                  pbpaste | notes journal
+                """)
+
+        @OptionGroup var workspace: WorkspaceOptions
+        @Argument(help: "The entry (several words are joined).") var text: [String] = []
+        @Flag(name: .long, help: "Print the result as JSON.") var json = false
+
+        func run() throws {
+            let ws = try workspace.openWorkspace()
+            var entry = text.joined(separator: " ")
+            if entry.isEmpty {
+                entry = isatty(0) == 1 ? try EditorSession(name: "journal-entry.md", text: "").run() : try readStandardInput()
+            }
+            let header = try? TemplateCatalog.load(library: try? TemplateLibrary.locate(explicit: nil), workspace: ws)
+                .render("journal", title: "Journal", variables: [:], actor: .user, now: Timestamp.now()).files.first?.text
+            let result = try NoteStore(workspace: ws).journal(entry, header: header, by: .person)
+            if json { return Terminal.write(try JSONOutput.document(result)) }
+            Terminal.write("\(result.created ? "started" : "added to") \(result.path): \(result.entry.dropFirst(3))" + Terminal.style("  version \(result.version ?? "-")", .dim) + "\n")
+        }
+    }
+}

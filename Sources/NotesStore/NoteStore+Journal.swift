@@ -1,0 +1,46 @@
+import Foundation
+import NotesCore
+
+/// What `notes journal` did.
+public struct JournalResult: Codable, Sendable, Equatable {
+    public var path: String
+    public var version: String?
+    /// The heading of the entry (`## 14:05 — user`).
+    public var entry: String
+    public var created: Bool
+}
+
+extension NoteStore {
+    /// The journal page of a day: `Journal/YYYY-MM-DD.md` (local date).
+    public static func journalPath(_ now: Double) -> String { "Journal/\(Timestamp.localDate(now)).md" }
+
+    /// Appends a timestamped entry tagged with its actor to today's journal page (SPEC
+    /// §8.2), creating the page from `header` (the journal template) when missing. An
+    /// append under the workspace lock: entries from the person and agents never overwrite
+    /// each other.
+    public func journal(_ text: String, header: String? = nil, by author: Author, now: Double = Timestamp.now()) throws(NotesError) -> JournalResult {
+        let body = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !body.isEmpty else { throw NotesError(.invalidArgument, "the journal entry is empty", hint: "write some text, e.g. notes journal \"read chapter 42\"") }
+        let (date, time) = Timestamp.localDateTime(now)
+        let heading = "## \(time) — \(author.actor.rawValue)"
+        let (path, rule) = try resolve("Journal/\(date).md", for: author, .append)
+        let entry = heading + "\n\n" + body + "\n"
+        let change = try locked { () throws(NotesError) -> ChangeResult in
+            // Decided under the lock, so two writers starting the same day add one header.
+            let target = try open(path, create: true)
+            if target.bytes == nil {
+                let start = header ?? "# \(date)\n"
+                let page = start + (start.hasSuffix("\n") ? "" : "\n") + "\n" + entry
+                return try create(target, bytes: Array(page.utf8), rule: rule, options: ChangeOptions(), author: author, operation: .append)
+            }
+            let bytes = try TextChange.append(entry, to: target.bytes ?? [], section: nil, markdown: true, path: path.relative)
+            try checkSize(bytes.count, path)
+            if author.actor == .agent, let current = target.bytes {
+                try UserSections.check(current: current, proposed: bytes, path: path.relative, operation: "journal")
+            }
+            return try finish(target, bytes: bytes, operation: .append, author: author,
+                              agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
+        }
+        return JournalResult(path: path.relative, version: change.version, entry: heading, created: change.created)
+    }
+}
