@@ -24,11 +24,12 @@ extension NoteStore {
         var targets: [(path: WorkspacePath, text: String)] = []
         var folders: [WorkspacePath] = []
         for file in rendered.files {
-            let path = try resolve(file.path, for: author, .create).path
-            if (path.relative as NSString).lastPathComponent == ".keep" {
-                folders.append(try WorkspacePath(String(path.relative.dropLast(".keep".count + 1)), in: workspace))
+            if (file.path as NSString).lastPathComponent == ".keep" {
+                // A marker that only makes its folder (a dot-name, so check the folder).
+                folders.append(try resolve((file.path as NSString).deletingLastPathComponent, for: author, .create).path)
                 continue
             }
+            let path = try resolve(file.path, for: author, .create).path
             if FileSystem.exists(workspace.absolutePath(path.relative)) {
                 throw NotesError(.invalidArgument, "\(path) already exists; nothing was created", hint: "choose another title, or pass a path",
                                  details: ErrorDetails(path: path.relative))

@@ -259,3 +259,65 @@ final class ToolboxFixture {
         #expect(f.text("context.md")?.contains("- I teach English and drama.\n\n## Learned") == true)
     }
 }
+
+@Suite struct TemplateTests {
+    static let library = TemplateLibrary(directory: Repository.root + "/templates")
+
+    @Test func everyShippedTemplateRendersWithAndWithoutItsOptionalVariables() throws {
+        let catalog = try TemplateCatalog.load(library: Self.library, workspace: nil)
+        #expect(catalog.templates.map(\.name) == ["research", "introduction", "source", "journal", "context"])
+        for template in catalog.templates {
+            let all = Dictionary(uniqueKeysWithValues: template.variables.map { ($0.name, "VALUE-\($0.name)") })
+            for values in [[:], all] {
+                let rendered = try catalog.render(template.name, title: "Moby Dick", variables: values, actor: .agent, now: 1_763_700_000)
+                #expect(!rendered.files.isEmpty)
+                // Every optional variable given shows up somewhere in what was rendered.
+                if !values.isEmpty {
+                    let everything = rendered.files.map(\.text).joined()
+                    for name in values.keys { #expect(everything.contains("VALUE-\(name)"), "\(template.name): \(name)") }
+                }
+                for file in rendered.files {
+                    #expect(!file.text.contains("{{") && !file.text.contains("}}"), "\(template.name) \(file.path)")
+                    #expect(!file.text.contains("\n\n\n"), "\(template.name) \(file.path): a blank line left by a section")
+                    if file.path.hasSuffix(".md") && !file.text.isEmpty {
+                        if case .present(let block) = FrontMatterBlock.split(Array(file.text.utf8)) {
+                            #expect(throws: Never.self) { _ = try FrontMatter.parse(Array(file.text.utf8)[block.yaml]) }
+                        }
+                    }
+                    if values.isEmpty { #expect(!file.text.contains("VALUE-")) }
+                }
+            }
+        }
+    }
+
+    @Test func sectionsRenderOnlyWhenTheirVariableIsSet() {
+        let text = TemplateText("a\n{{#x}}\nx is {{x}}\n{{/x}}\n{{^x}}\nno x\n{{/x}}\nb {{#y}}[{{y}}]{{/y}}c\n")
+        #expect(text.render(["x": "1", "y": "2"]) == "a\nx is 1\nb [2]c\n")
+        #expect(text.render([:]) == "a\nno x\nb c\n")
+        #expect(text.sectionNames == ["x", "y"])
+        #expect(!text.variables.contains { $0.hasPrefix("#") || $0.hasPrefix("/") })
+    }
+
+    @Test func theAgentCreatesFromTemplatesWithProvenance() throws {
+        let folder = TemporaryDirectory(prefix: "notes-tools")
+        let index = TemporaryDirectory(prefix: "notes-tools-index")
+        folder.write(".notes/config.yml", "# defaults\n")
+        let workspace = try Workspace(root: folder.path)
+        let toolbox = Toolbox(workspace: workspace, index: try NoteIndex(workspace: workspace, directory: index.path), client: "t", templates: Self.library)
+        let made = toolbox.call("new_from_template", arguments: ["template": .string("research"), "variables": .object(["title": .string("Moby Dick")])])
+        #expect(!made.isError, "\(made.text)")
+        let intro = (try? String(contentsOfFile: folder.path + "/Research/moby-dick/introduction.md", encoding: .utf8)) ?? ""
+        #expect(intro.contains("created_by: agent"))
+        #expect(FileSystem.isDirectory(folder.path + "/Research/moby-dick/sources"))
+        let again = toolbox.call("new_from_template", arguments: ["template": .string("research"), "variables": .object(["title": .string("Moby Dick")])])
+        #expect(again.errorCode == "invalid_argument" && again.text.contains("already exists"))
+        #expect(toolbox.call("new_from_template", arguments: ["template": .string("research")]).errorCode == "invalid_argument")
+        #expect(toolbox.call("new_from_template", arguments: ["template": .string("nope"), "variables": .object(["title": .string("x")])]).errorCode == "not_found")
+        // Templates cannot be used to write where the agent may not.
+        #expect(toolbox.call("new_from_template", arguments: ["template": .string("introduction"), "path": .string(".git/x.md"),
+                                                              "variables": .object(["title": .string("x")])]).errorCode == "protected_path")
+        let listed = toolbox.call("list_templates", arguments: [:])
+        #expect(listed.text.contains("\"research\"") && listed.text.contains("\"question\""))
+        #expect(!listed.text.contains(Repository.root), "no absolute paths in the answer")
+    }
+}
