@@ -129,7 +129,13 @@ public struct PathHistory: Sendable {
                 userChangedSinceBaseline = false
             }
         case .user:
-            if record.operation != .move { userChangedSinceBaseline = true }
+            if let base = record.agentBase {
+                // Text nobody wrote (a file made from a template): the agent may replace it.
+                agentBaseline = base
+                userChangedSinceBaseline = base != record.after
+            } else if record.operation != .move {
+                userChangedSinceBaseline = true
+            }
         }
     }
 }

@@ -192,7 +192,8 @@ extension NoteStore {
         if options.includeDiff || options.dryRun { result.diff = diff([], final, "/dev/null", target.path.relative, &result) }
         result.warnings = warnings
         if options.dryRun { result.dryRun = true; result.version = ContentVersion(of: final).short; return result }
-        result.version = try commit(target, bytes: final, operation: operation == .append ? .create : operation, author: author).after
+        result.version = try commit(target, bytes: final, operation: operation == .append ? .create : operation, author: author,
+                                    agentBase: options.templateText ? "" : nil).after
         return result
     }
 

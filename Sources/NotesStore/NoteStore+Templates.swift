@@ -40,6 +40,7 @@ extension NoteStore {
         for (path, text) in targets {
             var options = ChangeOptions()
             options.mustNotExist = true
+            options.templateText = true
             let change = try write(path.relative, content: text, options: options, by: author)
             result.files.append(.init(path: path.relative, version: change.version))
             if path.relative == rendered.path { result.version = change.version }

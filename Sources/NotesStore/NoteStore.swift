@@ -42,6 +42,9 @@ public struct ChangeOptions: Sendable {
 
     /// Create only: an existing file is an error (`notes new`, templates).
     public var mustNotExist = false
+    /// The text is a template's, nobody's writing: the agent may replace it later as if it
+    /// had written it (the person's later edits are theirs as usual).
+    public var templateText = false
 
     public init(expectedVersion: String? = nil, onConflict: ConflictChoice = .fail, confirmUserEdits: Bool = false, dryRun: Bool = false, includeDiff: Bool = false) {
         self.expectedVersion = expectedVersion

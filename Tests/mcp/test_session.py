@@ -407,6 +407,67 @@ class ResourcesAndPrompts(unittest.IsolatedAsyncioTestCase):
                 await s.get_prompt("no_such_prompt")
 
 
+class AccumulatingKnowledge(unittest.IsolatedAsyncioTestCase):
+    """context.md's person-owned sections, the journal and templates, through the tools."""
+
+    async def asyncSetUp(self):
+        # context.md writable by the agent, so the user-section rule itself is what refuses.
+        self.ws = Workspace(config='policy:\n  "context.md": write\n')
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_the_persons_sections_are_never_changed(self):
+        ws = self.ws
+        about_me = ws.path("context.md").read_text().split("## About me <!-- user -->")[1].split("## Learned")[0]
+        async with session(ws) as s:
+            ctx = await call(s, "read_file", path="context.md")
+            v = ctx["version"]
+            refusals = [
+                ("remember", {"fact": "Teaches maths", "section": "About me"}),
+                ("append_file", {"path": "context.md", "content": "- sneaky", "section": "About me"}),
+                ("edit_file", {"path": "context.md", "expected_version": v,
+                               "edits": [{"old_text": "I teach secondary-school English", "new_text": "I teach maths"}]}),
+                ("write_file", {"path": "context.md", "content": "# Context\n\n## Learned\n", "expected_version": v}),
+                ("write_file", {"path": "context.md", "content": "# Context\n\n## Learned\n", "expected_version": v, "on_conflict": "merge"}),
+                ("write_file", {"path": "context.md", "content": "# Context\n\n## Learned\n", "expected_version": v, "confirm_user_edits": True}),
+                ("delete_file", {"path": "context.md", "expected_version": v, "confirm_user_edits": True}),
+            ]
+            for tool, arguments in refusals:
+                with self.subTest(tool=tool, arguments=arguments):
+                    error = await fail(s, tool, arguments)
+                    self.assertIn(error["code"], {"policy_denied", "merge_conflict"}, error)
+            self.assertEqual(ws.path("context.md").read_text().split("## About me <!-- user -->")[1].split("## Learned")[0], about_me)
+            added = await call(s, "remember", fact="Uses the Norton edition")
+            self.assertFalse(added["duplicate"])
+            self.assertIn("Uses the Norton edition", ws.path("context.md").read_text().split("## Learned")[1])
+
+    async def test_templates_and_the_journal(self):
+        ws = self.ws
+        async with session(ws) as s:
+            listed = await call(s, "list_templates")
+            names = [t["name"] for t in listed["templates"]]
+            self.assertEqual(names, ["research", "introduction", "source", "journal", "context"])
+            self.assertIn("title", listed["built_in_variables"])
+            made = await call(s, "new_from_template", template="research", variables={"title": "Typee", "question": "Is it true?"})
+            self.assertEqual(made["path"], "Research/typee/introduction.md")
+            self.assertEqual([f["path"] for f in made["files"]], ["Research/typee/introduction.md", "Research/typee/notes.md"])
+            intro = await call(s, "read_file", path="Research/typee/introduction.md")
+            self.assertEqual(intro["provenance"]["created_by"], "agent")
+            self.assertIn("The question: Is it true?", intro["content"])
+            self.assertTrue(ws.path("Research/typee/sources").is_dir())
+            again = await fail(s, "new_from_template", {"template": "research", "variables": {"title": "Typee"}})
+            self.assertEqual(again["code"], "invalid_argument")
+            source = await call(s, "new_from_template", template="source", path="Research/typee/sources/",
+                                variables={"title": "Melville's preface", "author": "Herman Melville"})
+            self.assertEqual(source["path"], "Research/typee/sources/melvilles-preface.md")
+            # The agent's journal entries and the person's share one page.
+            ws.path(f"Journal/{TODAY}.md").write_text(f"# {TODAY}\n\n## 09:00 — user\n\nMorning notes.\n")
+            await call(s, "append_file", path=f"Journal/{TODAY}.md", content="## 09:30 — agent\n\nCreated Research/typee/.")
+            page = ws.path(f"Journal/{TODAY}.md").read_text()
+            self.assertIn("Morning notes.\n\n## 09:30 — agent\n\nCreated Research/typee/.\n", page)
+
+
 def nest(depth: int):
     value = "x"
     for _ in range(depth):
