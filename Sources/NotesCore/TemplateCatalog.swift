@@ -51,21 +51,17 @@ public struct TemplateCatalog: Sendable {
     public static func load(library: TemplateLibrary?, workspace: Workspace?) throws(NotesError) -> TemplateCatalog {
         var byName: [String: TemplateDefinition] = [:]
         var order: [String] = []
-        var folders: [String] = []
-        if let library { folders.append(library.directory) }
-        if let workspace { folders.append(workspace.stateDirectory + "/templates") }
-        for (i, folder) in folders.enumerated() {
-            let manifest = folder + "/templates.yml"
-            guard FileSystem.exists(manifest) else {
-                // An override folder may hold only files: they replace the shipped ones.
-                if i > 0 { for (name, definition) in byName { byName[name] = Self.overridingFiles(definition, in: folder, shipped: folders[0]) } }
-                continue
-            }
-            for definition in try parse(manifest: manifest, folder: folder) {
+        let shipped = library?.directory
+        let overrides = workspace.map { $0.stateDirectory + "/templates" }
+        for folder in [shipped, overrides].compactMap({ $0 }) where FileSystem.exists(folder + "/templates.yml") {
+            for definition in try parse(manifest: folder + "/templates.yml", folder: folder) {
                 if byName[definition.name] == nil { order.append(definition.name) }
                 byName[definition.name] = definition
             }
-            if i > 0 { for (name, definition) in byName { byName[name] = Self.overridingFiles(definition, in: folder, shipped: folders[0]) } }
+        }
+        // Files in the override folder replace shipped ones at the same relative path.
+        if let shipped, let overrides, FileSystem.isDirectory(overrides) {
+            for (name, definition) in byName { byName[name] = overridingFiles(definition, in: overrides, shipped: shipped) }
         }
         return TemplateCatalog(templates: order.compactMap { byName[$0] })
     }
