@@ -232,7 +232,7 @@ extension NoteStore {
             if rule == .ask {
                 return try propose(target, content: bytes, operation: operation, baseVersion: target.version, author: author, reason: "the path's policy is ask")
             }
-            if bytes != proposed { try UserSections.check(current: current, proposed: bytes, path: target.path.relative, operation: what) }
+            if options.onConflict == .merge { try UserSections.check(current: current, proposed: bytes, path: target.path.relative, operation: what) }
         } else if let expected = options.expectedVersion, expected != target.version {
             throw guardFor(target).stale(expected)
         }
