@@ -47,19 +47,26 @@ extension NoteStore {
             let target = try open(path, create: true)
             let markdown = FileFormat(path: path.relative) == .markdown
             let bytes = try TextChange.append(content, to: target.bytes ?? [], section: section, markdown: markdown, path: path.relative)
-            try checkSize(bytes.count, path)
-            if target.bytes == nil {
-                return try create(target, bytes: bytes, rule: rule, options: ChangeOptions(includeDiff: includeDiff), author: author, operation: .append)
-            }
-            if rule == .ask && author.actor == .agent {
+            return try commitAppend(target, bytes: bytes, rule: rule, author: author, what: "append_file", includeDiff: includeDiff)
+        }
+    }
+
+    /// Commits the result of an append (`append`, `remember`, `journal`), under the lock:
+    /// creates a missing file, turns the change into a proposal under policy `ask`, keeps
+    /// the person's sections, and grows the agent's baseline by what it added.
+    func commitAppend(_ target: Target, bytes: [UInt8], rule: AccessRule, author: Author, what: String, includeDiff: Bool = false) throws(NotesError) -> ChangeResult {
+        try checkSize(bytes.count, target.path)
+        guard let current = target.bytes else {
+            return try create(target, bytes: bytes, rule: rule, options: ChangeOptions(includeDiff: includeDiff), author: author, operation: .append)
+        }
+        if author.actor == .agent {
+            if rule == .ask {
                 return try propose(target, content: bytes, operation: .append, baseVersion: target.version, author: author, reason: "the path's policy is ask")
             }
-            if author.actor == .agent, let current = target.bytes {
-                try UserSections.check(current: current, proposed: bytes, path: path.relative, operation: "append_file")
-            }
-            return try finish(target, bytes: bytes, operation: .append, author: author, includeDiff: includeDiff,
-                              agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
+            try UserSections.check(current: current, proposed: bytes, path: target.path.relative, operation: what)
         }
+        return try finish(target, bytes: bytes, operation: .append, author: author, includeDiff: includeDiff,
+                          agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
     }
 
     /// Replaces exact text (`edit_file`, `notes edit --replace`). An agent's edit on a file

@@ -28,18 +28,9 @@ extension NoteStore {
         let change = try locked { () throws(NotesError) -> ChangeResult in
             // Decided under the lock, so two writers starting the same day add one header.
             let target = try open(path, create: true)
-            if target.bytes == nil {
-                let start = header ?? "# \(date)\n"
-                let page = start + (start.hasSuffix("\n") ? "" : "\n") + "\n" + entry
-                return try create(target, bytes: Array(page.utf8), rule: rule, options: ChangeOptions(), author: author, operation: .append)
-            }
-            let bytes = try TextChange.append(entry, to: target.bytes ?? [], section: nil, markdown: true, path: path.relative)
-            try checkSize(bytes.count, path)
-            if author.actor == .agent, let current = target.bytes {
-                try UserSections.check(current: current, proposed: bytes, path: path.relative, operation: "journal")
-            }
-            return try finish(target, bytes: bytes, operation: .append, author: author,
-                              agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
+            let start = target.bytes ?? Array((header ?? "# \(date)\n").utf8)
+            let bytes = try TextChange.append(entry, to: start, section: nil, markdown: true, path: path.relative)
+            return try commitAppend(target, bytes: bytes, rule: rule, author: author, what: "journal")
         }
         return JournalResult(path: path.relative, version: change.version, entry: heading, created: change.created)
     }

@@ -31,19 +31,7 @@ extension NoteStore {
             let line = ContextFacts.bullet(text, date: String(Timestamp.format(now).prefix(10)))
             let start = target.bytes ?? Array(ContextFacts.header.utf8)
             let bytes = try TextChange.append(line, to: start, section: heading, markdown: true, path: path.relative)
-            try checkSize(bytes.count, path)
-            let change: ChangeResult
-            if target.bytes == nil {
-                change = try create(target, bytes: bytes, rule: rule, options: ChangeOptions(), author: author, operation: .append)
-            } else if rule == .ask && author.actor == .agent {
-                change = try propose(target, content: bytes, operation: .append, baseVersion: target.version, author: author, reason: "the path's policy is ask")
-            } else {
-                if author.actor == .agent, let current = target.bytes {
-                    try UserSections.check(current: current, proposed: bytes, path: path.relative, operation: "remember")
-                }
-                change = try finish(target, bytes: bytes, operation: .append, author: author,
-                                    agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
-            }
+            let change = try commitAppend(target, bytes: bytes, rule: rule, author: author, what: "remember")
             result.version = change.version
             result.added = line
             result.proposal = change.proposal
