@@ -26,6 +26,15 @@ let package = Package(
         .systemLibrary(
             name: "CCmark", pkgConfig: "libcmark",
             providers: [.apt(["libcmark-dev"]), .brew(["cmark"])]),
+        // libcurl from Debian's libcurl4-openssl-dev, with typed wrappers for its variadic calls.
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // HTTP over libcurl: timeouts, redirects, size limits, streaming, server-sent events.
+        .target(
+            name: "NotesNetwork",
+            dependencies: ["CCurl"],
+            swiftSettings: strictSettings),
         // Workspace, paths, the walk, front matter, provenance, versions, config.
         .target(
             name: "NotesCore",
@@ -53,7 +62,13 @@ let package = Package(
         // built-in agent, transport-neutral (JSON in, JSON out).
         .target(
             name: "NotesTools",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "NotesIndex"],
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "NotesIndex", "NotesNetwork"],
+            swiftSettings: strictSettings),
+        // `notes agent`: the model providers (Anthropic, OpenAI-compatible), the tool loop over
+        // NotesTools, checkpoints in Chats/<id>.json, budgets and cost.
+        .target(
+            name: "NotesAgent",
+            dependencies: ["NotesCore", "NotesStore", "NotesIndex", "NotesTools", "NotesNetwork"],
             swiftSettings: strictSettings),
         // `notes mcp`: the tools, resources and prompts over the MCP Swift SDK on stdio.
         .target(
@@ -68,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "NotesCLI",
             dependencies: [
-                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore", "NotesTools", "NotesMCP",
+                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore", "NotesTools", "NotesMCP", "NotesAgent", "NotesNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
@@ -84,6 +99,8 @@ let package = Package(
         .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesAgentTests", dependencies: ["NotesAgent", "NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesNetwork", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesCLITests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
     ]
 )

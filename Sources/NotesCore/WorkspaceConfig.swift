@@ -20,6 +20,8 @@ public struct WorkspaceConfig: Sendable {
     /// Whether agent and CLI writes add a provenance block to an existing Markdown file
     /// that has no front matter (new files always get one).
     public var stampExistingFiles = false
+    /// The built-in agent's provider, models, prices and budgets.
+    public var agent = AgentConfig()
     /// Problems found while reading the file.
     public var diagnostics: [Diagnostic] = []
 
@@ -114,6 +116,8 @@ public struct WorkspaceConfig: Sendable {
                         report("unknown setting 'context.\(k.string ?? "")'", k)
                     }
                 }
+            case "agent":
+                config.agent.parse(value) { message, node in report(message, node) }
             case "stamp_existing_files":
                 if let b = value.bool { config.stampExistingFiles = b } else { report("'stamp_existing_files' must be true or false", value) }
             default:

@@ -115,6 +115,12 @@ public final class NoteStore: Sendable {
         try resolve(raw, for: author, .read).path
     }
 
+    /// Validates a path `author` wants to create or replace (before downloading into it,
+    /// say): inside the workspace, and for an agent not protected, denied or read-only.
+    public func writablePath(_ raw: String, by author: Author) throws(NotesError) -> WorkspacePath {
+        try resolve(raw, for: author, .create).path
+    }
+
     /// Validates `raw` for `author`: inside the workspace (SPEC §10), not protected, and
     /// allowed by the agent's path policy. Returns the path and the policy rule.
     func resolve(_ raw: String, for author: Author, _ access: Access) throws(NotesError) -> (path: WorkspacePath, rule: AccessRule) {

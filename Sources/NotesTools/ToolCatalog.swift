@@ -5,7 +5,7 @@ public enum ToolCatalog {
     public static let all: [ToolDefinition] = [
         readFile, listFiles, search, fileHistory, getContext,
         listTemplates,
-        writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember, newFromTemplate,
+        writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember, newFromTemplate, fetchURL,
     ]
 
     /// The tools `--read-only` keeps.
@@ -192,6 +192,22 @@ public enum ToolCatalog {
         parameters: [
             .string("fact", "The fact, one sentence, e.g. \"Prefers British spelling\".", required: true),
             .string("section", "The heading to file it under (default \"Learned\"), e.g. \"Preferences\"."),
+        ],
+        readOnly: false, destructive: false, idempotent: true)
+
+    static let fetchURL = ToolDefinition(
+        name: "fetch_url", title: "Fetch a web page into the workspace",
+        description: """
+            Download a web page or text (http or https) into a workspace file, e.g. a Project Gutenberg book into \
+            Research/moby-dick/full_text.txt, so that you and the person can search and read it. Follows redirects; text only; \
+            up to the workspace's write limit. Fetching the same URL again downloads only if the page changed (cached: true \
+            means nothing was written). Markdown targets get source_url and fetched_at in their front matter. Without path the \
+            file goes to Fetched/<host>/<name>. Replacing an existing file follows the same rules as write_file. Answers \
+            offline when the network or the server is unavailable (nothing is written).
+            """,
+        parameters: [
+            .string("url", "The page's address, e.g. \"https://www.gutenberg.org/cache/epub/2701/pg2701.txt\".", required: true),
+            .string("path", "Where to save it, e.g. \"Research/moby-dick/full_text.txt\" (default Fetched/<host>/<name>)."),
         ],
         readOnly: false, destructive: false, idempotent: true)
 

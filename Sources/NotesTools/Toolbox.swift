@@ -1,6 +1,7 @@
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesNetwork
 import NotesStore
 
 /// The agent's tools over one workspace (SPEC §7): one implementation that both the MCP
@@ -17,6 +18,10 @@ public final class Toolbox: @unchecked Sendable {
 
     /// The shipped templates (nil when not found: only the workspace's own are offered).
     let templateLibrary: TemplateLibrary?
+    /// Downloads for fetch_url.
+    let fetcher: WebFetch
+    /// Cancels a download in progress (the built-in agent's SIGINT).
+    public let cancellation = Cancellation()
 
     private let lock = NSLock()
     private var clientName: String
@@ -27,6 +32,7 @@ public final class Toolbox: @unchecked Sendable {
     public init(workspace: Workspace, index: NoteIndex, client: String, readOnly: Bool = false,
                 templates: TemplateLibrary? = nil, now: Double = Timestamp.now()) {
         self.templateLibrary = templates
+        self.fetcher = WebFetch(store: NoteStore(workspace: workspace))
         self.workspace = workspace
         self.store = NoteStore(workspace: workspace)
         self.index = index
@@ -88,6 +94,8 @@ public final class Toolbox: @unchecked Sendable {
         case "remember": return .success(try remember(args, author))
         case "list_templates": return .success(try listTemplates())
         case "new_from_template": return .success(try newFromTemplate(args, author))
+        case "fetch_url":
+            return .success(try fetcher.fetch(try args.requiredString("url", maxBytes: 8192), to: try args.string("path"), by: author, cancellation: cancellation))
         default: throw NotesError(.internal, "tool \(name) has no implementation", hint: "report this as a bug")
         }
     }
