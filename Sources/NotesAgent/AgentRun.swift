@@ -224,15 +224,20 @@ public final class AgentRun {
         case .no?:
             return (refusal, "The person said no: keep their text as it is. You may propose changes instead (on_conflict \"propose\").")
         case .yes?:
-            let (outcome, _) = execute(call, extra: ["confirm_user_edits": .bool(true)])
-            return (outcome, "The person agreed to replace their edits.")
+            return repeated(call, ["confirm_user_edits": .bool(true)], "The person agreed to replace their edits.", "The person agreed to replace their edits, but the write failed")
         case .merge?:
-            let (outcome, _) = execute(call, extra: ["on_conflict": .string("merge")])
-            return (outcome, "The person chose to merge: both your change and their edits are kept.")
+            return repeated(call, ["on_conflict": .string("merge")], "The person chose to merge: both your change and their edits are kept.",
+                            "The person chose to merge, but it could not be done (see the error); their text is unchanged")
         case .propose?:
-            let (outcome, _) = execute(call, extra: ["on_conflict": .string("propose")])
-            return (outcome, "The person chose to review your version as a proposal (notes review).")
+            return repeated(call, ["on_conflict": .string("propose")], "The person chose to review your version as a proposal (notes review).",
+                            "The person chose a proposal, but it could not be stored (see the error)")
         }
+    }
+
+    /// Runs `call` again with `extra` arguments, noting how it went for the model.
+    private func repeated(_ call: ToolCall, _ extra: [String: JSONValue], _ success: String, _ failure: String) -> (ToolOutcome, String?) {
+        let (outcome, _) = execute(call, extra: extra)
+        return (outcome, outcome.isError ? failure + "." : success)
     }
 
     /// Results over the configured size are cut at a character boundary, with a note.

@@ -83,10 +83,12 @@ public enum HTTPFailure: Error, Sendable, Equatable {
 }
 
 extension String {
+    /// Without leading and trailing spaces, tabs, CR and LF (by scalar: "\r\n" is one Character).
     func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let c = s.first, c == " " || c == "\t" || c == "\r" || c == "\n" { s.removeFirst() }
-        while let c = s.last, c == " " || c == "\t" || c == "\r" || c == "\n" { s.removeLast() }
-        return String(s)
+        var scalars = Substring(self).unicodeScalars[...]
+        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        while let c = scalars.first, blank(c) { scalars.removeFirst() }
+        while let c = scalars.last, blank(c) { scalars.removeLast() }
+        return String(String.UnicodeScalarView(scalars))
     }
 }

@@ -104,7 +104,8 @@ public struct WebFetch: Sendable {
             // Policy `ask`: stored as a proposal for the person to review.
             throw NotesError(.policyDenied, "\(path) takes proposals only: the download was stored as proposal \(change.proposal ?? "")", hint: "the person reviews it with `notes review`")
         }
-        var result = FetchResult(path: change.path, version: version, bytes: content.utf8.count, cached: false, url: url,
+        let written = (try? FileManager.default.attributesOfItem(atPath: store.workspace.absolutePath(change.path))[.size] as? Int) ?? content.utf8.count
+        var result = FetchResult(path: change.path, version: version, bytes: written, cached: false, url: url,
                                  finalURL: response.finalURL, status: response.status, contentType: contentType, created: change.created)
         result.warnings = change.warnings
         cache.store(FetchCache.Entry(path: change.path, version: version, etag: response.headers["etag"],

@@ -111,7 +111,7 @@ final class AgentTranscript: AgentObserver, @unchecked Sendable {
     }
 
     private func costText(_ session: ChatSession) -> String {
-        session.cost.map { String(format: " · ~$%.4f", $0) } ?? " · cost unknown (no price for \(session.model) in config)"
+        session.usage.cost(at: config.prices[session.model]).map { String(format: " · ~$%.4f", $0) } ?? " · cost unknown (no price for \(session.model) in config)"
     }
 
     /// The argument that says what a call is about: a path, a query, a URL, a fact.
