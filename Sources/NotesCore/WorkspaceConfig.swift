@@ -117,7 +117,9 @@ public struct WorkspaceConfig: Sendable {
                     }
                 }
             case "agent":
-                config.agent.parse(value) { message, node in report(message, node) }
+                var agent = config.agent  // parsed apart: report() writes config.diagnostics
+                agent.parse(value) { message, node in report(message, node) }
+                config.agent = agent
             case "stamp_existing_files":
                 if let b = value.bool { config.stampExistingFiles = b } else { report("'stamp_existing_files' must be true or false", value) }
             default:

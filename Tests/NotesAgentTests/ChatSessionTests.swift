@@ -1,6 +1,7 @@
 import Foundation
 import NotesAgent
 import NotesCore
+import NotesTools
 import Testing
 
 @Suite("Session states and checkpoints")
