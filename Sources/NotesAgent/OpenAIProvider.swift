@@ -25,7 +25,9 @@ public struct OpenAIProvider: ModelProvider {
 
     /// The request body: the system prompt as the first message, tool calls as
     /// `tool_calls` with JSON-text arguments, each tool result as a `tool` message.
-    static func body(_ request: ModelRequest) -> JSONValue {
+    /// OpenAI's own API wants `max_completion_tokens` (its reasoning models refuse
+    /// `max_tokens`); compatible local servers know `max_tokens`.
+    static func body(_ request: ModelRequest, official: Bool = false) -> JSONValue {
         var messages: [JSONValue] = [.object(["role": .string("system"), "content": .string(request.system)])]
         for message in request.messages {
             switch message.role {
@@ -54,7 +56,7 @@ public struct OpenAIProvider: ModelProvider {
         }
         return .object([
             "model": .string(request.model),
-            "max_tokens": .int(request.maxOutputTokens),
+            official ? "max_completion_tokens" : "max_tokens": .int(request.maxOutputTokens),
             "messages": .array(messages),
             "tools": .array(tools),
             "stream": .bool(true),
@@ -63,7 +65,7 @@ public struct OpenAIProvider: ModelProvider {
     }
 
     public func complete(_ request: ModelRequest, cancellation: Cancellation, onText: (String) -> Void) throws(ProviderFailure) -> ModelReply {
-        let body = Data(Self.body(request).jsonText.utf8)
+        let body = Data(Self.body(request, official: URLParts(baseURL).host == "api.openai.com").jsonText.utf8)
         var assembler = Assembler()
         let headers: [(name: String, value: String)] = apiKey.map { [("authorization", "Bearer \($0)")] } ?? []
         try exchange.post(url: baseURL + "/chat/completions", headers: headers, body: body, cancellation: cancellation) { event throws(ProviderFailure) in

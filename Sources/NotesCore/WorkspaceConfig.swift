@@ -130,3 +130,4 @@ public struct WorkspaceConfig: Sendable {
         return config
     }
 }
+

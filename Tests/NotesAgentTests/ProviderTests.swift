@@ -43,7 +43,7 @@ struct ProviderTests {
                 _ = try assembler.reply()
                 return nil
             } catch {
-                return error as? ProviderFailure
+                return error
             }
         }
         #expect(failure([ServerSentEvent(event: "error", data: #"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#)])
@@ -76,6 +76,31 @@ struct ProviderTests {
         ])
         #expect(reply.stopReason == "tool_use")
         #expect(reply.usage == TokenUsage(input: 300, output: 20))
+    }
+
+    @Test("request bodies: Anthropic blocks without empty text; OpenAI tool messages, and max_completion_tokens for api.openai.com")
+    func bodies() {
+        let request = ModelRequest(model: "m", system: "sys", messages: [
+            ChatMessage(role: .user, content: [.text("task")]),
+            ChatMessage(role: .assistant, content: [.text(""), .toolUse(id: "t1", name: "search", input: .object(["query": .string("x")]))]),
+            ChatMessage(role: .user, content: [.toolResult(toolUseID: "t1", content: "{}", isError: true)]),
+        ], tools: Array(ToolCatalog.all.prefix(2)), maxOutputTokens: 100)
+        let anthropic = AnthropicProvider.body(request)
+        guard case .array(let messages)? = anthropic["messages"], case .array(let blocks)? = messages[1]["content"] else {
+            Issue.record("no messages")
+            return
+        }
+        #expect(blocks.count == 1)
+        #expect(blocks[0]["type"] == .string("tool_use"))
+        #expect(messages[2]["content"] == .array([.object(["type": .string("tool_result"), "tool_use_id": .string("t1"), "content": .string("{}"), "is_error": .bool(true)])]))
+        #expect(anthropic["max_tokens"] == .int(100))
+        #expect(OpenAIProvider.body(request)["max_tokens"] == .int(100))
+        let official = OpenAIProvider.body(request, official: true)
+        #expect(official["max_completion_tokens"] == .int(100) && official["max_tokens"] == nil)
+        guard case .array(let chat)? = official["messages"] else { return }
+        #expect(chat.map { $0["role"] } == [.string("system"), .string("user"), .string("assistant"), .string("tool")])
+        #expect(chat[2]["content"] == .null)
+        #expect(chat[3]["tool_call_id"] == .string("t1"))
     }
 
     @Test("malformed tool input reaches the tool as _unparsed (an invalid_argument it can correct)")

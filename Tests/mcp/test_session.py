@@ -12,7 +12,7 @@ TODAY = datetime.datetime.now().strftime("%Y-%m-%d")  # local date, as notes nam
 
 EXPECTED_TOOLS = {
     "read_file", "list_files", "search", "file_history", "get_context", "write_file", "append_file",
-    "edit_file", "delete_file", "move_file", "restore_file", "remember", "list_templates", "new_from_template",
+    "edit_file", "delete_file", "move_file", "restore_file", "remember", "list_templates", "new_from_template", "fetch_url",
 }
 
 THEMES = """# Themes in Moby-Dick

@@ -13,9 +13,10 @@ extension NotesCommand {
             abstract: "Serve the workspace to an AI agent over MCP (stdio).",
             discussion: """
                 Speaks the Model Context Protocol on stdin/stdout; logs go to stderr. The agent gets
-                read_file, list_files, search, file_history, get_context, write_file, append_file,
-                edit_file, delete_file, move_file, restore_file and remember, all acting as "agent"
-                under the read-first and user-edit guards, the path policy and protected paths.
+                read_file, list_files, search, file_history, get_context, list_templates, write_file,
+                append_file, edit_file, delete_file, move_file, restore_file, remember,
+                new_from_template and fetch_url, all acting as "agent" under the read-first and
+                user-edit guards, the path policy and protected paths.
 
                 Register it with Claude Code:
                   claude mcp add notes -- notes mcp -w /path/to/workspace
