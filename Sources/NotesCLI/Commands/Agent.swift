@@ -11,25 +11,25 @@ extension NotesCommand {
     /// `notes agent TASK`: the built-in agent in the terminal (SPEC §9).
     struct Agent: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run the built-in agent on a task, with the same tools and guards as MCP.",
+            abstract: "Run the built-in agent on a task (the MCP tools and guards, in the terminal).",
             discussion: """
-                The agent searches, reads and writes the workspace as "agent": it must read before it
-                changes a file, and a change that would replace your edits is put to you (yes / no /
-                merge / propose) when you are at the terminal, and refused when you are not.
-                The conversation is saved to Chats/<id>.json after every step; Ctrl-C stops it and
-                `--resume ID` continues exactly where it stopped.
+                The agent works as "agent": it reads before it changes a file, and a change
+                that would replace your edits is put to you (yes / no / merge / propose) at
+                the terminal, and refused when nobody is there. The conversation is saved
+                to Chats/<id>.json after every step; Ctrl-C stops it, --resume continues.
 
                 Providers (keys from the environment only):
-                  ANTHROPIC_API_KEY [ANTHROPIC_BASE_URL]       Anthropic Messages API
-                  OPENAI_BASE_URL [OPENAI_API_KEY]             OpenAI-compatible (OpenAI, llama.cpp, Ollama)
-                Models by tier (fast, balanced, powerful) and prices: agent: in .notes/config.yml.
+                  ANTHROPIC_API_KEY [ANTHROPIC_BASE_URL]   Anthropic Messages API
+                  OPENAI_BASE_URL [OPENAI_API_KEY]         OpenAI-compatible, local servers
+                Models by tier and prices: agent: in .notes/config.yml (docs/agent.md).
 
                   notes agent "Draft an introduction to Moby Dick for me"
                   notes agent --tier fast "Add today's reading to my journal"
-                  OPENAI_BASE_URL=http://127.0.0.1:11434/v1 notes agent --model llama3.1 "Summarise my notes on whales"
+                  OPENAI_BASE_URL=http://127.0.0.1:11434/v1 notes agent --model llama3.1 "…"
                   notes agent --list
                   notes agent --resume 2026-11-21-draft-an-introduction-to-moby
                 """)
+
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "What the agent should do (several words are joined).") var task: [String] = []

@@ -9,16 +9,18 @@ extension NotesCommand {
     /// `notes fetch URL [--to PATH]`: download a page or a text into the workspace (SPEC §9.4).
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Download a web page or text into the workspace (cached by ETag / Last-Modified).",
+            abstract: "Download a web page or text into the workspace (cached by ETag).",
             discussion: """
-                http and https only; redirects followed; text only (Latin-1 is converted to UTF-8).
-                Markdown targets get source_url and fetched_at in their front matter. Fetching the
-                same URL again downloads only if the page changed. Offline: nothing is written.
-                Proxies come from https_proxy / http_proxy / no_proxy.
+                http and https only; redirects followed; text only (Latin-1 becomes UTF-8).
+                Markdown targets get source_url and fetched_at in their front matter.
+                Fetching the same URL again downloads only if the page changed. Offline:
+                nothing is written. Proxies: https_proxy / http_proxy / no_proxy.
 
-                  notes fetch https://www.gutenberg.org/cache/epub/2701/pg2701.txt --to Research/moby-dick/full_text.txt
-                  notes fetch https://example.org/notes.md          # → Fetched/example.org/notes.md
+                  notes fetch https://www.gutenberg.org/cache/epub/2701/pg2701.txt \\
+                      --to Research/moby-dick/full_text.txt
+                  notes fetch https://example.org/notes.md    # → Fetched/example.org/notes.md
                 """)
+
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The page's address (http or https).") var url: String
