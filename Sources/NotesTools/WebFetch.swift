@@ -17,10 +17,12 @@ public struct FetchResult: Codable, Sendable, Equatable {
     public var status: Int
     public var contentType: String?
     public var created: Bool
+    /// False when the file already held exactly the downloaded text (nothing written).
+    public var changed = true
     public var warnings: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case path, version, bytes, cached, url, status, created, warnings
+        case path, version, bytes, cached, url, status, created, changed, warnings
         case finalURL = "final_url", contentType = "content_type"
     }
 }
@@ -85,8 +87,10 @@ public struct WebFetch: Sendable {
             throw Self.error(error, url: url)
         }
         if response.status == 304, let cached, let current, cached.version == current.version {
-            return FetchResult(path: current.path, version: current.version, bytes: current.size, cached: true, url: url,
-                               finalURL: response.finalURL, status: 304, contentType: response.headers["content-type"], created: false)
+            var result = FetchResult(path: current.path, version: current.version, bytes: current.size, cached: true, url: url,
+                                     finalURL: response.finalURL, status: 304, contentType: response.headers["content-type"], created: false)
+            result.changed = false
+            return result
         }
         try Self.check(response, url: url)
 
@@ -108,6 +112,7 @@ public struct WebFetch: Sendable {
         var result = FetchResult(path: change.path, version: version, bytes: written, cached: false, url: url,
                                  finalURL: response.finalURL, status: response.status, contentType: contentType, created: change.created)
         result.warnings = change.warnings
+        result.changed = change.changed
         cache.store(FetchCache.Entry(path: change.path, version: version, etag: response.headers["etag"],
                                      lastModified: response.headers["last-modified"], fetchedAt: stamp), for: url)
         return result

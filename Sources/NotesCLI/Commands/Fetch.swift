@@ -46,6 +46,8 @@ extension NotesCommand {
             let size = humanSize(result.bytes)
             if result.cached {
                 Terminal.write("unchanged since the last fetch (304): \(result.path), \(size)" + Terminal.style("  version \(result.version)", .dim) + "\n")
+            } else if !result.changed {
+                Terminal.write("already up to date: \(result.path), \(size)" + Terminal.style("  version \(result.version)", .dim) + "\n")
             } else {
                 let moved = result.finalURL != result.url ? Terminal.style("  (from \(result.finalURL))", .dim) : ""
                 Terminal.write("\(result.created ? "saved" : "updated") \(result.path), \(size)\(moved)" + Terminal.style("  version \(result.version)", .dim) + "\n")
