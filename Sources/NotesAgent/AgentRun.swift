@@ -172,7 +172,8 @@ public final class AgentRun {
                 session.pending[index].status = .started
                 try save()
                 observer.toolStarted(call)
-                var (outcome, note) = execute(call)
+                var outcome = execute(call)
+                var note: String?
                 AgentFaults.reach(.toolRan, tool: call.name)
                 if outcome.errorCode == "user_edited", let resolved = try askPerson(call, refusal: outcome, index: index) {
                     (outcome, note) = resolved
@@ -192,12 +193,12 @@ public final class AgentRun {
         return true
     }
 
-    private func execute(_ call: ToolCall, extra: [String: JSONValue] = [:]) -> (ToolOutcome, String?) {
+    private func execute(_ call: ToolCall, extra: [String: JSONValue] = [:]) -> ToolOutcome {
         guard case .object(var arguments) = call.input else {
-            return (ToolOutcome.failure(NotesError(.invalidArgument, "the arguments of \(call.name) must be a JSON object")), nil)
+            return ToolOutcome.failure(NotesError(.invalidArgument, "the arguments of \(call.name) must be a JSON object"))
         }
         for (key, value) in extra { arguments[key] = value }
-        return (toolbox.call(call.name, arguments: arguments), nil)
+        return toolbox.call(call.name, arguments: arguments)
     }
 
     /// A `user_edited` refusal: at a terminal, ask the person (yes / no / merge / propose)
@@ -236,7 +237,7 @@ public final class AgentRun {
 
     /// Runs `call` again with `extra` arguments, noting how it went for the model.
     private func repeated(_ call: ToolCall, _ extra: [String: JSONValue], _ success: String, _ failure: String) -> (ToolOutcome, String?) {
-        let (outcome, _) = execute(call, extra: extra)
+        let outcome = execute(call, extra: extra)
         return (outcome, outcome.isError ? failure + "." : success)
     }
 
