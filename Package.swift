@@ -30,6 +30,11 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // SHA-256 from OpenSSL's libcrypto (libssl-dev, which libcurl4-openssl-dev pulls in):
+        // hardware SHA extensions where the CPU has them; see docs/decisions.md.
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // HTTP over libcurl: timeouts, redirects, size limits, streaming, server-sent events.
         .target(
             name: "NotesNetwork",
@@ -38,9 +43,9 @@ let package = Package(
         // Workspace, paths, the walk, front matter, provenance, versions, config.
         .target(
             name: "NotesCore",
-            dependencies: [.product(name: "Yams", package: "Yams")],
-            // Optimised in debug builds too: SHA-256 of a multi-MB file takes seconds at -Onone,
-            // which would make the tests (and debugging) crawl.
+            dependencies: ["CCrypto", .product(name: "Yams", package: "Yams")],
+            // Optimised in debug builds too: the walk, front matter and line handling run over
+            // every file of a workspace, which at -Onone would make the tests crawl.
             swiftSettings: strictSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Bytes -> a parsed document (title, tags, headings, links, sections).
         .target(

@@ -159,7 +159,10 @@ public struct FrontMatter: Sendable {
         if text.contains("\r") { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
         let node: Node?
         do {
-            node = try Yams.compose(yaml: text)
+            // The basic resolver: scalars keep their written text, so the default resolver's
+            // regular expressions (bool, int, float, timestamp) would be wasted work; an
+            // explicit encoding keeps Yams from reading the whole environment per call.
+            node = try Yams.compose(yaml: text, .basic, .default, .utf8)
         } catch let error as YamlError {
             throw .invalid(Self.describe(error), line: Self.line(of: error))
         } catch {

@@ -8,6 +8,32 @@ extension StringProtocol {
     public func lines() -> [Substring] {
         let text = Substring(self)
         let utf8 = text.utf8
+        // Fast path for native strings: scan the contiguous bytes, and move indices by byte
+        // offsets (constant time on UTF-8 storage) instead of stepping the view byte by byte.
+        if let lines = utf8.withContiguousStorageIfAvailable({ bytes -> [Substring] in
+            var result: [Substring] = []
+            var lineStart = 0
+            var startIndex = utf8.startIndex
+            func append(upTo newline: Int) {
+                var end = newline
+                if end > lineStart, bytes[end - 1] == 0x0D { end -= 1 }
+                let endIndex = utf8.index(startIndex, offsetBy: end - lineStart)
+                result.append(Substring(utf8[startIndex..<endIndex]))
+            }
+            var offset = 0
+            while offset < bytes.count {
+                if bytes[offset] == 0x0A {
+                    append(upTo: offset)
+                    startIndex = utf8.index(startIndex, offsetBy: offset + 1 - lineStart)
+                    lineStart = offset + 1
+                }
+                offset += 1
+            }
+            append(upTo: bytes.count)
+            return result
+        }) {
+            return lines
+        }
         var result: [Substring] = []
         var start = utf8.startIndex
         var index = utf8.startIndex

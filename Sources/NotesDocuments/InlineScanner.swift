@@ -1,4 +1,5 @@
 import Foundation
+import NotesCore
 
 /// Finds inline `#tags` and `[[wikilinks]]` in a block's text (cmark leaves both as plain
 /// text; code spans are blanked out before scanning).
@@ -6,28 +7,33 @@ enum InlineScanner {
     /// `#tag` words: `#` at the start or after whitespace or `(`, then letters, digits,
     /// `_`, `-` or `/`, with at least one letter (`#1` is not a tag).
     static func tags(in text: String) -> [String] {
+        guard text.containsByte(UInt8(ascii: "#")) else { return [] }
         var result: [String] = []
-        let scalars = Array(text.unicodeScalars)
-        var i = 0
-        while i < scalars.count {
-            if scalars[i] == "#", i == 0 || scalars[i - 1].properties.isWhitespace || scalars[i - 1] == "(" {
-                var j = i + 1
-                var hasLetter = false
-                while j < scalars.count, isTagScalar(scalars[j]) {
-                    if scalars[j].properties.isAlphabetic { hasLetter = true }
-                    j += 1
-                }
-                var end = j
-                while end > i + 1, scalars[end - 1] == "-" || scalars[end - 1] == "/" { end -= 1 }
-                if hasLetter && end > i + 1 {
-                    var tag = String.UnicodeScalarView()
-                    tag.append(contentsOf: scalars[(i + 1)..<end])
-                    result.append(String(tag))
-                }
-                i = max(j, i + 1)
+        let scalars = text.unicodeScalars
+        var previous: Unicode.Scalar?
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            guard scalar == "#", previous.map({ $0.properties.isWhitespace || $0 == "(" }) ?? true else {
+                previous = scalar
+                index = scalars.index(after: index)
                 continue
             }
-            i += 1
+            var end = scalars.index(after: index)
+            var hasLetter = false
+            var lastKept = end  // end of the tag without trailing "-" and "/"
+            while end < scalars.endIndex, isTagScalar(scalars[end]) {
+                let s = scalars[end]
+                if s.properties.isAlphabetic { hasLetter = true }
+                end = scalars.index(after: end)
+                if s != "-" && s != "/" { lastKept = end }
+            }
+            let start = scalars.index(after: index)
+            if hasLetter && lastKept > start {
+                result.append(String(scalars[start..<lastKept]))
+            }
+            previous = end > start ? scalars[scalars.index(before: end)] : scalar
+            index = end
         }
         return result
     }
@@ -38,23 +44,38 @@ enum InlineScanner {
 
     /// `[[target]]` and `[[target|alias]]` on one line, with the line offset in the block.
     static func wikilinks(in text: String) -> [(target: String, alias: String?, lineOffset: Int)] {
+        guard text.containsByte(UInt8(ascii: "[")) else { return [] }
+        let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(0x0A)
         var result: [(String, String?, Int)] = []
-        var lineOffset = 0
-        var rest = Substring(text)
-        while let open = rest.range(of: "[[") {
-            lineOffset += rest[rest.startIndex..<open.lowerBound].reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
-            let after = rest[open.upperBound...]
-            guard let close = after.range(of: "]]") else { break }
-            let inner = after[after.startIndex..<close.lowerBound]
-            if !inner.contains("\n") && !inner.contains("[") {
-                let parts = inner.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
-                let target = parts[0].trimmingCharacters(in: .whitespaces)
-                let alias = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
-                if !target.isEmpty { result.append((target, alias.flatMap { $0.isEmpty ? nil : $0 }, lineOffset)) }
-                rest = after[close.upperBound...]
-            } else {
-                lineOffset += inner.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
-                rest = after[close.lowerBound...]
+        var text = text
+        text.withUTF8 { bytes in
+            var lineOffset = 0
+            var index = 0
+            while index + 1 < bytes.count {
+                let byte = bytes[index]
+                if byte == newline { lineOffset += 1 }
+                guard byte == open, bytes[index + 1] == open else { index += 1; continue }
+                // The first "]]" after the opening; a link never spans lines or holds "[".
+                var end = index + 2
+                var innerLines = 0
+                var plain = true
+                while end + 1 < bytes.count, !(bytes[end] == close && bytes[end + 1] == close) {
+                    if bytes[end] == newline { innerLines += 1; plain = false }
+                    if bytes[end] == open { plain = false }
+                    end += 1
+                }
+                guard end + 1 < bytes.count else { break }
+                if plain {
+                    let inner = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 2)..<end]), as: UTF8.self)
+                    let parts = inner.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+                    let target = parts[0].trimmingCharacters(in: .whitespaces)
+                    let alias = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
+                    if !target.isEmpty { result.append((target, alias.flatMap { $0.isEmpty ? nil : $0 }, lineOffset)) }
+                    index = end + 2
+                } else {
+                    lineOffset += innerLines
+                    index = end
+                }
             }
         }
         return result

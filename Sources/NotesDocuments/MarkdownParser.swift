@@ -16,7 +16,7 @@ struct MarkdownOutline {
 enum MarkdownParser {
     /// Parses `body` with cmark and collects the outline.
     static func outline(of body: String) -> MarkdownOutline {
-        let lineCount = body.utf8.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let lineCount = body.countByte(0x0A) + 1
         var outline = MarkdownOutline(lines: Array(repeating: "", count: lineCount))
         var utf8 = Array(body.utf8)
         guard let document = utf8.withUnsafeMutableBufferPointer({ buffer -> OpaquePointer? in
@@ -77,7 +77,7 @@ enum MarkdownParser {
                 block?.append("\n", isCode: false)
             case CMARK_NODE_HTML_INLINE:
                 // Stripped, but its line breaks are kept so later text stays on its line.
-                let breaks = literal(node).utf8.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+                let breaks = literal(node).countByte(0x0A)
                 if breaks > 0 { block?.append(String(repeating: "\n", count: breaks), isCode: false) }
             case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
                 guard let current = block else { continue }
@@ -98,7 +98,7 @@ enum MarkdownParser {
                 var line = Int(cmark_node_get_start_line(node))
                 let span = Int(cmark_node_get_end_line(node)) - line + 1
                 let code = literal(node)
-                let contentLines = code.utf8.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+                let contentLines = code.countByte(0x0A)
                 if span > contentLines { line += 1 }
                 place(code, at: line)
             case CMARK_NODE_HTML_BLOCK:
@@ -133,7 +133,7 @@ private struct InlineCollector {
     mutating func append(_ piece: String, isCode: Bool) {
         text += piece
         scanText += isCode ? String(piece.map { $0 == "\n" ? "\n" : " " }) : piece
-        newlines += piece.utf8.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        newlines += piece.countByte(0x0A)
     }
 }
 

@@ -16,19 +16,61 @@ enum FTSText {
     }
 
     /// `text` with separators between adjacent CJK characters (unchanged when there are none).
+    ///
+    /// Works on the UTF-8 bytes: a book full of curly quotes (lead byte 0xE2) is scanned
+    /// once without decoding a `String` scalar by scalar, and copied only if it has CJK runs.
     static func prepare(_ text: String) -> String {
-        // Fast path: every CJK scalar is encoded with a lead byte >= 0xE1.
-        guard text.utf8.contains(where: { $0 >= 0xE1 }) else { return text }
-        var out = String.UnicodeScalarView()
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            guard let first = firstCJKPair(bytes) else { return nil }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + bytes.count / 4)
+            out.append(contentsOf: bytes[..<first])
+            var index = first
+            var previousCJK = false
+            while index < bytes.count {
+                let (value, length) = scalar(at: index, in: bytes)
+                let cjk = value >= 0x1100 && isCJK(value)
+                if cjk && previousCJK { out.append(contentsOf: [0xE2, 0x80, 0x8B]) }
+                out.append(contentsOf: bytes[index..<index + length])
+                previousCJK = cjk
+                index += length
+            }
+            return String(decoding: out, as: UTF8.self)
+        } ?? text
+    }
+
+    /// The byte offset of the second scalar of the first adjacent CJK pair, if any.
+    private static func firstCJKPair(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = 0
         var previousCJK = false
-        var changed = false
-        for scalar in text.unicodeScalars {
-            let cjk = isCJK(scalar.value)
-            if cjk && previousCJK { out.append(separator); changed = true }
-            out.append(scalar)
+        while index < bytes.count {
+            let lead = bytes[index]
+            if lead < 0xE1 {
+                previousCJK = false
+                index += lead < 0x80 ? 1 : lead < 0xE0 ? 2 : 3
+                continue
+            }
+            let (value, length) = scalar(at: index, in: bytes)
+            let cjk = isCJK(value)
+            if cjk && previousCJK { return index }
             previousCJK = cjk
+            index += length
         }
-        return changed ? String(out) : text
+        return nil
+    }
+
+    /// Decodes the scalar starting at `index` of valid UTF-8.
+    @inline(__always)
+    private static func scalar(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (value: UInt32, length: Int) {
+        let lead = UInt32(bytes[index])
+        if lead < 0x80 { return (lead, 1) }
+        if lead < 0xE0 { return ((lead & 0x1F) << 6 | UInt32(bytes[index + 1] & 0x3F), 2) }
+        if lead < 0xF0 {
+            return ((lead & 0x0F) << 12 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F), 3)
+        }
+        return ((lead & 0x07) << 18 | UInt32(bytes[index + 1] & 0x3F) << 12 | UInt32(bytes[index + 2] & 0x3F) << 6
+                    | UInt32(bytes[index + 3] & 0x3F), 4)
     }
 
     /// `text` without the separators that ``prepare(_:)`` added.

@@ -12,7 +12,7 @@ import NotesDocuments
 enum IndexSchema {
     /// Bump to rebuild every existing index (the cache is re-derived from the files). The
     /// parser's version is part of it: a parsing change also rebuilds.
-    static let version = "1.\(DocumentParser.version)"
+    static let version = "2.\(DocumentParser.version)"
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)

@@ -58,13 +58,16 @@ extension NoteIndex {
         }
         var gone: [String: KnownFile] = [:]
         for (path, old) in known where !seen.contains(path) { gone[path] = old }
+        report.timings.walk = Timestamp.now() - started
         if work.isEmpty && gone.isEmpty {
             report.seconds = Timestamp.now() - started
             return report
         }
 
         let history = HistoryStore(workspace: workspace)
-        let writer = IndexWriter(pool: pool, gone: gone, racyBefore: Int64((started - 2) * 1e9), histories: history.allHistories())
+        let workBytes = work.reduce(0) { $0 + $1.file.size }
+        let bulk = work.count >= Self.bulkFiles || workBytes >= Self.bulkBytes
+        let writer = IndexWriter(pool: pool, gone: gone, racyBefore: Int64((started - 2) * 1e9), histories: history.allHistories(), bulk: bulk)
         var outsideEdits: [(path: String, before: String?)] = []
         let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root)
         let inFlight = DispatchSemaphore(value: 2)
@@ -83,8 +86,11 @@ extension NoteIndex {
             let batch = Array(work[start..<end])
             let results = ParsedBatch(count: batch.count)
             DispatchQueue.concurrentPerform(iterations: batch.count) { i in
-                results.set(i, Self.process(batch[i], root: limits.root, maxBytes: limits.maxBytes))
+                let began = Timestamp.now()
+                let processed = Self.process(batch[i], root: limits.root, maxBytes: limits.maxBytes)
+                results.set(i, processed, seconds: Timestamp.now() - began)
             }
+            report.timings.parse += results.seconds
             done += batch.count
             bytes += batchBytes
             progress?(RefreshProgress(done: done, total: work.count, bytes: bytes))
@@ -93,7 +99,7 @@ extension NoteIndex {
             for item in items {
                 guard let known = item.pending.known else { continue }
                 switch item.outcome {
-                case .parsed(let digest, _, _), .listedOnly(let digest, _):
+                case .parsed(let digest, _, _, _), .listedOnly(let digest, _):
                     if !digest.isEmpty, digest != known.digest { outsideEdits.append((item.pending.file.path, known.digest.isEmpty ? nil : known.digest)) }
                 default: break
                 }
@@ -117,9 +123,14 @@ extension NoteIndex {
         report.bytesParsed = writer.counts.bytesParsed
         report.diagnostics += writer.counts.diagnostics
         report.files = scan.files.count - writer.counts.vanished
+        report.timings.write = writer.seconds
         report.seconds = Timestamp.now() - started
         return report
     }
+
+    /// A refresh with this much to read is written in bulk mode (see ``IndexWriter``).
+    static let bulkFiles = 2_000
+    static let bulkBytes = 16 << 20
 
     /// Reads, hashes and (unless only touched) parses one file. Runs on any thread.
     static func process(_ pending: PendingFile, root: String, maxBytes: Int) -> ProcessedFile {
@@ -149,7 +160,8 @@ extension NoteIndex {
         guard let document else {
             return ProcessedFile(pending: pending, outcome: .listedOnly(digest: version.digest, diagnostics: diagnostics))
         }
-        return ProcessedFile(pending: pending, outcome: .parsed(digest: version.digest, document: document, bytes: bytes.count))
+        return ProcessedFile(pending: pending, outcome: .parsed(digest: version.digest, document: document, bytes: bytes.count,
+                                                                 text: SearchableText(document)))
     }
 }
 
@@ -172,13 +184,28 @@ struct PendingFile: Sendable {
 struct ProcessedFile: Sendable {
     enum Outcome: Sendable {
         case touched
-        case parsed(digest: String, document: ParsedDocument, bytes: Int)
+        case parsed(digest: String, document: ParsedDocument, bytes: Int, text: SearchableText)
         case listedOnly(digest: String, diagnostics: [Diagnostic])
         case vanished
     }
 
     var pending: PendingFile
     var outcome: Outcome
+}
+
+/// A document's text as it goes into the FTS table (``FTSText/prepare(_:)``), prepared on
+/// the parsing threads so that the single writer only inserts.
+struct SearchableText: Sendable {
+    var title: String
+    var tags: String
+    /// Per section: its heading ("" for a continuation) and body.
+    var sections: [(heading: String, body: String)]
+
+    init(_ document: ParsedDocument) {
+        title = FTSText.prepare(document.title)
+        tags = FTSText.prepare(document.tags.joined(separator: " "))
+        sections = document.sections.map { ($0.isContinuation ? "" : FTSText.prepare($0.heading), FTSText.prepare($0.text)) }
+    }
 }
 
 /// Slots filled in parallel by `concurrentPerform`, each by exactly one iteration.
@@ -188,9 +215,12 @@ final class ParsedBatch: @unchecked Sendable {
 
     init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-    func set(_ index: Int, _ value: ProcessedFile) {
+    private(set) var seconds = 0.0
+
+    func set(_ index: Int, _ value: ProcessedFile, seconds: Double) {
         lock.lock()
         slots[index] = value
+        self.seconds += seconds
         lock.unlock()
     }
 

@@ -25,17 +25,32 @@ public struct RefreshReport: Sendable, Codable {
     /// Bytes read and parsed in this refresh.
     public var bytesParsed = 0
     public var seconds = 0.0
+    /// Where the time went (for `notes index --json` and the benchmarks).
+    public var timings = Timings()
     /// Problems found in the files parsed by this refresh (and special files met by the walk).
     public var diagnostics: [Diagnostic] = []
     /// Sync-conflict copies seen by the walk (not indexed).
     public var conflictCopies: [String] = []
+
+    /// Seconds per refresh phase. Parsing runs on every core, so its figure is the sum of
+    /// the threads' time and can exceed the wall clock.
+    public struct Timings: Sendable, Codable {
+        /// The stat walk and the comparison with the index.
+        public var walk = 0.0
+        /// Reading, hashing and parsing files, summed over threads.
+        public var parse = 0.0
+        /// Time the single writer spent in transactions.
+        public var write = 0.0
+
+        public init() {}
+    }
 
     /// Whether the index changed.
     public var changedAnything: Bool { added + modified + removed + renames.count + touched > 0 }
 
     enum CodingKeys: String, CodingKey {
         case added, modified, removed, renames, touched, unchanged, files
-        case bytesParsed = "bytes_parsed", seconds, diagnostics
+        case bytesParsed = "bytes_parsed", seconds, timings, diagnostics
         case conflictCopies = "conflict_copies"
     }
 }

@@ -4,6 +4,13 @@ extension SearchQuery {
     /// The filter names of the query language.
     public static let filterKeys: Set<String> = ["in", "path", "tag", "by", "edited-by", "kind", "title", "created", "modified"]
 
+    /// Front-matter keys the index keeps in dedicated columns instead of the metadata table
+    /// (the provenance fields, tags, title): `created_by:agent` means `by:agent`, and so on.
+    public static let keyAliases: [String: String] = [
+        "created_by": "by", "last_modified_by": "edited-by", "created_at": "created",
+        "last_modified_at": "modified", "tags": "tag",
+    ]
+
     /// Parses the query language (SPEC §4.1). Never fails on syntax: unbalanced quotes,
     /// stray operators and FTS5 special characters are literal text. Only a filter with an
     /// impossible value (`kind:robot`, `created:>=soon`) is an `invalid_argument` error.
@@ -31,7 +38,8 @@ extension SearchQuery {
                 negateNext = false
                 if body.first == "-" && body.count > 1 { negated = true; body = body.dropFirst() }
                 if let colon = body.firstIndex(of: ":"), colon != body.startIndex {
-                    let key = body[..<colon].lowercased()
+                    let written = body[..<colon].lowercased()
+                    let key = Self.keyAliases[written] ?? written
                     var value = String(body[body.index(after: colon)...])
                     if value.count >= 2, let q = value.first, q == "\"" || q == "'", value.last == q { value = String(value.dropFirst().dropLast()) }
                     if !value.isEmpty && Self.isKeyShaped(key) {

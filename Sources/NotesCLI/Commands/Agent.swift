@@ -11,6 +11,7 @@ extension NotesCommand {
     /// `notes agent TASK`: the built-in agent in the terminal (SPEC §9).
     struct Agent: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "agent",
             abstract: "Run the built-in agent on a task (the MCP tools and guards, in the terminal).",
             discussion: """
                 The agent works as "agent": it reads before it changes a file, and a change

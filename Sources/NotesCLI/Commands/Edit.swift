@@ -7,6 +7,7 @@ extension NotesCommand {
     /// `notes edit PATH`: the person's edit in `$EDITOR`, recorded as theirs (SPEC §6.6).
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Edit a file in $EDITOR (or replace exact text with --old/--new) as your change.",
             discussion: """
                 The file is copied to a temporary file for the editor; when you save and quit, the

@@ -9,6 +9,7 @@ extension NotesCommand {
     /// `notes fetch URL [--to PATH]`: download a page or a text into the workspace (SPEC §9.4).
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "fetch",
             abstract: "Download a web page or text into the workspace (cached by ETag).",
             discussion: """
                 http and https only; redirects followed; text only (Latin-1 becomes UTF-8).

@@ -30,6 +30,7 @@ extension NotesCommand {
     /// `notes history PATH`.
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "List the versions of a file: who changed it, when, with which client and operation.")
 
         @OptionGroup var workspace: WorkspaceOptions
@@ -63,6 +64,7 @@ extension NotesCommand {
     /// `notes diff PATH [V1] [V2]`.
     struct Diff: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "diff",
             abstract: "Show what changed in a file between two versions (default: the previous version and the file now).",
             discussion: """
                   notes diff notes.md                 previous version → now
@@ -99,6 +101,7 @@ extension NotesCommand {
     /// `notes log [PATH]`.
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "log",
             abstract: "Show the change log: every write, append, edit, delete, move and restore, by whom.",
             discussion: """
                   notes log --actor agent --since 1d

@@ -7,6 +7,7 @@ extension NotesCommand {
     /// `notes index`: bring the search index up to date, or rebuild it (SPEC §4.3).
     struct Index: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "index",
             abstract: "Update the search index now (every reading command also does this).",
             discussion: "Only changed files are re-read. --rebuild starts from an empty index; the files are never touched.")
 

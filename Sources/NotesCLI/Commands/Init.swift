@@ -6,6 +6,7 @@ extension NotesCommand {
     /// `notes init [DIR]`: make a workspace from the shipped skeleton (SPEC §8.3).
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Make DIR (default: here) a workspace: .notes/ plus the starter files.",
             discussion: "Never overwrites a file. Refuses a folder that is already a workspace.")
 

@@ -7,6 +7,7 @@ extension NotesCommand {
     /// `notes remember TEXT`: add a fact to context.md as the person (SPEC §8.1).
     struct Remember: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remember",
             abstract: "Add a fact to context.md (a dated bullet; a fact already there is not added again).",
             discussion: """
                   notes remember "Prefers British spelling"
@@ -32,7 +33,9 @@ extension NotesCommand {
 
     /// `notes context`: print context.md with its size against the budget (SPEC §8.1).
     struct Context: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print context.md, what the agent knows about you, with its size.")
+        static let configuration = CommandConfiguration(
+            commandName: "context",
+            abstract: "Print context.md, what the agent knows about you, with its size.")
 
         @OptionGroup var workspace: WorkspaceOptions
         @Flag(name: .long, help: "Print path, content, version, size and the size budget as JSON.") var json = false
@@ -64,6 +67,7 @@ extension NotesCommand {
     /// `notes journal TEXT`: a timestamped entry in today's journal page (SPEC §8.2).
     struct Journal: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "journal",
             abstract: "Add a timestamped entry to today's journal page (Journal/YYYY-MM-DD.md).",
             discussion: """
                 The text comes from the arguments, else standard input (when piped), else $EDITOR.

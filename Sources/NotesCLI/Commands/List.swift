@@ -8,7 +8,9 @@ extension NotesCommand {
     /// `notes list [DIR]`: files with kind, size, title, modified time, version and
     /// provenance (SPEC §5).
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List files with their kind, title, version and provenance.")
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "List files with their kind, title, version and provenance.")
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The folder to list (default: the workspace root).") var folder: String?

@@ -7,6 +7,7 @@ extension NotesCommand {
     /// `notes new TEMPLATE TITLE`: create files from a template (SPEC §8.3).
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "new",
             abstract: "Create a note or a research topic from a template.",
             discussion: """
                 Templates: research (a topic folder: introduction, notes, sources/), introduction,
@@ -49,7 +50,9 @@ extension NotesCommand {
 
     /// `notes templates`: the templates with their variables.
     struct Templates: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the templates `notes new` can use, with their variables.")
+        static let configuration = CommandConfiguration(
+            commandName: "templates",
+            abstract: "List the templates `notes new` can use, with their variables.")
 
         @OptionGroup var workspace: WorkspaceOptions
         @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the shipped ones.", valueName: "dir")) var templates: String?

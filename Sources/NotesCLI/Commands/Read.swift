@@ -7,6 +7,7 @@ extension NotesCommand {
     /// `notes read PATH`: a file's text with its version and provenance (SPEC §5).
     struct Read: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "read",
             abstract: "Print a file (or a range of its lines) with its version and provenance.",
             discussion: """
                 Paths are relative to the current folder when it is inside the workspace, else to

@@ -7,6 +7,7 @@ extension NotesCommand {
     /// `notes review [ID]`: the agent's proposals (SPEC §6.5).
     struct Review: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "review",
             abstract: "Review the agent's proposals: list them, show one's diff, accept, reject or merge it.",
             discussion: """
                   notes review                  list pending proposals

@@ -8,6 +8,7 @@ extension NotesCommand {
     /// `notes search`: ranked full-text search with filters (SPEC §4).
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Search the workspace's text, ranked, with snippets.",
             discussion: """
                 Words are ANDed; "exact phrase"; OR; -word or NOT word; prefix*.

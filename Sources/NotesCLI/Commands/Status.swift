@@ -8,6 +8,7 @@ extension NotesCommand {
     /// copies (SPEC §2, §3.1).
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the workspace, the index, files with problems and sync-conflict copies.")
 
         @OptionGroup var workspace: WorkspaceOptions

@@ -62,6 +62,7 @@ extension NotesCommand {
     /// `notes write PATH`: replace or create a file from stdin or --from.
     struct Write: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "write",
             abstract: "Create or replace a file with text from standard input or --from.",
             discussion: """
                 The write is atomic, stamps provenance (last_modified_by: user) in Markdown front
@@ -102,6 +103,7 @@ extension NotesCommand {
     /// `notes append PATH [TEXT]`: add text at the end (or under a heading).
     struct Append: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "append",
             abstract: "Append text (the arguments, or standard input) to a file.",
             discussion: """
                 Line endings follow the file's own. With --section the text goes at the end of
@@ -168,6 +170,7 @@ extension NotesCommand {
     /// `notes restore PATH [--version V]`.
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Bring back an earlier version of a file, or a deleted file.",
             discussion: """
                 Without --version: the version before the last change (or the deleted file).
