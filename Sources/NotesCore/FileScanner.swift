@@ -54,6 +54,46 @@ public struct FileScanner: Sendable {
         return result
     }
 
+    /// Looks only at `paths` (workspace-relative files or folders, e.g. the ones a file
+    /// watcher reported): a folder is walked, a file is stat'ed, a path that is gone or
+    /// ignored yields nothing. Paths inside an ignored folder are ignored.
+    public func scan(paths: some Sequence<String>) -> WorkspaceScan {
+        var result = WorkspaceScan()
+        var walked = Set<String>()
+        for path in Set(paths).sorted() where !path.isEmpty {
+            // A folder walked already covers everything below it.
+            if walked.contains(where: { path.hasPrefix($0 + "/") }) { continue }
+            guard isIncluded(path) else { continue }
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            var info = stat()
+            guard lstat(root + "/" + path, &info) == 0 else { continue }
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR {
+                walked.insert(path)
+                walk(relative: path, into: &result)
+            } else if rules.verdict(name: name, path: path) == .conflictCopy {
+                result.conflictCopies.append(path)
+            } else if type == S_IFREG {
+                let nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+                result.files.append(ScannedFile(path: path, size: Int(info.st_size), mtimeNanos: nanos, inode: UInt64(info.st_ino)))
+            } else if type != S_IFLNK, FileFormat(path: path).isIndexed {
+                result.skipped.append(Diagnostic(path: path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
+            }
+        }
+        return result
+    }
+
+    /// Whether no component of `path` is ignored (the last may be a conflict copy).
+    public func isIncluded(_ path: String) -> Bool {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            let name = String(component)
+            prefix = prefix.isEmpty ? name : prefix + "/" + name
+            if rules.verdict(name: name, path: prefix) == .ignore { return false }
+        }
+        return true
+    }
+
     private func walk(relative: String, into result: inout WorkspaceScan) {
         let folder = relative.isEmpty ? (root.isEmpty ? "/" : root) : root + "/" + relative
         guard let dir = opendir(folder) else { return }

@@ -20,9 +20,17 @@ extension NoteIndex {
     /// A refresh killed half-way leaves a consistent index (each batch commits whole) and the
     /// next refresh finishes the job.
     public func refresh(progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
+        try refresh(only: nil, progress: progress)
+    }
+
+    /// Brings the index up to date for `paths` only (workspace-relative files or folders, as
+    /// a file watcher reports them): each is stat'ed or walked, and compared with what the
+    /// index holds at that path or below it. `nil` means the whole workspace.
+    public func refresh(only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
         let started = Timestamp.now()
         var report = RefreshReport()
-        let scan = FileScanner(workspace: workspace).scan()
+        let scanner = FileScanner(workspace: workspace)
+        let scan = paths.map { scanner.scan(paths: $0) } ?? scanner.scan()
         report.conflictCopies = scan.conflictCopies
         report.diagnostics = scan.skipped
         report.files = scan.files.count
@@ -31,14 +39,29 @@ extension NoteIndex {
         do {
             known = try pool.read { db in
                 var result: [String: KnownFile] = [:]
-                let rows = try Row.fetchCursor(db, sql: "SELECT id, path, size, mtime_ns, inode, digest FROM files")
-                while let row = try rows.next() {
-                    result[row[1]] = KnownFile(id: row[0], size: row[2], mtimeNanos: row[3], inode: row[4], digest: row[5])
+                func collect(_ rows: RowCursor) throws {
+                    while let row = try rows.next() {
+                        result[row[1]] = KnownFile(id: row[0], size: row[2], mtimeNanos: row[3], inode: row[4], digest: row[5])
+                    }
+                }
+                let columns = "SELECT id, path, size, mtime_ns, inode, digest FROM files"
+                guard let paths else {
+                    try collect(Row.fetchCursor(db, sql: columns))
+                    return result
+                }
+                // The path itself, and everything below it ("/" sorts just before "0").
+                let statement = try db.cachedStatement(sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
+                for path in paths {
+                    try collect(Row.fetchCursor(statement, arguments: [path, path + "/", path + "0"]))
                 }
                 return result
             }
         } catch {
             throw Self.wrap(error)
+        }
+        if paths != nil {
+            // Files outside the paths looked at are unchanged by definition.
+            report.files = try fileCount()
         }
 
         var work: [PendingFile] = []
@@ -122,10 +145,18 @@ extension NoteIndex {
         report.renames = writer.counts.renames
         report.bytesParsed = writer.counts.bytesParsed
         report.diagnostics += writer.counts.diagnostics
-        report.files = scan.files.count - writer.counts.vanished
+        report.files = paths == nil ? scan.files.count - writer.counts.vanished : try fileCount()
         report.timings.write = writer.seconds
         report.seconds = Timestamp.now() - started
         return report
+    }
+
+    private func fileCount() throws(NotesError) -> Int {
+        do {
+            return try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0 }
+        } catch {
+            throw Self.wrap(error)
+        }
     }
 
     /// A refresh with this much to read is written in bulk mode (see ``IndexWriter``).

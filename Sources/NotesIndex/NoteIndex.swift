@@ -14,6 +14,8 @@ public final class NoteIndex: Sendable {
     /// The folder holding `index.sqlite` (outside the workspace).
     public let directory: String
     let pool: DatabasePool
+    /// Whether this process watches the workspace (``watchForChanges()``).
+    let watchState = Locked<WatchState>(.notStarted)
 
     /// Where the database file is.
     public var databasePath: String { directory + "/index.sqlite" }

@@ -45,6 +45,8 @@ public struct RefreshReport: Sendable, Codable {
         public init() {}
     }
 
+    public init() {}
+
     /// Whether the index changed.
     public var changedAnything: Bool { added + modified + removed + renames.count + touched > 0 }
 

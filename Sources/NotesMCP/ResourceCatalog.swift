@@ -21,7 +21,7 @@ struct ResourceCatalog {
             guard let n = Int(raw), n >= 0 else { throw MCPError.invalidParams("unknown cursor '\(raw)'") }
             return n
         } ?? 0
-        _ = try toolbox.index.refresh()
+        _ = try toolbox.index.refreshIfNeeded()
         let policy = toolbox.workspace.config.policy
         let files = try toolbox.index.listing(folder: "", recursive: true, glob: nil, sort: .path).files
             .filter { policy.rule(for: $0.path) != .deny }

@@ -95,7 +95,7 @@ extension Toolbox {
     static let changesShown = 25
 
     func context(_ author: Author) throws(NotesError) -> SessionContext {
-        let report = try index.refresh()
+        let report = try index.refreshIfNeeded()
         let status = try index.status()
         let policy = workspace.config.policy
 

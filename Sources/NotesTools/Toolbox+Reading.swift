@@ -81,7 +81,7 @@ extension Toolbox {
                 throw NotesError(.notFound, "no folder \(folder) in the workspace", hint: "call list_files without a path to see the top-level folders")
             }
         }
-        _ = try index.refresh()
+        _ = try index.refreshIfNeeded()
         let listing = try index.listing(folder: folder.relative, recursive: recursive || glob != nil, glob: glob, sort: .path)
         var entries: [ListedEntry] = []
         for sub in listing.folders where !policy.hidesFolder(sub.path) {
@@ -103,7 +103,7 @@ extension Toolbox {
         let by = try args.choice("by", ["agent", "user"])
         let kind = try args.choice("kind", DocumentKind.allCases.map(\.rawValue))
         let limit = try args.int("limit", in: 1...100) ?? 10
-        _ = try index.refresh()
+        _ = try index.refreshIfNeeded()
         var query = try SearchQuery(parsing: text, isMetadataKey: index.hasMetadataKey)
         query.limit = limit
         query.filters.hideProtected = true

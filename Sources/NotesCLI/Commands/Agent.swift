@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NotesAgent
 import NotesCore
+import NotesIndex
 import NotesNetwork
 import NotesStore
 import NotesTools
@@ -86,7 +87,9 @@ extension NotesCommand {
             let lock = try archive.lock(session.id)
             defer { withExtendedLifetime(lock) {} }
 
-            let (index, _) = try workspace.openFreshIndex()
+            let index = try workspace.openIndex(ws)
+            // Tool calls then refresh only the files that changed (a full walk otherwise).
+            if index.watchForChanges() != nil { _ = try index.refresh() }
             let toolbox = Toolbox(workspace: ws, index: index, client: client, templates: try? TemplateLibrary.locate(explicit: nil))
             let system = SystemPrompt.render(context: toolbox.call("get_context", arguments: nil),
                                              workspaceName: (ws.root as NSString).lastPathComponent, today: Timestamp.localDate(Timestamp.now()))

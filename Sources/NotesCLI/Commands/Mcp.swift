@@ -34,7 +34,14 @@ extension NotesCommand {
             if isatty(0) == 1 {
                 FileHandle.standardError.write(Data("notes mcp: serving MCP on stdin/stdout (start it from an MCP client; Ctrl-D to stop)\n".utf8))
             }
-            let (index, _) = try workspace.openFreshIndex()
+            let ws = try workspace.openWorkspace()
+            let index = try workspace.openIndex(ws)
+            // inotify tells the server which files changed, so a search costs no stat walk;
+            // without it every search re-walks the workspace (SPEC §4.3).
+            if let problem = index.watchForChanges() {
+                FileHandle.standardError.write(Data("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n".utf8))
+                _ = try index.refresh()
+            }
             let server = NotesMCPServer(workspace: index.workspace, index: index, options: .init(readOnly: readOnly, client: client))
             let outcome = ServerOutcome()
             let done = DispatchSemaphore(value: 0)

@@ -21,6 +21,8 @@ struct WorkspaceOptions: ParsableArguments {
     func openFreshIndex(progressLabel: String = "Indexing") throws -> (NoteIndex, RefreshReport) {
         let workspace = try openWorkspace()
         let index = try openIndex(workspace)
+        // A live `notes watch` keeps the index fresh: no stat walk needed (SPEC §4.3).
+        if index.isKeptFreshByWatcher { return (index, RefreshReport()) }
         let progress = ProgressBar(label: progressLabel)
         let report = try index.refresh(progress: progress.update)
         progress.finish()
