@@ -61,7 +61,8 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings),
         // The agent's tools (SPEC §7): one implementation for the MCP server and the
         // built-in agent, transport-neutral (JSON in, JSON out).

@@ -20,6 +20,8 @@ public struct IgnoreRules: Sendable {
     private static let debrisSuffixes = [
         "~", ".swp", ".swo", ".swx", ".tmp", ".temp", ".icloud", ".part", ".crdownload", ".bak.tmp",
     ]
+    private static let debrisSuffixBytes = debrisSuffixes.map { Array($0.utf8) }
+    private static let conflictBytes = Array("conflict".utf8)
     private static let debrisNames: Set<String> = ["4913", "Thumbs.db", "desktop.ini", "Icon\r"]
     private static let debrisPrefixes = ["~syncthing~", "~$", ".#"]
 
@@ -28,8 +30,10 @@ public struct IgnoreRules: Sendable {
         if name.hasPrefix(".") { return .ignore }
         if Self.debrisNames.contains(name) { return .ignore }
         for prefix in Self.debrisPrefixes where name.hasPrefix(prefix) { return .ignore }
-        let lower = name.lowercased()
-        for suffix in Self.debrisSuffixes where lower.hasSuffix(suffix) { return .ignore }
+        // Byte-level checks: this runs for every entry of every walk (100k names in a
+        // no-change refresh of a large workspace), where Foundation's string search and a
+        // lowercased copy per name dominated the profile.
+        for suffix in Self.debrisSuffixBytes where name.utf8.hasSuffixIgnoringASCIICase(suffix) { return .ignore }
         for glob in globs {
             if glob.isAnchored ? glob.matches(path) : glob.matches(name) { return .ignore }
         }
@@ -39,6 +43,8 @@ public struct IgnoreRules: Sendable {
 
     /// Whether `name` looks like a sync client's conflict copy (Syncthing, Dropbox, Nextcloud).
     public static func isConflictCopy(_ name: String) -> Bool {
+        // Every form below contains "conflict" (any case): most names are out at once.
+        guard name.utf8.containsIgnoringASCIICase(Self.conflictBytes) else { return false }
         if name.contains(".sync-conflict-") { return true }
         let lower = name.lowercased()
         if lower.contains("conflicted copy") && lower.contains("(") { return true }
@@ -59,5 +65,35 @@ public struct IgnoreRules: Sendable {
             name = String(name[..<open.lowerBound]) + String(name[name.index(after: close)...])
         }
         return folder + name
+    }
+}
+
+extension String.UTF8View {
+    /// Whether the bytes end with `suffix` (lowercase ASCII), ignoring ASCII case.
+    func hasSuffixIgnoringASCIICase(_ suffix: [UInt8]) -> Bool {
+        guard count >= suffix.count else { return false }
+        var index = self.index(endIndex, offsetBy: -suffix.count)
+        for byte in suffix {
+            let b = self[index]
+            if b != byte && !(b >= 0x41 && b <= 0x5A && b | 0x20 == byte) { return false }
+            index = self.index(after: index)
+        }
+        return true
+    }
+
+    /// Whether the bytes contain `needle` (lowercase ASCII), ignoring ASCII case.
+    func containsIgnoringASCIICase(_ needle: [UInt8]) -> Bool {
+        let bytes = Array(self)
+        guard bytes.count >= needle.count, let first = needle.first else { return needle.isEmpty }
+        var start = 0
+        while start + needle.count <= bytes.count {
+            if bytes[start] | 0x20 == first {
+                var matched = true
+                for k in 1..<needle.count where bytes[start + k] | 0x20 != needle[k] { matched = false; break }
+                if matched { return true }
+            }
+            start += 1
+        }
+        return false
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import NotesStore
 import Foundation
 import GRDB
+import GRDBSQLite
 import NotesCore
 import NotesDocuments
 
@@ -39,20 +40,33 @@ extension NoteIndex {
         do {
             known = try pool.read { db in
                 var result: [String: KnownFile] = [:]
-                func collect(_ rows: RowCursor) throws {
-                    while let row = try rows.next() {
-                        result[row[1]] = KnownFile(id: row[0], size: row[2], mtimeNanos: row[3], inode: row[4], digest: row[5])
+                // Raw column reads: this loads every file of a 100k-note workspace on each
+                // no-change refresh, where decoding through `Row` was a seventh of the time.
+                func collect(_ statement: Statement) throws {
+                    let raw = statement.sqliteStatement
+                    while true {
+                        let code = sqlite3_step(raw)
+                        if code == SQLITE_DONE { break }
+                        guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+                        guard let path = sqlite3_column_text(raw, 1), let digest = sqlite3_column_text(raw, 5) else { continue }
+                        result[String(cString: path)] = KnownFile(
+                            id: sqlite3_column_int64(raw, 0), size: Int(sqlite3_column_int64(raw, 2)),
+                            mtimeNanos: sqlite3_column_int64(raw, 3), inode: UInt64(bitPattern: sqlite3_column_int64(raw, 4)),
+                            digest: String(cString: digest))
                     }
                 }
                 let columns = "SELECT id, path, size, mtime_ns, inode, digest FROM files"
                 guard let paths else {
-                    try collect(Row.fetchCursor(db, sql: columns))
+                    let statement = try db.makeStatement(sql: columns)
+                    try statement.setArguments([])
+                    try collect(statement)
                     return result
                 }
                 // The path itself, and everything below it ("/" sorts just before "0").
                 let statement = try db.cachedStatement(sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
                 for path in paths {
-                    try collect(Row.fetchCursor(statement, arguments: [path, path + "/", path + "0"]))
+                    try statement.setArguments([path, path + "/", path + "0"])
+                    try collect(statement)
                 }
                 return result
             }

@@ -18,11 +18,14 @@ extension NoteIndex {
             return try pool.read { db in
                 var rows: [Row]
                 if let match {
+                    // Per file: its best section's score and its 3 best sections (for snippets).
                     let sql = """
-                        WITH r AS MATERIALIZED (SELECT rowid >> \(IndexSchema.sectionBits) AS file_id, \(IndexSchema.bm25) AS score
+                        WITH r AS MATERIALIZED (SELECT rowid AS sid, rowid >> \(IndexSchema.sectionBits) AS file_id, \(IndexSchema.bm25) AS score
                                                 FROM fts WHERE fts MATCH ?),
-                             m AS (SELECT file_id, MIN(score) AS score FROM r GROUP BY file_id)
-                        SELECT f.*, m.score AS score, COUNT(*) OVER () AS total
+                             k AS (SELECT sid, file_id, score, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY score, sid) AS n FROM r),
+                             m AS (SELECT file_id, MIN(score) AS score, group_concat(CASE WHEN n <= 3 THEN sid END) AS best
+                                   FROM k GROUP BY file_id)
+                        SELECT f.*, m.score AS score, m.best AS best, COUNT(*) OVER () AS total
                         FROM m JOIN files f ON f.id = m.file_id
                         WHERE \(filterSQL)
                         ORDER BY \(Self.orderClause(query.sort, ranked: true)) LIMIT ?
@@ -37,11 +40,18 @@ extension NoteIndex {
                     rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args))
                 }
                 let total: Int = rows.first?["total"] ?? 0
+                var snippetsBySection: [Int64: (snippet: Snippet, score: Double)] = [:]
+                if let match, query.withSnippets {
+                    let sections = rows.flatMap { row -> [Int64] in
+                        ((row["best"] as String?) ?? "").split(separator: ",").compactMap { Int64($0) }
+                    }
+                    snippetsBySection = try Self.snippets(sections: sections, match: match, db)
+                }
                 var hits: [SearchHit] = []
                 hits.reserveCapacity(rows.count)
                 for row in rows {
-                    let id: Int64 = row["id"]
-                    let snippets = try match.map { try Self.snippets(fileID: id, match: $0, db) } ?? []
+                    let best = ((row["best"] as String?) ?? "").split(separator: ",").compactMap { Int64($0) }
+                    let snippets = best.compactMap { snippetsBySection[$0] }.sorted { $0.score < $1.score }.map(\.snippet)
                     let score: Double = row["score"]
                     hits.append(SearchHit(
                         path: row["path"], title: row["title"],
@@ -67,28 +77,25 @@ extension NoteIndex {
             lastModifiedBy: Actor(rawValue: row["modified_by"]), lastModifiedAt: row["modified_at"])
     }
 
-    /// The best (up to 3) sections of one file for `match`, as snippets.
-    static func snippets(fileID: Int64, match: String, _ db: Database) throws -> [Snippet] {
-        let low = fileID << IndexSchema.sectionBits
-        let high = low + (1 << IndexSchema.sectionBits) - 1
-        let best = try Int64.fetchAll(db, sql: """
-            SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY \(IndexSchema.bm25) LIMIT 3
-            """, arguments: [match, low, high])
-        guard !best.isEmpty else { return [] }
-        let placeholders = Array(repeating: "?", count: best.count).joined(separator: ", ")
+    /// Snippets of `sections` (FTS rowids) for `match`, with each section's score for
+    /// ordering: one statement for all hits of a page.
+    static func snippets(sections: [Int64], match: String, _ db: Database) throws -> [Int64: (snippet: Snippet, score: Double)] {
+        guard !sections.isEmpty else { return [:] }
+        let placeholders = Array(repeating: "?", count: sections.count).joined(separator: ", ")
         let rows = try Row.fetchAll(db, sql: """
             SELECT fts.rowid AS id, highlight(fts, 3, char(1), char(2)) AS body, highlight(fts, 1, char(1), char(2)) AS heading,
-                   s.heading AS section, s.line AS line, s.aligned AS aligned
+                   \(IndexSchema.bm25) AS score, s.heading AS section, s.line AS line, s.aligned AS aligned
             FROM fts JOIN sections s ON s.id = fts.rowid
             WHERE fts MATCH ? AND fts.rowid IN (\(placeholders))
-            """, arguments: StatementArguments([match] + best))
-        var byID: [Int64: Snippet] = [:]
+            """, arguments: StatementArguments([match] + sections))
+        var result: [Int64: (snippet: Snippet, score: Double)] = [:]
         for row in rows {
-            byID[row["id"]] = SnippetBuilder.snippet(
+            let snippet = SnippetBuilder.snippet(
                 section: row["section"], sectionLine: row["line"], aligned: row["aligned"],
                 highlightedBody: row["body"], highlightedHeading: row["heading"])
+            result[row["id"]] = (snippet, row["score"])
         }
-        return best.compactMap { byID[$0] }
+        return result
     }
 
     /// SQL for the filters, on the `files` table aliased `f`.

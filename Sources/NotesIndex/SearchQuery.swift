@@ -12,6 +12,8 @@ public struct SearchQuery: Sendable {
     public var sort: SearchSort = .relevance
     /// Maximum number of hits (files).
     public var limit: Int = 20
+    /// Whether hits carry snippets (`notes search -l` needs none: it skips the highlighting).
+    public var withSnippets = true
 
     /// Most terms used from one query; the rest are ignored (guards FTS5 against huge ORs).
     public static let maxTerms = 32

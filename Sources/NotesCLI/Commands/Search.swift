@@ -97,6 +97,7 @@ extension NotesCommand {
                 }
                 try search.applyFilter(key: String(pair[..<eq]).lowercased(), value: String(pair[pair.index(after: eq)...]))
             }
+            search.withSnippets = !paths
             let results = try index.search(search)
             try render(results)
             if results.hits.isEmpty { throw ExitCode(1) }
