@@ -27,7 +27,7 @@ enum FTSText {
             out.reserveCapacity(bytes.count + bytes.count / 4)
             out.append(contentsOf: bytes[..<first])
             var index = first
-            var previousCJK = false
+            var previousCJK = true  // the scalar just before `first` is CJK
             while index < bytes.count {
                 let (value, length) = scalar(at: index, in: bytes)
                 let cjk = value >= 0x1100 && isCJK(value)

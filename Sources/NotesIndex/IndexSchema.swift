@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import NotesDocuments
 
@@ -16,7 +17,15 @@ enum IndexSchema {
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
-    static var bm25: String { "bm25(fts, \(weights.title), \(weights.heading), \(weights.tags), \(weights.body))" }
+    /// The ranking expression. `NOTES_FIELD_WEIGHTS=t,h,g,b` overrides the weights: a
+    /// benchmarking knob (bench/run.py measures known-item success with and without them).
+    static let bm25: String = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_FIELD_WEIGHTS"] {
+            let values = text.split(separator: ",").compactMap { Double($0) }
+            if values.count == 4 { return "bm25(fts, \(values[0]), \(values[1]), \(values[2]), \(values[3]))" }
+        }
+        return "bm25(fts, \(weights.title), \(weights.heading), \(weights.tags), \(weights.body))"
+    }()
 
     /// Sections per file are numbered below 2^24.
     static let sectionBits: Int64 = 24

@@ -64,6 +64,12 @@ import Testing
         #expect(rules.verdict(name: "a.sync-conflict-20260101-120000-ABCDEFG.md", path: "a.sync-conflict-20260101-120000-ABCDEFG.md") == .conflictCopy)
         #expect(rules.verdict(name: "a (Ann's conflicted copy 2026-01-01).md", path: "a (Ann's conflicted copy 2026-01-01).md") == .conflictCopy)
         #expect(rules.verdict(name: "notes.md", path: "notes.md") == .include)
+        // Suffixes in any case; names that only look similar are kept.
+        for name in ["A.MD.SWP", "Draft.TMP", "x.iCloud", "ü.Part"] { #expect(rules.verdict(name: name, path: name) == .ignore, "\(name)") }
+        for name in ["tmp.md", "swp-notes.md", "conflict-resolution.md", "Conflicts of interest.md", "ü.md"] {
+            #expect(rules.verdict(name: name, path: name) == .include, "\(name)")
+        }
+        #expect(rules.verdict(name: "a (Conflict 2026-01-01).md", path: "a (Conflict 2026-01-01).md") == .conflictCopy)
         #expect(IgnoreRules.conflictBase(of: "R/a.sync-conflict-20260101-120000-ABCDEFG.md") == "R/a.md")
         #expect(IgnoreRules.conflictBase(of: "a (Ann's conflicted copy 2026-01-01).md") == "a.md")
     }

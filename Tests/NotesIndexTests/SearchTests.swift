@@ -127,6 +127,19 @@ import Testing
         #expect(limited.hits.count == 2 && limited.total == 4)
     }
 
+    @Test func snippetsComeBestSectionFirstAndCanBeSkipped() throws {
+        // Three sections mention the word: the one that also has it in its heading ranks
+        // first, and the one with a single mention in a long section last.
+        let filler = String(repeating: "Plain sentences about the weather and the sea. ", count: 40)
+        fixture.write("Research/ranked.md", "# Ranked\n\n## Weather\n\n\(filler)narwhal once.\n\n## Narwhal\n\nnarwhal narwhal here.\n\n## Notes\n\nnarwhal and narwhal and narwhal.\n")
+        let hit = try #require(fixture.search("narwhal").hits.first)
+        #expect(hit.snippets.count == 3)
+        #expect(hit.snippets.first?.section == "Narwhal")
+        #expect(hit.snippets.last?.section == "Weather")
+        let bare = try fixture.search("narwhal") { $0.withSnippets = false }
+        #expect(bare.hits.map(\.path) == ["Research/ranked.md"] && bare.hits[0].snippets.isEmpty)
+    }
+
     @Test func longBooksPointAtTheChapterAndLine() throws {
         let book = Repository.corpora + "/gutenberg/moby-dick.txt"
         try #require(FileManager.default.fileExists(atPath: book), "needs ../shared/corpora")
