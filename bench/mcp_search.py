@@ -31,7 +31,7 @@ async def main(binary: str, workspace: str, calls: int) -> dict:
                 started = time.perf_counter()
                 result = await session.call_tool("search", {"query": QUERIES[i % len(QUERIES)], "limit": 10})
                 latencies.append(time.perf_counter() - started)
-                if result.isError:
+                if getattr(result, "is_error", False):
                     raise SystemExit("search failed: %s" % result.content)
     latencies.sort()
     return {"calls": calls, "p50_ms": statistics.median(latencies) * 1000, "p90_ms": latencies[int(len(latencies) * 0.9)] * 1000}
