@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -66,13 +65,13 @@ public struct FileScanner: Sendable {
             rounds += 1
         }
         let folders = frontier
-        let parts = ScanParts(count: folders.count)
+        let parts = ParallelSlots<WorkspaceScan>(count: folders.count)
         DispatchQueue.concurrentPerform(iterations: folders.count) { i in
             var part = WorkspaceScan()
             walk(relative: folders[i], into: &part)
             parts.set(i, part)
         }
-        for part in parts.all {
+        for part in parts.values {
             result.files += part.files
             result.conflictCopies += part.conflictCopies
             result.skipped += part.skipped
@@ -161,25 +160,5 @@ public struct FileScanner: Sendable {
             }
         }
         found += subfolders.sorted()
-    }
-}
-
-/// Results of a parallel walk, one slot per folder, each filled by one iteration.
-private final class ScanParts: @unchecked Sendable {
-    private var slots: [WorkspaceScan]
-    private let lock = NSLock()
-
-    init(count: Int) { slots = Array(repeating: WorkspaceScan(), count: count) }
-
-    func set(_ index: Int, _ part: WorkspaceScan) {
-        lock.lock()
-        slots[index] = part
-        lock.unlock()
-    }
-
-    var all: [WorkspaceScan] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots
     }
 }

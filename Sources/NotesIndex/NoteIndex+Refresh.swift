@@ -121,18 +121,18 @@ extension NoteIndex {
                 end += 1
             }
             let batch = Array(work[start..<end])
-            let results = ParsedBatch(count: batch.count)
+            let results = ParallelSlots<ProcessedFile>(count: batch.count)
             DispatchQueue.concurrentPerform(iterations: batch.count) { i in
                 let began = Timestamp.now()
                 let processed = Self.process(batch[i], root: limits.root, maxBytes: limits.maxBytes)
-                results.set(i, processed, seconds: Timestamp.now() - began)
+                results.set(i, processed, adding: Timestamp.now() - began)
             }
-            report.timings.parse += results.seconds
+            report.timings.parse += results.total
             done += batch.count
             bytes += batchBytes
             progress?(RefreshProgress(done: done, total: work.count, bytes: bytes))
             inFlight.wait()
-            let items = results.items
+            let items = results.values
             for item in items {
                 guard let known = item.pending.known else { continue }
                 switch item.outcome {
@@ -250,28 +250,5 @@ struct SearchableText: Sendable {
         title = FTSText.prepare(document.title)
         tags = FTSText.prepare(document.tags.joined(separator: " "))
         sections = document.sections.map { ($0.isContinuation ? "" : FTSText.prepare($0.heading), FTSText.prepare($0.text)) }
-    }
-}
-
-/// Slots filled in parallel by `concurrentPerform`, each by exactly one iteration.
-final class ParsedBatch: @unchecked Sendable {
-    private var slots: [ProcessedFile?]
-    private let lock = NSLock()
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    private(set) var seconds = 0.0
-
-    func set(_ index: Int, _ value: ProcessedFile, seconds: Double) {
-        lock.lock()
-        slots[index] = value
-        self.seconds += seconds
-        lock.unlock()
-    }
-
-    var items: [ProcessedFile] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots.compactMap { $0 }
     }
 }
