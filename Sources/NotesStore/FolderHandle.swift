@@ -31,7 +31,7 @@ final class FolderHandle {
         for component in components {
             var next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if next < 0, errno == ENOENT, create {
-                if mkdirat(fd, component, 0o777) != 0, errno != EEXIST {
+                if WriteFaults.injected(.mkdir) || mkdirat(fd, component, 0o777) != 0, errno != EEXIST {
                     let e = errno
                     close(fd)
                     throw NotesError(.internal, "cannot create folder \((walked + [component]).joined(separator: "/")) (\(errorText(e)))", hint: "check permissions and free space")
@@ -114,13 +114,13 @@ final class FolderHandle {
     /// over the target, fsync the folder. `mode` is kept from the file being replaced.
     func replace(_ name: String, with bytes: [UInt8], mode: mode_t?) throws(NotesError) {
         let temporary = Self.temporaryPrefix + "\(getpid()).\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
-        let file = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
+        let file = WriteFaults.injected(.open) ? -1 : openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
         guard file >= 0 else { throw writeError(name, errno) }
         var ok = false
         defer { if !ok { unlinkat(fd, temporary, 0) } }
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + written, bytes.count - written) }
+            let n = WriteFaults.injected(.write) ? -1 : bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let e = errno
@@ -130,23 +130,28 @@ final class FolderHandle {
             written += n
         }
         if let mode, fchmod(file, mode & 0o7777) != 0 { let e = errno; close(file); throw writeError(name, e) }
-        if fsync(file) != 0 { let e = errno; close(file); throw writeError(name, e) }
+        if WriteFaults.injected(.fsync) || fsync(file) != 0 { let e = errno; close(file); throw writeError(name, e) }
         if close(file) != 0 { throw writeError(name, errno) }
         WriteFaults.reach(.temporarySynced)
-        guard renameat(fd, temporary, fd, name) == 0 else { throw writeError(name, errno) }
+        guard !WriteFaults.injected(.rename), renameat(fd, temporary, fd, name) == 0 else { throw writeError(name, errno) }
         ok = true
         WriteFaults.reach(.renamed)
         try sync()
     }
 
     /// Flushes this folder's entries (a rename is durable only once its folder is synced).
+    /// Runs after the change is visible: callers say so (``NoteStore/madeButFailed(_:_:)``).
     func sync() throws(NotesError) {
-        if fsync(fd) != 0, errno != EINVAL { throw writeError(relative.isEmpty ? "the workspace folder" : relative, errno) }
+        if WriteFaults.injected(.fsync) || fsync(fd) != 0, errno != EINVAL {
+            let folder = relative.isEmpty ? "the workspace folder" : relative
+            throw NotesError(.internal, "\(folder) could not be flushed to disk (\(errorText(errno))); a power loss could still undo the change",
+                             hint: "check the disk")
+        }
     }
 
     /// Removes file `name`.
     func remove(_ name: String) throws(NotesError) {
-        guard unlinkat(fd, name, 0) == 0 else { throw writeError(name, errno) }
+        guard !WriteFaults.injected(.unlink), unlinkat(fd, name, 0) == 0 else { throw writeError(name, errno) }
         try sync()
     }
 
@@ -155,7 +160,7 @@ final class FolderHandle {
         if case .missing = target.entry(newName) {} else {
             throw NotesError(.invalidArgument, "\(target.path(newName)) already exists", hint: "choose a new name or delete it first")
         }
-        guard renameat(fd, name, target.fd, newName) == 0 else { throw writeError(name, errno) }
+        guard !WriteFaults.injected(.rename), renameat(fd, name, target.fd, newName) == 0 else { throw writeError(name, errno) }
         try sync()
         if target !== self { try target.sync() }
     }

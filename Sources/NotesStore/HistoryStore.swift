@@ -42,7 +42,11 @@ public final class HistoryStore: @unchecked Sendable {
         let folder = try FolderHandle.open(root: workspace.root, components: Self.folder + ["objects", String(version.prefix(2))], create: true)
         let name = String(version.dropFirst(2))
         if case .file = folder.entry(name) { return version }
-        try folder.replace(name, with: bytes, mode: 0o444)
+        do {
+            try folder.replace(name, with: bytes, mode: 0o444)
+        } catch {
+            throw Self.unchanged(error, "could not save a version into .notes/history")
+        }
         return version
     }
 
@@ -59,7 +63,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Appends one record to the log and syncs it.
     public func append(_ record: ChangeRecord) throws(NotesError) {
         _ = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
-        let fd = open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = WriteFaults.injected(.open) ? -1 : open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw NotesError(.internal, "cannot open the history log (\(errorText(errno)))", hint: "check the permissions of .notes/history") }
         defer { close(fd) }
         var line = Self.encode(record)
@@ -71,14 +75,30 @@ public final class HistoryStore: @unchecked Sendable {
         }
         var written = 0
         while written < line.count {
-            let n = line.withUnsafeBytes { write(fd, $0.baseAddress! + written, line.count - written) }
+            let n = WriteFaults.injected(.write) ? -1 : line.withUnsafeBytes { write(fd, $0.baseAddress! + written, line.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw NotesError(.internal, "cannot write the history log (\(errorText(errno)))", hint: "free disk space and retry")
             }
             written += n
         }
-        guard fsync(fd) == 0 else { throw NotesError(.internal, "cannot sync the history log (\(errorText(errno)))") }
+        guard !WriteFaults.injected(.fsync), fsync(fd) == 0 else { throw NotesError(.internal, "cannot sync the history log (\(errorText(errno)))") }
+    }
+
+    /// Appends the record of a change that is already visible. A failure says so, since
+    /// "nothing was changed" would be false: the intent stays and the next writer logs it.
+    func logVisibleChange(_ record: ChangeRecord) throws(NotesError) {
+        do {
+            try append(record)
+        } catch {
+            throw NotesError(.internal, "the change to \(record.path) was made, but its history log line could not be written (\(error.message)); the next notes write adds it",
+                             hint: "free disk space or fix the permissions of .notes/history")
+        }
+    }
+
+    /// A failure after the change to `path` became visible, said so.
+    static func madeButFailed(_ path: String, _ error: NotesError) -> NotesError {
+        NotesError(.internal, "the change to \(path) was made, but \(error.message)", hint: error.hint)
     }
 
     static func encode(_ record: ChangeRecord) -> [UInt8] {
@@ -164,7 +184,17 @@ public final class HistoryStore: @unchecked Sendable {
     /// rename and the log append is completed by the next writer (``recover(currentVersion:)``).
     func writeIntent(_ record: ChangeRecord) throws(NotesError) {
         let folder = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
-        try folder.replace("intent.json", with: Self.encode(record), mode: nil)
+        do {
+            try folder.replace("intent.json", with: Self.encode(record), mode: nil)
+        } catch {
+            throw Self.unchanged(error, "could not note the change in .notes/history")
+        }
+    }
+
+    /// A failure before the change became visible, said so.
+    private static func unchanged(_ error: NotesError, _ what: String) -> NotesError {
+        if error.message.hasSuffix("nothing was changed") { return error }
+        return NotesError(.internal, "\(what) (\(error.message)); nothing was changed", hint: "free disk space or fix the permissions of .notes/history, then retry")
     }
 
     func clearIntent() {

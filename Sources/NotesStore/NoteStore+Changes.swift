@@ -116,8 +116,14 @@ extension NoteStore {
             try history.store(current, version: version)
             let record = ChangeRecord(actor: author.actor, client: author.client, operation: .delete, path: path.relative, before: version, after: nil)
             try history.writeIntent(record)
-            try target.folder.remove(target.name)
-            try history.append(record)
+            do throws(NotesError) {
+                try target.folder.remove(target.name)
+            } catch {
+                if case .missing = target.folder.entry(target.name) { throw HistoryStore.madeButFailed(path.relative, error) }
+                history.clearIntent()
+                throw error
+            }
+            try history.logVisibleChange(record)
             history.clearIntent()
             return result
         }
@@ -145,8 +151,14 @@ extension NoteStore {
             let record = ChangeRecord(actor: author.actor, client: author.client, operation: .move, path: from.relative, to: to.relative, before: version, after: version)
             try history.store(source.bytes ?? [], version: version)
             try history.writeIntent(record)
-            try source.folder.move(source.name, to: folder, as: name)
-            try history.append(record)
+            do throws(NotesError) {
+                try source.folder.move(source.name, to: folder, as: name)
+            } catch {
+                if case .missing = source.folder.entry(source.name) { throw HistoryStore.madeButFailed(from.relative, error) }
+                history.clearIntent()
+                throw error
+            }
+            try history.logVisibleChange(record)
             history.clearIntent()
             return result
         }

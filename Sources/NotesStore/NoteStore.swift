@@ -219,8 +219,16 @@ public final class NoteStore: Sendable {
         try history.writeIntent(record)
         WriteFaults.reach(.intentWritten)
         target.folder.removeLeftovers()
-        try target.folder.replace(target.name, with: bytes, mode: target.mode)
-        try history.append(record)
+        do throws(NotesError) {
+            try target.folder.replace(target.name, with: bytes, mode: target.mode)
+        } catch {
+            // Failed before the rename (nothing changed) or after it (the folder's flush).
+            let now = (try? target.folder.read(target.name, maxBytes: Int.max)).flatMap { $0 }.map { ContentVersion(of: $0.bytes).short }
+            if now == version && version != target.version { throw HistoryStore.madeButFailed(target.path.relative, error) }
+            history.clearIntent()
+            throw error
+        }
+        try history.logVisibleChange(record)
         WriteFaults.reach(.logged)
         history.clearIntent()
         return record

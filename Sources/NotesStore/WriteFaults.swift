@@ -6,10 +6,15 @@ import Glibc
 import Darwin
 #endif
 
-/// Crash points of the write protocol, for tests: with `NOTES_CRASH_AT=<step>` in the
-/// environment the process kills itself (SIGKILL) on reaching that step, so a test can
-/// check what a crash there leaves behind (reliability plan B.9). Unset, it costs one
-/// comparison per step.
+/// Fault injection for the reliability suite (docs/guarantees.md). Unset, each hook costs
+/// one comparison.
+///
+/// - `NOTES_CRASH_AT=<step>`: the process kills itself (SIGKILL) on reaching that step of
+///   the write protocol, so a test can check what a crash there leaves behind.
+/// - `NOTES_FAIL_IO=<call>:<n>:<errno>[:always]`: the `n`th system call of kind `call`
+///   (`open`, `write`, `fsync`, `rename`, `mkdir`, `unlink`, or `any`) made by the write
+///   path fails with `errno` (`ENOSPC`, `EIO`, `EACCES`, … or a number), once or, with
+///   `always`, from then on. SQLite's own I/O is not covered (the index is a cache).
 enum WriteFaults {
     enum Step: String {
         case historyStored = "history-stored"
@@ -19,9 +24,50 @@ enum WriteFaults {
         case logged
     }
 
+    /// The kinds of system call the write path makes.
+    enum Call: String {
+        case open, write, fsync, rename, mkdir, unlink
+    }
+
     static let crashStep: Step? = ProcessInfo.processInfo.environment["NOTES_CRASH_AT"].flatMap(Step.init(rawValue:))
 
     static func reach(_ step: Step) {
         if crashStep == step { kill(getpid(), SIGKILL) }
+    }
+
+    /// The configured I/O failure: which calls, the ordinal that fails, the error, whether it persists.
+    struct IOFault {
+        let call: Call?  // nil: any call
+        let ordinal: Int
+        let code: Int32
+        let persistent: Bool
+
+        init?(_ text: String) {
+            let parts = text.split(separator: ":").map(String.init)
+            guard parts.count >= 3, let ordinal = Int(parts[1]), ordinal >= 1 else { return nil }
+            if parts[0] == "any" { call = nil } else if let call = Call(rawValue: parts[0]) { self.call = call } else { return nil }
+            let names: [String: Int32] = ["ENOSPC": ENOSPC, "EIO": EIO, "EACCES": EACCES, "EPERM": EPERM, "EROFS": EROFS, "EDQUOT": EDQUOT]
+            guard let code = names[parts[2]] ?? Int32(parts[2]) else { return nil }
+            self.ordinal = ordinal
+            self.code = code
+            persistent = parts.count > 3 && parts[3] == "always"
+        }
+    }
+
+    static let ioFault: IOFault? = ProcessInfo.processInfo.environment["NOTES_FAIL_IO"].flatMap(IOFault.init)
+    private nonisolated(unsafe) static var callCount = 0
+    private static let countLock = NSLock()
+
+    /// Whether the injected fault hits this `call`; when it does, `errno` is set as the
+    /// failing system call would have set it. Use as `injected(.write) ? -1 : write(…)`.
+    static func injected(_ call: Call) -> Bool {
+        guard let fault = ioFault, fault.call == nil || fault.call == call else { return false }
+        countLock.lock()
+        callCount += 1
+        let n = callCount
+        countLock.unlock()
+        guard n == fault.ordinal || (fault.persistent && n > fault.ordinal) else { return false }
+        errno = fault.code
+        return true
     }
 }

@@ -140,4 +140,93 @@ import Testing
         #expect(tokens.count + staleTotal == 2000)
         print("two writers: \(tokens.count) writes acknowledged, \(staleTotal) refused as stale, 0 lost")
     }
+
+    /// What the history log says each path holds now (nil: deleted or moved away).
+    func loggedVersions(_ ws: String) throws -> [String: String?] {
+        var state: [String: String?] = [:]
+        let log = String(decoding: bytes(ws + "/.notes/history/log.jsonl"), as: UTF8.self)
+        for line in log.split(separator: "\n") where !line.isEmpty {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let path = try #require(record["path"] as? String)
+            if let to = record["to"] as? String {
+                state[path] = .some(nil)
+                state[to] = .some(record["after"] as? String)
+            } else {
+                state[path] = .some(record["after"] as? String)
+            }
+        }
+        return state
+    }
+
+    /// I/O errors (ENOSPC, EIO, EACCES) injected at the 1st, 2nd, … system call of the
+    /// write path, once and persistently, for every kind of change (reliability plan B.12):
+    /// the command fails with one line, the file is exactly the old bytes (and the message
+    /// does not say otherwise) or exactly the new bytes (and the message says the change
+    /// was made), the index never shows a change that did not happen, and the next write
+    /// leaves the history log in agreement with the files and no temporary file behind.
+    @Test func ioErrorsAtEveryCallLeaveOldBytesOrSaySo() throws {
+        let old = "---\ntitle: A\n---\n# A\n\nOLDTOKEN line\n"
+        let new = "# A\n\nNEWTOKEN line\n"
+        struct Change { let name: String; let arguments: [String]; let paths: [String] }
+        let changes = [
+            Change(name: "replace", arguments: ["write", "a.md", "--from", "SRC"], paths: ["a.md"]),
+            Change(name: "create in new folders", arguments: ["write", "deep/new/b.md", "--from", "SRC"], paths: ["deep/new/b.md"]),
+            Change(name: "append", arguments: ["append", "a.md", "NEWTOKEN appended"], paths: ["a.md"]),
+            Change(name: "delete", arguments: ["rm", "a.md"], paths: ["a.md"]),
+            Change(name: "move", arguments: ["mv", "a.md", "moved/c.md"], paths: ["a.md", "moved/c.md"]),
+        ]
+        var failures = 0, madeButFailed = 0, untouched = 0
+        for change in changes {
+            // The error number changes only the message: all three for the writes, EIO for the rest.
+            for fault in change.name.hasPrefix("replace") || change.name.hasPrefix("create") ? ["EIO", "ENOSPC", "EACCES"] : ["EIO"] {
+                var ordinals = (1...60).map { "any:\($0):\(fault)" }
+                ordinals.insert("any:1:\(fault):always", at: 0)
+                for spec in ordinals {
+                    let dir = TemporaryDirectory(prefix: "notes-eio")
+                    dir.write("ws/.notes/config.yml", "")
+                    dir.write("ws/a.md", old)
+                    let ws = dir.path + "/ws", index = dir.path + "/index"
+                    let source = dir.write("new.md", new)
+                    #expect(run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "index"]).status == 0)
+                    let files = { change.paths.map { self.bytes(ws + "/" + $0) } }
+                    let before = files()
+                    let arguments = ["-w", ws, "--index-dir", index] + change.arguments.map { $0 == "SRC" ? source : $0 }
+                    let result = run(Repository.notesBinary, arguments, environment: ["NOTES_FAIL_IO": spec])
+                    if result.status == 0 {
+                        #expect(!spec.hasSuffix("always"), "\(change.name) \(spec): succeeded although every call failed")
+                        break  // past the last system call: the change went through
+                    }
+                    failures += 1
+                    let label = "\(change.name) \(spec)"
+                    let message = result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+                    #expect(result.status == 2, "\(label): exit \(result.status)")
+                    #expect(message.hasPrefix("notes: ") && !message.contains("\n"), "\(label): not one line: \(message)")
+                    let after = files()
+                    if after == before {
+                        untouched += 1
+                        #expect(!message.contains("was made"), "\(label): claims a change that did not happen: \(message)")
+                        if change.name != "delete" && change.name != "move" {
+                            let search = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "NEWTOKEN", "-l"])
+                            #expect(search.stdout.isEmpty, "\(label): the index shows a change that did not happen")
+                        }
+                    } else {
+                        madeButFailed += 1
+                        #expect(message.contains("was made"), "\(label): the files changed but the message does not say so: \(message)")
+                    }
+                    // The next write (no fault) completes or discards the half-made change.
+                    #expect(run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "append", "other.md", "x"]).status == 0, "\(label)")
+                    let logged = try loggedVersions(ws)
+                    for path in change.paths {
+                        let onDisk = FileManager.default.fileExists(atPath: ws + "/" + path) ? version(bytes(ws + "/" + path)) : nil
+                        #expect((logged[path] ?? (path == "a.md" ? onDisk : nil)) == onDisk, "\(label): log and \(path) disagree")
+                    }
+                    #expect(!FileManager.default.fileExists(atPath: ws + "/.notes/history/intent.json"), "\(label)")
+                    let leftovers = (FileManager.default.enumerator(atPath: ws)?.allObjects as? [String] ?? []).filter { $0.contains(".notes-tmp.") }
+                    #expect(leftovers.isEmpty, "\(label): \(leftovers)")
+                }
+            }
+        }
+        #expect(failures > 50 && untouched > 0 && madeButFailed > 0, "the faults did not reach both sides of the rename")
+        print("I/O faults: \(failures) injected failures, \(untouched) left the files untouched, \(madeButFailed) failed after the change was visible and said so")
+    }
 }
