@@ -56,6 +56,10 @@ extension NoteIndex {
     /// Files under `folder` (workspace-relative, "" for the root), optionally recursive and
     /// filtered by a glob on the path.
     public func listing(folder: String, recursive: Bool, glob: String?, sort: ListSort) throws(NotesError) -> Listing {
+        try recoveringFromDamage { () throws(NotesError) -> Listing in try listingOnce(folder: folder, recursive: recursive, glob: glob, sort: sort) }
+    }
+
+    func listingOnce(folder: String, recursive: Bool, glob: String?, sort: ListSort) throws(NotesError) -> Listing {
         let order: String
         switch sort {
         case .path: order = "path"
@@ -103,6 +107,10 @@ extension NoteIndex {
 
     /// Counts, per-file diagnostics and the database size.
     public func status() throws(NotesError) -> IndexStatus {
+        try recoveringFromDamage { () throws(NotesError) -> IndexStatus in try statusOnce() }
+    }
+
+    func statusOnce() throws(NotesError) -> IndexStatus {
         do {
             return try pool.read { db in
                 var byKind: [String: Int] = [:]

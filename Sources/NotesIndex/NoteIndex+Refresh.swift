@@ -28,6 +28,10 @@ extension NoteIndex {
     /// a file watcher reports them): each is stat'ed or walked, and compared with what the
     /// index holds at that path or below it. `nil` means the whole workspace.
     public func refresh(only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
+        try recoveringFromDamage { () throws(NotesError) -> RefreshReport in try refreshOnce(only: paths, progress: progress) }
+    }
+
+    func refreshOnce(only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> RefreshReport {
         let started = Timestamp.now()
         var report = RefreshReport()
         let scanner = FileScanner(workspace: workspace)

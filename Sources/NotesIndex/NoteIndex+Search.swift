@@ -7,6 +7,10 @@ extension NoteIndex {
     /// section (or in the requested order), with up to 3 snippets from its best sections.
     /// A query with no full-text terms lists matching documents, most recently modified first.
     public func search(_ query: SearchQuery) throws(NotesError) -> SearchResults {
+        try recoveringFromDamage { () throws(NotesError) -> SearchResults in try searchOnce(query) }
+    }
+
+    func searchOnce(_ query: SearchQuery) throws(NotesError) -> SearchResults {
         let match = FTSExpression.match(for: query.terms)
         var (filterSQL, filterArgs) = Self.filterClause(query.filters)
         if let exclusion = FTSExpression.exclusion(for: query.terms) {

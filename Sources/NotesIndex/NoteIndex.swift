@@ -13,7 +13,9 @@ public final class NoteIndex: Sendable {
     public let workspace: Workspace
     /// The folder holding `index.sqlite` (outside the workspace).
     public let directory: String
-    let pool: DatabasePool
+    /// The connection pool; replaced when the database turns out to be damaged.
+    private let currentPool: Locked<DatabasePool>
+    var pool: DatabasePool { currentPool.withLock { $0 } }
     /// Whether this process watches the workspace (``watchForChanges()``).
     let watchState = Locked<WatchState>(.notStarted)
 
@@ -26,18 +28,77 @@ public final class NoteIndex: Sendable {
         self.directory = directory
         try FileSystem.makeDirectories(directory)
         let path = directory + "/index.sqlite"
+        let pool: DatabasePool
         do {
             pool = try Self.open(path: path, root: workspace.root, policy: workspace.config.policy)
         } catch {
             // Corrupt, foreign, unreadable or of another schema: it is a cache, start over.
-            Self.removeDatabase(at: path)
-            do {
-                pool = try Self.open(path: path, root: workspace.root, policy: workspace.config.policy)
-            } catch {
-                throw NotesError(.internal, "cannot create the search index at \(path): \(error)", hint: "check that the folder is writable, or pass --index-dir")
-            }
+            pool = try Self.recreate(at: path, root: workspace.root, policy: workspace.config.policy)
+        }
+        currentPool = Locked(pool)
+    }
+
+    private static func recreate(at path: String, root: String, policy: PathPolicy) throws(NotesError) -> DatabasePool {
+        Self.removeDatabase(at: path)
+        do {
+            return try Self.open(path: path, root: root, policy: policy)
+        } catch {
+            throw NotesError(.internal, "cannot create the search index at \(path): \(error)", hint: "check that the folder is writable, or pass --index-dir")
         }
     }
+
+    /// Replaces a damaged database with an empty one (the caller refreshes it from the
+    /// files). Other processes using the old file get their own damage error and do the same.
+    func startOver() throws(NotesError) {
+        let outcome = currentPool.withLock { (pool: inout DatabasePool) -> Result<Void, NotesError> in
+            try? pool.close()
+            return Result { () throws(NotesError) in
+                pool = try Self.recreate(at: databasePath, root: workspace.root, policy: workspace.config.policy)
+            }
+        }
+        try outcome.get()
+    }
+
+    /// Runs `body`; when it meets a damaged database (SQLITE_CORRUPT, SQLITE_NOTADB), starts
+    /// over from an empty index, refreshes it from the files and runs `body` once more.
+    /// The index is a cache (SPEC §2): damage costs a rebuild, never an error.
+    func recoveringFromDamage<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {
+        do throws(NotesError) {
+            return try body()
+        } catch {
+            guard error.message.hasPrefix(Self.damageMessage) else { throw error }
+            FileHandle.standardError.write(Data("notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files\n".utf8))
+            try startOver()
+            _ = try refreshOnce(only: nil, progress: nil)
+            return try body()
+        }
+    }
+
+    /// Verifies the whole database (`PRAGMA quick_check`, FTS5's `integrity-check`), which
+    /// finds damage no query has touched yet; on damage starts over and refreshes from the
+    /// files (`notes index --check`). Returns what was found (empty: healthy).
+    public func checkAndRepair() throws(NotesError) -> [String] {
+        var problems: [String] = []
+        do {
+            try pool.write { db in
+                let rows = try String.fetchAll(db, sql: "PRAGMA quick_check")
+                if rows != ["ok"] { problems += rows.prefix(5) }
+                if problems.isEmpty {
+                    try db.execute(sql: "INSERT INTO fts(fts, rank) VALUES ('integrity-check', 0)")
+                }
+            }
+        } catch {
+            problems.append((error as? DatabaseError)?.message ?? "\(error)")
+        }
+        if !problems.isEmpty {
+            try startOver()
+            _ = try refreshOnce(only: nil, progress: nil)
+        }
+        return problems
+    }
+
+    /// The start of the message of a damaged-database error.
+    static let damageMessage = "search index damaged: "
 
     private static func configuration(policy: PathPolicy) -> Configuration {
         var config = Configuration()
@@ -63,6 +124,10 @@ public final class NoteIndex: Sendable {
         }
         if state.exists {
             throw NotesError(.internal, "index is stale or foreign")
+        }
+        // Some other SQLite database at our path: not ours to add tables to.
+        if try pool.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 }) > 0 {
+            throw NotesError(.internal, "not a notes index")
         }
         try pool.write { db in
             try IndexSchema.create(db)
@@ -94,6 +159,9 @@ public final class NoteIndex: Sendable {
     static func wrap(_ error: any Error) -> NotesError {
         if let notes = error as? NotesError { return notes }
         if let db = error as? DatabaseError {
+            if db.resultCode.primaryResultCode == .SQLITE_CORRUPT || db.resultCode.primaryResultCode == .SQLITE_NOTADB {
+                return NotesError(.internal, damageMessage + (db.message ?? db.description), hint: "run `notes index --check`")
+            }
             return NotesError(.internal, "search index error: \(db.message ?? db.description)", hint: "run `notes index --rebuild`")
         }
         return NotesError(.internal, "search index error: \(error)", hint: "run `notes index --rebuild`")

@@ -58,6 +58,21 @@ public final class HistoryStore: @unchecked Sendable {
         return bytes
     }
 
+    /// Stored versions whose bytes no longer match their name (disk damage). History is
+    /// never rebuilt: damage is reported (`notes index --check`) for the person to act on.
+    public func damagedObjects() -> [String] {
+        let objects = workspace.stateDirectory + "/history/objects"
+        var damaged: [String] = []
+        let manager = FileManager.default
+        for prefix in ((try? manager.contentsOfDirectory(atPath: objects)) ?? []).sorted() {
+            for rest in ((try? manager.contentsOfDirectory(atPath: objects + "/" + prefix)) ?? []).sorted() where !rest.hasPrefix(FolderHandle.temporaryPrefix) {
+                let bytes = try? FileBytes.read(path: objects + "/" + prefix + "/" + rest, maxBytes: Int.max)
+                if bytes.map({ ContentVersion(of: $0).short }) != prefix + rest { damaged.append(prefix + rest) }
+            }
+        }
+        return damaged
+    }
+
     // MARK: Log
 
     /// Appends one record to the log and syncs it.

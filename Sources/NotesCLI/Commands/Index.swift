@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesStore
 
 extension NotesCommand {
     /// `notes index`: bring the search index up to date, or rebuild it (SPEC §4.3).
@@ -9,12 +10,19 @@ extension NotesCommand {
         static let configuration = CommandConfiguration(
             commandName: "index",
             abstract: "Update the search index now (every reading command also does this).",
-            discussion: "Only changed files are re-read. --rebuild starts from an empty index; the files are never touched.")
+            discussion: """
+                Only changed files are re-read. --rebuild starts from an empty index; the files
+                are never touched. --check verifies the whole database and rebuilds it if it is
+                damaged (damage a query meets is repaired on the spot anyway), and verifies every
+                version in .notes/history, which is reported and never rebuilt (exit 1).
+                """)
 
         @OptionGroup var workspace: WorkspaceOptions
 
         @Flag(name: .long, help: "Drop the index and build it again from the files.")
         var rebuild = false
+        @Flag(name: .long, help: "Verify the index (rebuilt if damaged) and the history's stored versions.")
+        var check = false
         @Flag(name: .long, help: "Print the report as JSON.")
         var json = false
 
@@ -23,15 +31,48 @@ extension NotesCommand {
             let index = try workspace.openIndex(ws)
             if rebuild { try index.erase() }
             let progress = ProgressBar(label: rebuild ? "Rebuilding" : "Indexing")
+            let damage = check ? try index.checkAndRepair() : []
             let report = try index.refresh(progress: progress.update)
             progress.finish()
-            if json { return Terminal.write(try JSONOutput.document(report)) }
+            let damagedHistory = check ? HistoryStore(workspace: ws).damagedObjects() : []
+            if json {
+                if check {
+                    Terminal.write(try JSONOutput.document(CheckedReport(report: report, indexDamage: damage, damagedHistoryVersions: damagedHistory)))
+                    if !damagedHistory.isEmpty { throw ExitCode(1) }
+                    return
+                }
+                return Terminal.write(try JSONOutput.document(report))
+            }
+            if !damage.isEmpty {
+                Terminal.write(Terminal.style("The index was damaged (\(damage[0])); rebuilt it from the files.", .yellow) + "\n")
+            } else if check {
+                Terminal.write("Index verified: no damage.\n")
+            }
+            if check {
+                if damagedHistory.isEmpty {
+                    Terminal.write("History verified: every stored version matches its hash.\n")
+                } else {
+                    Terminal.write(Terminal.style("\(damagedHistory.count) stored version(s) in .notes/history are damaged: ", .red) + damagedHistory.prefix(5).joined(separator: ", ") + "\n")
+                    Terminal.write("  They are kept as they are; restore .notes/history from a backup or sync copy to repair them.\n")
+                }
+            }
             Terminal.write(Self.summary(report) + "\n")
             for diagnostic in report.diagnostics.prefix(10) {
                 Terminal.write(Terminal.style("  warning: ", .yellow) + StatusText.describe(diagnostic) + "\n")
             }
             if report.diagnostics.count > 10 {
                 Terminal.write(Terminal.style("  … and \(report.diagnostics.count - 10) more (see `notes status`)", .dim) + "\n")
+            }
+            if !damagedHistory.isEmpty { throw ExitCode(1) }
+        }
+
+        /// `notes index --check --json`.
+        struct CheckedReport: Encodable {
+            let report: RefreshReport
+            let indexDamage: [String]
+            let damagedHistoryVersions: [String]
+            enum CodingKeys: String, CodingKey {
+                case report, indexDamage = "index_damage", damagedHistoryVersions = "damaged_history_versions"
             }
         }
 
