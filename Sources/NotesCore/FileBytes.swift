@@ -16,7 +16,12 @@ public enum FileBytes {
     }
 
     /// The whole content of the regular file at `path` (absolute).
-    public static func read(path: String, maxBytes: Int) throws(Failure) -> [UInt8] {
+    ///
+    /// With `checkingLocation`, `path` must be canonical (a workspace root plus a walked
+    /// path): after opening, the descriptor's real path must still be `path`, so a folder
+    /// swapped for a symlink between a check and this open (a TOCTOU race) reads nothing
+    /// (`.notFound`) instead of what the link points to.
+    public static func read(path: String, maxBytes: Int, checkingLocation: Bool = false) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
@@ -25,6 +30,7 @@ public enum FileBytes {
             throw .unreadable(errno: e)
         }
         defer { close(fd) }
+        if checkingLocation, FileSystem.descriptorPath(fd) != path { throw .notFound }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile }
@@ -58,6 +64,21 @@ public enum FileSystem {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    /// Where the kernel says open descriptor `fd` is (symlinks resolved); nil when it
+    /// cannot say. A file deleted since it was opened gets a " (deleted)" suffix on Linux.
+    public static func descriptorPath(_ fd: Int32) -> String? {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN) + 1)
+        guard fcntl(fd, F_GETPATH, &buffer) == 0 else { return nil }
+        return String(cString: buffer)
+        #endif
     }
 
     /// Whether `path` is an existing folder (symlinks followed).

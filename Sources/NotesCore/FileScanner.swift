@@ -132,6 +132,8 @@ public struct FileScanner: Sendable {
         guard let dir = opendir(folder) else { return }
         defer { closedir(dir) }
         let dirFD = dirfd(dir)
+        // A folder swapped for a symlink since its parent was read: walk nothing there.
+        if !relative.isEmpty, FileSystem.descriptorPath(dirFD) != folder { return }
         var subfolders: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {

@@ -35,7 +35,7 @@ extension Workspace {
         let maxBytes = paged ? Self.pagedReadMaxBytes : Self.readMaxBytes
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path: absolutePath(path.relative), maxBytes: maxBytes)
+            bytes = try FileBytes.read(path: absolutePath(path.relative), maxBytes: maxBytes, checkingLocation: true)
         } catch {
             switch error {
             case .notFound: throw NotesError(.notFound, "no file at \(path)", hint: "check the path with list_files or `notes list`")

@@ -186,7 +186,7 @@ extension NoteIndex {
         let path = pending.file.path
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path: root + "/" + path, maxBytes: maxBytes)
+            bytes = try FileBytes.read(path: root + "/" + path, maxBytes: maxBytes, checkingLocation: true)
         } catch {
             switch error {
             case .tooLarge(let size):

@@ -246,7 +246,7 @@ public final class HistoryStore: @unchecked Sendable {
         guard !paths.isEmpty, workspace.isInitialized, let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return }
         defer { withExtendedLifetime(lock) {} }
         for (path, before) in paths {
-            guard let bytes = try? FileBytes.read(path: workspace.absolutePath(path), maxBytes: workspace.config.indexMaxBytes) else { continue }
+            guard let bytes = try? FileBytes.read(path: workspace.absolutePath(path), maxBytes: workspace.config.indexMaxBytes, checkingLocation: true) else { continue }
             let version = ContentVersion(of: bytes).short
             let known = history(of: path)
             guard known.last?.after != version, (try? store(bytes)) != nil else { continue }

@@ -124,7 +124,7 @@ extension Toolbox {
     func fileHistory(_ args: ToolArguments, _ author: Author) throws(NotesError) -> FileHistoryResult {
         let path = try store.readablePath(try args.requiredString("path"), by: author)
         let records = store.history.history(of: path.relative).records
-        let bytes = try? FileBytes.read(path: workspace.absolutePath(path.relative), maxBytes: workspace.config.readMaxBytes)
+        let bytes = try? FileBytes.read(path: workspace.absolutePath(path.relative), maxBytes: workspace.config.readMaxBytes, checkingLocation: true)
         if records.isEmpty && bytes == nil {
             throw NotesError(.notFound, "\(path) does not exist and has no history", hint: "check the path with list_files or search")
         }
