@@ -112,7 +112,12 @@ final class FolderHandle {
     /// Replaces (or creates) `name` with `bytes` so that a crash at any moment leaves the
     /// old or the new bytes (SPEC §6.3): a temporary file in this folder, fsync, rename
     /// over the target, fsync the folder. `mode` is kept from the file being replaced.
-    func replace(_ name: String, with bytes: [UInt8], mode: mode_t?) throws(NotesError) {
+    ///
+    /// With `expecting` other than `.anything`, the rename happens only if `name` is still
+    /// what the caller read (same inode, size and modification time, or still absent): a
+    /// program that writes without notes' lock (an editor) between the read and the rename
+    /// keeps its version, and this write fails with `stale_version`.
+    func replace(_ name: String, with bytes: [UInt8], mode: mode_t?, expecting: Expectation = .anything) throws(NotesError) {
         let temporary = Self.temporaryPrefix + "\(getpid()).\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
         let file = WriteFaults.injected(.open) ? -1 : openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
         guard file >= 0 else { throw writeError(name, errno) }
@@ -133,10 +138,34 @@ final class FolderHandle {
         if WriteFaults.injected(.fsync) || fsync(file) != 0 { let e = errno; close(file); throw writeError(name, e) }
         if close(file) != 0 { throw writeError(name, errno) }
         WriteFaults.reach(.temporarySynced)
+        if !isAsExpected(name, expecting) {
+            throw NotesError(.staleVersion, "\(path(name)) was changed by another program while notes was writing it; nothing was changed",
+                             hint: "read it again and retry")
+        }
         guard !WriteFaults.injected(.rename), renameat(fd, temporary, fd, name) == 0 else { throw writeError(name, errno) }
         ok = true
         WriteFaults.reach(.renamed)
         try sync()
+    }
+
+    /// What a guarded ``replace(_:with:mode:expecting:)`` expects to find at the name.
+    enum Expectation {
+        case anything
+        case absent
+        case file(stat)
+
+        init(_ read: stat?) { self = read.map { .file($0) } ?? .absent }
+    }
+
+    private func isAsExpected(_ name: String, _ expectation: Expectation) -> Bool {
+        var now = stat()
+        let exists = fstatat(fd, name, &now, AT_SYMLINK_NOFOLLOW) == 0
+        switch expectation {
+        case .anything: return true
+        case .absent: return !exists
+        case .file(let read): return exists && now.st_ino == read.st_ino && now.st_dev == read.st_dev && now.st_size == read.st_size
+            && now.st_mtim.tv_sec == read.st_mtim.tv_sec && now.st_mtim.tv_nsec == read.st_mtim.tv_nsec
+        }
     }
 
     /// Flushes this folder's entries (a rename is durable only once its folder is synced).

@@ -65,9 +65,10 @@ extension NotesCommand {
             commandName: "write",
             abstract: "Create or replace a file with text from standard input or --from.",
             discussion: """
-                The write is atomic, stamps provenance (last_modified_by: user) in Markdown front
-                matter without touching other keys, and keeps the previous version in history
-                (`notes restore` undoes it). --expected-version makes it a compare-and-swap.
+                The write is atomic, stamps provenance (last_modified_by: user) in
+                Markdown front matter without touching other keys, and keeps the previous
+                version in history (`notes restore` undoes it). --expected-version makes
+                it a compare-and-swap.
 
                   echo "# Ideas" | notes write Research/ideas.md
                   notes write Research/ideas.md --from ~/draft.md
