@@ -26,7 +26,7 @@ public enum FileBytes {
         guard fd >= 0 else {
             let e = errno
             if e == ENOENT || e == ENOTDIR { throw .notFound }
-            if e == ELOOP { throw .notRegularFile }
+            if e == ELOOP || e == ENXIO || e == ENODEV { throw .notRegularFile }  // a link, a socket, a device
             throw .unreadable(errno: e)
         }
         defer { close(fd) }

@@ -194,14 +194,23 @@ final class FolderHandle {
         if target !== self { try target.sync() }
     }
 
-    /// Deletes temporary files left by writers that died (their PID is in the name).
-    func removeLeftovers() {
+    /// The names in this folder.
+    func names() -> [String] {
         let copy = dup(fd)  // fdopendir takes ownership of the descriptor it is given
-        guard copy >= 0, let dir = fdopendir(copy) else { if copy >= 0 { close(copy) }; return }
+        guard copy >= 0, let dir = fdopendir(copy) else { if copy >= 0 { close(copy) }; return [] }
         defer { closedir(dir) }
-        var stale: [String] = []
+        var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Deletes temporary files left by writers that died (their PID is in the name).
+    func removeLeftovers() {
+        var stale: [String] = []
+        for name in names() {
             guard name.hasPrefix(Self.temporaryPrefix) else { continue }
             let parts = name.dropFirst(Self.temporaryPrefix.count).split(separator: ".")
             if let pid = parts.first.flatMap({ pid_t($0) }), pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }

@@ -205,7 +205,7 @@ extension NoteStore {
             return try propose(target, content: bytes, operation: operation, baseVersion: nil, author: author, reason: "the path's policy is ask")
         }
         var result = ChangeResult(path: target.path.relative)
-        var warnings: [String] = []
+        var warnings = conflictCopyWarnings(target)
         let final = stamped ? stamp(bytes, path: target.path, author: author, replacing: nil, warnings: &warnings) : bytes
         result.created = true
         if options.includeDiff || options.dryRun { result.diff = diff([], final, "/dev/null", target.path.relative, &result) }
@@ -269,11 +269,18 @@ extension NoteStore {
         return result
     }
 
+    /// A sync client left conflict copies of this file (`a.sync-conflict-….md`, `a (… conflicted
+    /// copy …).md`): the write goes ahead, and the caller hears that another version exists.
+    func conflictCopyWarnings(_ target: Target) -> [String] {
+        let copies = target.folder.names().filter { IgnoreRules.isConflictCopy($0) && IgnoreRules.conflictBase(of: $0) == target.name }
+        return copies.sorted().map { "a sync conflict copy of this file exists: \(target.folder.path($0)); merge it by hand, notes never deletes it" }
+    }
+
     /// Stamps and commits `bytes` over an existing file.
     func finish(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, stamped: Bool = true, dryRun: Bool = false,
                 includeDiff: Bool = false, proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeResult {
         var result = ChangeResult(path: target.path.relative)
-        var warnings: [String] = []
+        var warnings = conflictCopyWarnings(target)
         let final = stamped ? stamp(bytes, path: target.path, author: author, replacing: target.bytes, warnings: &warnings) : bytes
         result.previousVersion = target.version
         result.warnings = warnings

@@ -21,14 +21,26 @@ public struct TextEdit: Codable, Sendable, Equatable {
 /// agent's `\n` becomes `\r\n` in a CRLF file), its BOM, and every byte outside the change.
 /// Matching is on exact bytes, so Unicode look-alikes (NFC/NFD) never match each other.
 enum TextChange {
-    static let lf: [UInt8] = [0x0A], crlf: [UInt8] = [0x0D, 0x0A]
+    static let lf: [UInt8] = [0x0A], crlf: [UInt8] = [0x0D, 0x0A], cr: [UInt8] = [0x0D]
 
-    /// The file's line break: CRLF when its first line ends so.
-    static func newline(of bytes: [UInt8]) -> [UInt8] { ProvenanceStamp.usesCRLF(bytes) ? crlf : lf }
+    /// The file's line break: CRLF when its first line ends so, CR when the file has
+    /// carriage returns and no line feed at all (classic Mac), else LF.
+    static func newline(of bytes: [UInt8]) -> [UInt8] {
+        if ProvenanceStamp.usesCRLF(bytes) { return crlf }
+        if !bytes.contains(0x0A), bytes.contains(0x0D) { return cr }
+        return lf
+    }
 
     /// `text` with every lone `\n` turned into `newline`.
     static func adapt(_ text: String, to newline: [UInt8]) -> [UInt8] {
         let bytes = Array(text.utf8)
+        if newline == cr {
+            // CRLF and LF both become CR.
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            for (i, b) in bytes.enumerated() where !(b == 0x0A && i > 0 && bytes[i - 1] == 0x0D) { out.append(b == 0x0A ? 0x0D : b) }
+            return out
+        }
         guard newline == crlf else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + bytes.count / 32)
@@ -125,9 +137,9 @@ enum TextChange {
         try requireText(bytes, path: path)
         let newline = bytes.isEmpty ? lf : newline(of: bytes)
         var addition = adapt(content, to: newline)
-        if addition.last != 0x0A { addition += newline }
+        if addition.last != newline.last { addition += newline }
         var lines = ByteLines(bytes).lines.map(Array.init)
-        if let last = lines.indices.last, lines[last].last != 0x0A { lines[last] += newline }
+        if let last = lines.indices.last, lines[last].last != newline.last { lines[last] += newline }
         func blank(_ line: [UInt8]) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A } }
         func listItem(_ line: [UInt8]) -> Bool {
             let text = String(decoding: line, as: UTF8.self).drop { $0 == " " }
