@@ -76,6 +76,12 @@ let package = Package(
             name: "NotesAgent",
             dependencies: ["NotesCore", "NotesStore", "NotesIndex", "NotesTools", "NotesNetwork"],
             swiftSettings: strictSettings),
+        // Fuzz targets (docs/reliability.md): a replay tool in normal builds, a libFuzzer
+        // binary with `-sanitize=fuzzer -DFUZZING` (scripts/fuzz).
+        .executableTarget(
+            name: "NotesFuzz",
+            dependencies: ["NotesCore", "NotesIndex", "NotesTools"],
+            swiftSettings: strictSettings),
         // `notes mcp`: the tools, resources and prompts over the MCP Swift SDK on stdio.
         .target(
             name: "NotesMCP",

@@ -30,7 +30,14 @@ enum FTSExpression {
 
     static func render(_ term: QueryTerm) -> String {
         let cleaned = FTSText.prepare(String(term.text.unicodeScalars.filter { $0.value != 0 }.map(Character.init)))
-        var quoted = "\"" + cleaned.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Doubled per scalar, not per Character: a quote followed by a combining mark is one
+        // Character, which a Character-level replace skips (found by the query fuzzer).
+        var escaped = String.UnicodeScalarView()
+        for scalar in cleaned.unicodeScalars {
+            escaped.append(scalar)
+            if scalar == "\"" { escaped.append(scalar) }
+        }
+        var quoted = "\"" + String(escaped) + "\""
         if term.form == .prefix { quoted += "*" }
         if let column = term.column { quoted = column + " : " + quoted }
         return quoted

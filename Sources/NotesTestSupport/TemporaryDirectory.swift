@@ -97,3 +97,9 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     process.waitUntilExit()
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// `quick` normally, `soak` when `NOTES_SOAK=1` (scripts/reliability --soak): the same
+/// fault and load tests, run longer.
+public func soakScaled(_ quick: Int, _ soak: Int) -> Int {
+    ProcessInfo.processInfo.environment["NOTES_SOAK"] == "1" ? soak : quick
+}
