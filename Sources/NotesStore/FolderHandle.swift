@@ -199,6 +199,8 @@ final class FolderHandle {
         let copy = dup(fd)  // fdopendir takes ownership of the descriptor it is given
         guard copy >= 0, let dir = fdopendir(copy) else { if copy >= 0 { close(copy) }; return [] }
         defer { closedir(dir) }
+        // The copy shares the read position with `fd`: start from the top every time.
+        rewinddir(dir)
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

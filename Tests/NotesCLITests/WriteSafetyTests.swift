@@ -68,7 +68,7 @@ import Testing
             #expect(!listing.stdout.contains(".notes-tmp."))
         }
         // The next write completes any half-recorded change and removes dead writers' temp files.
-        let final = run(Repository.notesBinary, ["-w", ws, "write", "Research/big.md", "--from", sources[0]])
+        let final = run(Repository.notesBinary, ["-w", ws, "write", "Research/big.md", "--from", dir.write("final.md", "# final\n")])
         #expect(final.status == 0, "\(final.stderr)")
         #expect(temporaryFiles(in: ws + "/Research").isEmpty)
         // Every version the file had is retrievable from history.
