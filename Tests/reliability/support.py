@@ -57,3 +57,20 @@ def one_clean_line(test, result: subprocess.CompletedProcess, label: str):
     test.assertNotIn("\n", err, f"{label}: more than one line: {err[:300]}")
     for crash in ("Fatal error", "Stack dump", "Illegal instruction", "Segmentation"):
         test.assertNotIn(crash, result.stderr, label)
+
+
+def notes_with_peak_rss(*args: str, ws=None, timeout: float = 300) -> tuple[subprocess.CompletedProcess, int]:
+    """Runs the binary under a fresh Python parent, so the peak RSS measured (MB) is this
+    process's alone and not the largest of every child this test run has reaped."""
+    prefix = ["-w", str(ws.root), "--index-dir", str(ws.index)] if ws is not None else []
+    probe = ("import resource,subprocess,sys\n"
+             "r=subprocess.run(sys.argv[1:],capture_output=True,text=True)\n"
+             "sys.stdout.write(r.stdout); sys.stderr.write(r.stderr)\n"
+             "sys.stderr.write('\\nPEAK_RSS_KB=%d' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.exit(r.returncode)\n")
+    result = subprocess.run([sys.executable, "-c", probe, notes_binary(), *prefix, *args], capture_output=True, text=True,
+                            timeout=timeout, env={**os.environ, "NO_COLOR": "1"})
+    stderr, _, peak = result.stderr.rpartition("\nPEAK_RSS_KB=")
+    result.stderr = stderr
+    return result, int(peak or 0) // 1024
+

@@ -5,18 +5,13 @@ with memory; bodies stay searchable; malformed bytes are never rewritten."""
 
 import json
 import os
-import resource
 import socket
 import sys
 import time
 import unittest
 from pathlib import Path
 
-from support import Workspace, notes, one_clean_line, scaled, version_of
-
-
-def children_peak_rss_mb() -> int:
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+from support import Workspace, notes, notes_with_peak_rss, one_clean_line, scaled, version_of
 
 
 BOMB = "---\n" + "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n" + "".join(
@@ -72,9 +67,8 @@ class HostileFiles(unittest.TestCase):
             (bad / name).write_bytes(data)
         cls.originals = {name: data for name, data in {**FRONT_MATTER, **PATHOLOGICAL, **ENCODINGS}.items()}
         started = time.monotonic()
-        cls.index = notes("index", "--json", ws=cls.ws, timeout=300)
+        cls.index, cls.peak_mb = notes_with_peak_rss("index", "--json", ws=cls.ws, timeout=300)
         cls.index_seconds = time.monotonic() - started
-        cls.peak_mb = children_peak_rss_mb()
 
     @classmethod
     def tearDownClass(cls):
