@@ -27,6 +27,17 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     /// What to do about it, in a few words (shown in parentheses by the CLI).
     public var hint: String?
+    /// Why it failed, for the library's own decisions (never shown or encoded): lets code act
+    /// on a failure's kind without reading its message.
+    public var cause: Cause?
+
+    /// Failure kinds the library itself reacts to.
+    public enum Cause: Sendable, Equatable {
+        /// The search index database is damaged (SQLITE_CORRUPT, SQLITE_NOTADB): rebuild it.
+        case indexDamaged
+        /// The write failed before anything became visible: the files are as they were.
+        case leftUnchanged
+    }
     /// What an agent needs to act on a refusal: versions, a diff, conflicts, options.
     public var details: ErrorDetails? {
         get { box?.details }
@@ -37,15 +48,17 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     /// in registers, and a large error value crashed the concurrent indexer (Swift 6.3.1).
     private var box: DetailsBox?
 
-    public init(_ code: Code, _ message: String, hint: String? = nil, details: ErrorDetails? = nil) {
+    public init(_ code: Code, _ message: String, hint: String? = nil, details: ErrorDetails? = nil, cause: Cause? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
+        self.cause = cause
         self.box = details.map(DetailsBox.init)
     }
 
     public static func == (lhs: NotesError, rhs: NotesError) -> Bool {
         lhs.code == rhs.code && lhs.message == rhs.message && lhs.hint == rhs.hint && lhs.details == rhs.details
+            && lhs.cause == rhs.cause
     }
 
     public var description: String {

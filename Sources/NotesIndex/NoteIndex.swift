@@ -66,7 +66,7 @@ public final class NoteIndex: Sendable {
         do throws(NotesError) {
             return try body()
         } catch {
-            guard error.message.hasPrefix(Self.damageMessage) else { throw error }
+            guard error.cause == .indexDamaged else { throw error }
             FileHandle.standardError.write(Data("notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files\n".utf8))
             try startOver()
             _ = try refreshOnce(only: nil, progress: nil)
@@ -160,7 +160,8 @@ public final class NoteIndex: Sendable {
         if let notes = error as? NotesError { return notes }
         if let db = error as? DatabaseError {
             if db.resultCode.primaryResultCode == .SQLITE_CORRUPT || db.resultCode.primaryResultCode == .SQLITE_NOTADB {
-                return NotesError(.internal, damageMessage + (db.message ?? db.description), hint: "run `notes index --check`")
+                return NotesError(.internal, damageMessage + (db.message ?? db.description), hint: "run `notes index --check`",
+                                  cause: .indexDamaged)
             }
             return NotesError(.internal, "search index error: \(db.message ?? db.description)", hint: "run `notes index --rebuild`")
         }

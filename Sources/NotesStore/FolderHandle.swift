@@ -140,7 +140,7 @@ final class FolderHandle {
         WriteFaults.reach(.temporarySynced)
         if !isAsExpected(name, expecting) {
             throw NotesError(.staleVersion, "\(path(name)) was changed by another program while notes was writing it; nothing was changed",
-                             hint: "read it again and retry")
+                             hint: "read it again and retry", cause: .leftUnchanged)
         }
         guard !WriteFaults.injected(.rename), renameat(fd, temporary, fd, name) == 0 else { throw writeError(name, errno) }
         ok = true
@@ -226,9 +226,9 @@ final class FolderHandle {
     private func writeError(_ name: String, _ code: Int32) -> NotesError {
         let what = path(name)
         switch code {
-        case ENOSPC, EDQUOT: return NotesError(.internal, "no space left to write \(what); nothing was changed", hint: "free some disk space and retry")
-        case EACCES, EPERM, EROFS: return NotesError(.internal, "permission denied writing \(what); nothing was changed", hint: "check the folder's permissions")
-        default: return NotesError(.internal, "cannot write \(what) (\(errorText(code))); nothing was changed", hint: "retry; if it persists check the disk")
+        case ENOSPC, EDQUOT: return NotesError(.internal, "no space left to write \(what); nothing was changed", hint: "free some disk space and retry", cause: .leftUnchanged)
+        case EACCES, EPERM, EROFS: return NotesError(.internal, "permission denied writing \(what); nothing was changed", hint: "check the folder's permissions", cause: .leftUnchanged)
+        default: return NotesError(.internal, "cannot write \(what) (\(errorText(code))); nothing was changed", hint: "retry; if it persists check the disk", cause: .leftUnchanged)
         }
     }
 }

@@ -208,8 +208,9 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// A failure before the change became visible, said so.
     private static func unchanged(_ error: NotesError, _ what: String) -> NotesError {
-        if error.message.hasSuffix("nothing was changed") { return error }
-        return NotesError(.internal, "\(what) (\(error.message)); nothing was changed", hint: "free disk space or fix the permissions of .notes/history, then retry")
+        if error.cause == .leftUnchanged { return error }
+        return NotesError(.internal, "\(what) (\(error.message)); nothing was changed",
+                          hint: "free disk space or fix the permissions of .notes/history, then retry", cause: .leftUnchanged)
     }
 
     func clearIntent() {
