@@ -30,7 +30,10 @@ enum IndexSchema {
     /// Sections per file are numbered below 2^24.
     static let sectionBits: Int64 = 24
 
-    static func create(_ db: Database) throws {
+    /// Creates every table and, unless a bulk load follows (``createSecondaryIndexes(_:)``
+    /// after it: building an index once is cheaper than maintaining it row by row), the
+    /// secondary indexes.
+    static func create(_ db: Database, secondaryIndexes: Bool = true) throws {
         try db.execute(sql: """
             CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE files (
@@ -53,7 +56,6 @@ enum IndexSchema {
                 indexed INTEGER NOT NULL,
                 section_count INTEGER NOT NULL
             );
-            CREATE INDEX files_digest ON files(digest);
             CREATE TABLE sections (
                 id INTEGER PRIMARY KEY,
                 heading TEXT NOT NULL,
@@ -62,16 +64,24 @@ enum IndexSchema {
                 aligned INTEGER NOT NULL
             );
             CREATE TABLE tags (file_id INTEGER NOT NULL, tag TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (file_id, tag)) WITHOUT ROWID;
-            CREATE INDEX tags_by_tag ON tags(tag);
             CREATE TABLE metadata (file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);
+            CREATE TABLE links (file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
+            CREATE TABLE diagnostics (file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
+            CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = 'porter unicode61 remove_diacritics 2');
+            """)
+        if secondaryIndexes { try createSecondaryIndexes(db) }
+    }
+
+    /// The indexes for filters, renames and per-file deletes.
+    static func createSecondaryIndexes(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX files_digest ON files(digest);
+            CREATE INDEX tags_by_tag ON tags(tag);
             CREATE INDEX metadata_by_key ON metadata(key, value);
             CREATE INDEX metadata_by_file ON metadata(file_id);
-            CREATE TABLE links (file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
             CREATE INDEX links_by_file ON links(file_id);
             CREATE INDEX links_by_target ON links(target);
-            CREATE TABLE diagnostics (file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
             CREATE INDEX diagnostics_by_file ON diagnostics(file_id);
-            CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = 'porter unicode61 remove_diacritics 2');
             """)
     }
 }

@@ -13,7 +13,8 @@ final class IndexWriter: @unchecked Sendable {
         var diagnostics: [Diagnostic] = []
     }
 
-    private let pool: DatabasePool
+    /// The live pool, or a fresh build's private database (``NoteIndex/buildFresh``).
+    private let pool: any DatabaseWriter
     /// Indexed files no longer on disk, by path; a new file with one's digest is a rename.
     private var gone: [String: KnownFile]
     private var goneByDigest: [String: [String]] = [:]
@@ -33,7 +34,7 @@ final class IndexWriter: @unchecked Sendable {
     private let bulk: Bool
     private var mergeModeSet = false
 
-    init(pool: DatabasePool, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool) {
+    init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool) {
         self.pool = pool
         self.bulk = bulk
         self.histories = histories

@@ -108,7 +108,39 @@ extension NoteIndex {
         let history = HistoryStore(workspace: workspace)
         let workBytes = work.reduce(0) { $0 + $1.file.size }
         let bulk = work.count >= Self.bulkFiles || workBytes >= Self.bulkBytes
-        let writer = IndexWriter(pool: pool, gone: gone, racyBefore: Int64((started - 2) * 1e9), histories: history.allHistories(), bulk: bulk)
+        let racyBefore = Int64((started - 2) * 1e9)
+        let histories = history.allHistories()
+        let writer: IndexWriter
+        var outsideEdits: [(path: String, before: String?)] = []
+        if paths == nil && known.isEmpty && bulk,
+           let built = try buildFresh(work, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
+            writer = built
+        } else {
+            writer = IndexWriter(pool: pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk)
+            outsideEdits = index(work, with: writer, report: &report, progress: progress)
+            writer.finish()
+            if let failure = writer.failure { throw Self.wrap(failure) }
+        }
+        history.recordOutsideEdits(outsideEdits)
+
+        report.added = writer.counts.added
+        report.modified = writer.counts.modified
+        report.touched = writer.counts.touched
+        report.removed = writer.counts.removed
+        report.renames = writer.counts.renames
+        report.bytesParsed = writer.counts.bytesParsed
+        report.diagnostics += writer.counts.diagnostics
+        report.files = paths == nil ? scan.files.count - writer.counts.vanished : try fileCount()
+        report.timings.write = writer.seconds
+        report.seconds = Timestamp.now() - started
+        return report
+    }
+
+    /// Reads, hashes and parses `work` in bounded batches on every core while `writer`
+    /// applies the previous batch; returns the known files whose bytes changed without
+    /// the tool (outside edits, for history). The caller finishes the writer.
+    func index(_ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
+               progress: (@Sendable (RefreshProgress) -> Void)?) -> [(path: String, before: String?)] {
         var outsideEdits: [(path: String, before: String?)] = []
         let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root)
         let inFlight = DispatchSemaphore(value: 2)
@@ -152,21 +184,7 @@ extension NoteIndex {
             start = end
         }
         writeQueue.sync {}
-        writer.finish()
-        if let failure = writer.failure { throw Self.wrap(failure) }
-        history.recordOutsideEdits(outsideEdits)
-
-        report.added = writer.counts.added
-        report.modified = writer.counts.modified
-        report.touched = writer.counts.touched
-        report.removed = writer.counts.removed
-        report.renames = writer.counts.renames
-        report.bytesParsed = writer.counts.bytesParsed
-        report.diagnostics += writer.counts.diagnostics
-        report.files = paths == nil ? scan.files.count - writer.counts.vanished : try fileCount()
-        report.timings.write = writer.seconds
-        report.seconds = Timestamp.now() - started
-        return report
+        return outsideEdits
     }
 
     private func fileCount() throws(NotesError) -> Int {

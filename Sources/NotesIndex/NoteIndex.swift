@@ -14,10 +14,12 @@ public final class NoteIndex: Sendable {
     /// The folder holding `index.sqlite` (outside the workspace).
     public let directory: String
     /// The connection pool; replaced when the database turns out to be damaged.
-    private let currentPool: Locked<DatabasePool>
+    let currentPool: Locked<DatabasePool>
     var pool: DatabasePool { currentPool.withLock { $0 } }
     /// Whether this process watches the workspace (``watchForChanges()``).
     let watchState = Locked<WatchState>(.notStarted)
+    /// This process's hold on the database file (see ``IndexUseLock``).
+    let useLock: IndexUseLock
 
     /// Where the database file is.
     public var databasePath: String { directory + "/index.sqlite" }
@@ -27,7 +29,10 @@ public final class NoteIndex: Sendable {
         self.workspace = workspace
         self.directory = directory
         try FileSystem.makeDirectories(directory)
+        useLock = IndexUseLock(directory: directory)
         let path = directory + "/index.sqlite"
+        // A fresh build holds the lock exclusively, so one left now was cut short by a crash.
+        if useLock.isHeld { Self.removeDatabase(at: path + ".building") }
         let pool: DatabasePool
         do {
             pool = try Self.open(path: path, root: workspace.root, policy: workspace.config.policy)
@@ -38,7 +43,7 @@ public final class NoteIndex: Sendable {
         currentPool = Locked(pool)
     }
 
-    private static func recreate(at path: String, root: String, policy: PathPolicy) throws(NotesError) -> DatabasePool {
+    static func recreate(at path: String, root: String, policy: PathPolicy) throws(NotesError) -> DatabasePool {
         Self.removeDatabase(at: path)
         do {
             return try Self.open(path: path, root: root, policy: policy)
@@ -100,7 +105,7 @@ public final class NoteIndex: Sendable {
     /// The start of the message of a damaged-database error.
     static let damageMessage = "search index damaged: "
 
-    private static func configuration(policy: PathPolicy) -> Configuration {
+    static func configuration(policy: PathPolicy) -> Configuration {
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
@@ -111,7 +116,7 @@ public final class NoteIndex: Sendable {
         return config
     }
 
-    private static func open(path: String, root: String, policy: PathPolicy) throws -> DatabasePool {
+    static func open(path: String, root: String, policy: PathPolicy) throws -> DatabasePool {
         let pool = try DatabasePool(path: path, configuration: configuration(policy: policy))
         let state = try pool.read { db -> (exists: Bool, version: String?, root: String?) in
             guard try db.tableExists("meta") else { return (false, nil, nil) }

@@ -110,11 +110,40 @@ import Testing
 
     /// `kill -9` at random moments of a full index and of an incremental one, the WAL and
     /// shared-memory files sometimes deleted after: the next command reaches index == files.
+    @Test func aSearchDuringAFirstBuildWaitsForTheWholeIndex() throws {
+        let dir = TemporaryDirectory(prefix: "notes-first-build")
+        let ws = dir.path + "/ws", index = dir.path + "/index"
+        for i in 0..<3_000 {
+            dir.write("ws/n\(i / 100)/note\(i).md", "# Note \(i)\n\nword\(i) " + String(repeating: "filler text for the index ", count: 40) + "\n")
+        }
+        let builder = Process()
+        builder.executableURL = URL(fileURLWithPath: Repository.notesBinary)
+        builder.arguments = ["-w", ws, "--index-dir", index, "index"]
+        builder.standardOutput = FileHandle.nullDevice
+        builder.standardError = FileHandle.nullDevice
+        try builder.run()
+        // Wait until the builder is writing its private file, then search.
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: index + "/index.sqlite.building") && builder.isRunning && Date() < deadline { usleep(2_000) }
+        let sawBuild = builder.isRunning
+        let search = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "word2999", "--json"])
+        builder.waitUntilExit()
+        #expect(builder.terminationStatus == 0)
+        #expect(search.status == 0, "\(search.stderr)")
+        #expect(search.stdout.contains("n29/note2999.md"))
+        if sawBuild { #expect(search.stderr.contains("waiting for another notes process to finish building the search index")) }
+        print("first build: the search \(sawBuild ? "started during the build and waited" : "started after the build")")
+        let status = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "status", "--json"])
+        #expect(status.stdout.contains("\"files\" : 3000"))
+        #expect(!FileManager.default.fileExists(atPath: index + "/index.sqlite.building"))
+    }
+
     @Test func killsDuringIndexingAndALostWALConverge() throws {
         let dir = TemporaryDirectory(prefix: "notes-kill-index")
         let ws = dir.path + "/ws", index = dir.path + "/index"
-        // 1,200 notes: a full index takes long enough to be killed in the middle.
-        for i in 0..<1_200 {
+        // 2,100 notes: a full index takes long enough to be killed in the middle, and is large
+        // enough to be a fresh build (written aside, then renamed into place).
+        for i in 0..<2_100 {
             dir.write("ws/n\(i / 100)/note\(i).md", "---\ntitle: Note \(i)\n---\n# Note \(i)\n\nword\(i) " + String(repeating: "filler text for the index ", count: 40) + "\n")
         }
         let clock = Date()
@@ -125,7 +154,7 @@ import Testing
         for round in 0..<rounds {
             // Half the rounds: edit 50 files first, so the killed refresh is incremental.
             if round % 2 == 1 {
-                for i in stride(from: round, to: 1_200, by: 24) {
+                for i in stride(from: round, to: 2_100, by: 24) {
                     dir.write("ws/n\(i / 100)/note\(i).md", "# Note \(i)\n\nword\(i) round\(round)\n")
                 }
             }
@@ -143,12 +172,13 @@ import Testing
                 for suffix in ["-wal", "-shm"] { unlink(index + "/index.sqlite" + suffix) }
             }
             // The next command converges: every file found by its unique word, with its current text.
-            let probe = (round * 37) % 1_200
+            let probe = (round * 37) % 2_100
             let hit = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "word\(probe)", "--json"])
             #expect(hit.status == 0, "round \(round): \(hit.stderr)")
             #expect(hit.stdout.contains("n\(probe / 100)/note\(probe).md"), "round \(round): note\(probe) not found")
+            #expect(!FileManager.default.fileExists(atPath: index + "/index.sqlite.building"), "round \(round): a killed build's file was left")
             let status = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "status", "--json"])
-            #expect(status.stdout.contains("\"files\" : 1200"), "round \(round): \(status.stdout.prefix(300))")
+            #expect(status.stdout.contains("\"files\" : 2100"), "round \(round): \(status.stdout.prefix(300))")
         }
         // A last check: the database is sound and agrees with the files.
         let check = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "index", "--check", "--json"])

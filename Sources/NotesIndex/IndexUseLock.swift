@@ -1,0 +1,52 @@
+import Foundation
+import NotesCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Who has the index database open: every open ``NoteIndex`` holds a shared `flock` on
+/// `index.lock` in the index folder for its lifetime. A first build takes it exclusively
+/// (only when nobody else holds it) to swap a freshly built database file into place, so
+/// no process ever has the old file open across the swap: SQLite must not meet a `-wal`
+/// that belongs to another database file. The kernel drops the lock when a process exits,
+/// however it exits.
+final class IndexUseLock: Sendable {
+    static let fileName = "index.lock"
+    /// -1 when the folder does not let us create the lock file (then no fresh builds).
+    private let fd: Int32
+
+    init(directory: String) {
+        let fd = open(directory + "/" + Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        self.fd = fd
+        guard fd >= 0 else { return }
+        if flock(fd, LOCK_SH | LOCK_NB) != 0 {
+            FileHandle.standardError.write(Data("notes: waiting for another notes process to finish building the search index…\n".utf8))
+            share()
+        }
+    }
+
+    /// Whether this process holds the lock (then no fresh build is running elsewhere).
+    var isHeld: Bool { fd >= 0 }
+
+    deinit {
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Becomes the only user, if nobody else has the index open; never waits. On `false`
+    /// the shared hold is kept (re-taken: Linux drops it when an upgrade fails).
+    func tryExclusive() -> Bool {
+        guard fd >= 0 else { return false }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+        share()
+        return false
+    }
+
+    /// Back to (or waits for) a shared hold.
+    func share() {
+        guard fd >= 0 else { return }
+        while flock(fd, LOCK_SH) != 0 && errno == EINTR {}
+    }
+}

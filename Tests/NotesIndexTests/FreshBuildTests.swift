@@ -1,0 +1,83 @@
+import Foundation
+import NotesCore
+import NotesIndex
+import NotesTestSupport
+import Testing
+
+/// A first build is written into a private file and renamed into place (NoteIndex+FreshBuild),
+/// only when no other process or instance has the index open.
+@Suite struct FreshBuildTests {
+    /// Enough files for a bulk refresh (NoteIndex.bulkFiles).
+    static func fixture() -> IndexFixture {
+        let f = IndexFixture(filler: 0)
+        for i in 0..<2_100 {
+            f.write("n\(i / 100)/note\(i).md", "---\ntitle: Note \(i)\ntags: [t\(i % 7)]\nproject: p\(i % 3)\n---\n# Note \(i)\n\nword\(i) common text [link](n0/note\((i + 1) % 2_100).md)\n")
+        }
+        return f
+    }
+
+    func inode(_ path: String) -> UInt64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_ino) : 0
+    }
+
+    func answers(_ f: IndexFixture, _ index: NoteIndex) throws -> [String] {
+        try ["word7", "common", "tag:t3 word10", "project:p1 note", "title:note word2099"].map { query in
+            let results = try f.search(query, index)
+            return "\(query): \(results.total) " + results.hits.map(\.path).joined(separator: ",")
+        }
+    }
+
+    @Test func aFirstBuildIsWrittenAsideAndSwappedIn() throws {
+        let f = Self.fixture()
+        let index = try f.open()
+        let before = inode(index.databasePath)
+        let report = try index.refresh()
+        #expect(report.added == 2_100)
+        #expect(inode(index.databasePath) != before, "the database file was not replaced")
+        #expect(!FileManager.default.fileExists(atPath: index.databasePath + ".building"))
+        // The swapped-in file is a normal WAL index with its secondary indexes.
+        let mode = run("/usr/bin/env", ["python3", "-c", """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            print(c.execute('PRAGMA journal_mode').fetchone()[0])
+            print(sorted(r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'")))
+            """, index.databasePath])
+        #expect(mode.stdout.hasPrefix("wal\n"), "\(mode.stdout) \(mode.stderr)")
+        #expect(mode.stdout.contains("files_digest") && mode.stdout.contains("tags_by_tag") && mode.stdout.contains("diagnostics_by_file"))
+
+        // The same answers as an index written row by row into the live file (a second
+        // instance holding the index open makes the first one fall back).
+        let g = Self.fixture()
+        let live = try g.open()
+        let other = try g.open()
+        let liveBefore = inode(live.databasePath)
+        #expect(try live.refresh().added == 2_100)
+        #expect(inode(live.databasePath) == liveBefore, "a fresh build swapped the file under another open instance")
+        #expect(try answers(f, index) == answers(g, other))
+        #expect(try answers(f, index).allSatisfy { !$0.contains(": 0 ") })
+
+        // A rebuild is a first build again; incremental refreshes write in place.
+        try index.erase()
+        let erased = inode(index.databasePath)
+        #expect(try index.refresh().added == 2_100)
+        #expect(inode(index.databasePath) != erased)
+        f.write("n0/note0.md", "# Note 0\n\nword0 changed\n")
+        let swapped = inode(index.databasePath)
+        #expect(try index.refresh().modified == 1)
+        #expect(inode(index.databasePath) == swapped)
+        #expect(try f.search("changed", index).hits.map(\.path) == ["n0/note0.md"])
+    }
+
+    @Test func aLeftoverFromACrashedBuildIsRemovedByTheNextOpen() throws {
+        let f = Self.fixture()
+        let index = try f.open()
+        let leftover = index.databasePath + ".building"
+        #expect(FileManager.default.createFile(atPath: leftover, contents: Data(repeating: 7, count: 4096)))
+        // Opening takes the shared lock, which a builder would hold exclusively: so nobody is
+        // building, and the file is a crashed build's.
+        let next = try f.open()
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+        #expect(try next.refresh().added == 2_100)
+    }
+}
