@@ -35,13 +35,19 @@ final class IndexUseLock: Sendable {
         if fd >= 0 { close(fd) }
     }
 
-    /// Becomes the only user, if nobody else has the index open; never waits. On `false`
-    /// the shared hold is kept (re-taken: Linux drops it when an upgrade fails).
-    func tryExclusive() -> Bool {
-        guard fd >= 0 else { return false }
-        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+    /// What ``tryExclusive()`` got.
+    enum Upgrade { case exclusive, othersHaveItOpen, anotherProcessBuilt }
+
+    /// Becomes the only user, if nobody else has the index open; never waits for that.
+    /// Otherwise the shared hold is taken again (Linux drops it when an upgrade fails),
+    /// which waits if another process took the exclusive lock in between to build.
+    func tryExclusive() -> Upgrade {
+        guard fd >= 0 else { return .othersHaveItOpen }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return .exclusive }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 { return .othersHaveItOpen }
+        FileHandle.standardError.write(Data("notes: waiting for another notes process to finish building the search index…\n".utf8))
         share()
-        return false
+        return .anotherProcessBuilt
     }
 
     /// Back to (or waits for) a shared hold.

@@ -20,13 +20,35 @@ extension NoteIndex {
     /// Where a fresh build writes before the swap.
     var buildingPath: String { databasePath + ".building" }
 
+    /// What ``buildFresh`` did.
+    enum FreshBuild {
+        /// Built and swapped in; the writer holds the counts.
+        case built(IndexWriter)
+        /// Not built (someone else has the index open, or the private file could not be
+        /// made): write the live database as usual.
+        case declined
+        /// Another process built the index while this one waited: refresh again.
+        case builtElsewhere
+    }
+
     /// Builds `work` into a fresh database and swaps it in, when no other process has the
-    /// index open (``IndexUseLock``). Returns nil when it did not (someone else has it
-    /// open, or the private file could not be made): the caller then writes the live
-    /// database as usual.
+    /// index open (``IndexUseLock``).
     func buildFresh(_ work: [PendingFile], racyBefore: Int64, histories: [String: PathHistory], report: inout RefreshReport,
-                    progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> IndexWriter? {
-        guard useLock.tryExclusive() else { return nil }
+                    progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> FreshBuild {
+        // This process's connections close first: a failed upgrade to the exclusive lock
+        // drops the shared one (Linux), and no process may have the file open without it.
+        let closed = currentPool.withLock { (pool: inout DatabasePool) -> Bool in (try? pool.close()) != nil }
+        guard closed else { return .declined }
+        switch useLock.tryExclusive() {
+        case .exclusive:
+            break
+        case .othersHaveItOpen:
+            try reopen()
+            return .declined
+        case .anotherProcessBuilt:
+            try reopen()
+            return .builtElsewhere
+        }
         defer { useLock.share() }
         let temporary = buildingPath
         Self.removeDatabase(at: temporary)
@@ -45,7 +67,8 @@ extension NoteIndex {
             }
         } catch {
             Self.removeDatabase(at: temporary)
-            return nil
+            try reopen()
+            return .declined
         }
         let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, histories: histories, bulk: true)
         _ = index(work, with: writer, report: &report, progress: progress)
@@ -61,40 +84,41 @@ extension NoteIndex {
         } catch {
             try? queue.close()
             Self.removeDatabase(at: temporary)
+            try reopen()
             throw Self.wrap(error)
         }
         try swapIn(temporary)
-        return writer
+        return .built(writer)
     }
 
-    /// Replaces the live database with `temporary`: closes this process's pool (nobody
-    /// else has the file open), removes the old file's `-wal`/`-shm` (SQLite would replay a
-    /// stale WAL into the new file), renames, and opens the new file.
+    /// Replaces the live database with `temporary` (this process's pool is closed and
+    /// nobody else has the file open): removes the old file's `-wal`/`-shm` (SQLite would
+    /// replay a stale WAL into the new file), renames, and opens the new file.
     private func swapIn(_ temporary: String) throws(NotesError) {
+        let path = databasePath
+        for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+        let renamed = rename(temporary, path) == 0
+        let code = errno
+        if renamed { try? Self.sync(directory) }
+        Self.removeDatabase(at: temporary)
+        try reopen()
+        if !renamed {
+            throw NotesError(.internal, "cannot put the new search index in place: \(String(cString: strerror(code)))",
+                             hint: "check that \(directory) is writable")
+        }
+    }
+
+    /// Opens the live database again after ``buildFresh`` closed it.
+    private func reopen() throws(NotesError) {
         let path = databasePath
         let root = workspace.root
         let policy = workspace.config.policy
         let outcome = currentPool.withLock { (pool: inout DatabasePool) -> Result<Void, NotesError> in
-            do {
-                try pool.close()
-            } catch {
-                Self.removeDatabase(at: temporary)
-                return .failure(Self.wrap(error))
-            }
-            for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
-            let renamed = rename(temporary, path) == 0
-            let code = errno
-            if renamed { try? Self.sync(URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-            Self.removeDatabase(at: temporary)
-            return Result { () throws(NotesError) in
+            Result { () throws(NotesError) in
                 do {
                     pool = try Self.open(path: path, root: root, policy: policy)
                 } catch {
                     pool = try Self.recreate(at: path, root: root, policy: policy)
-                }
-                if !renamed {
-                    throw NotesError(.internal, "cannot put the new search index in place: \(String(cString: strerror(code)))",
-                                     hint: "check that \(URL(fileURLWithPath: path).deletingLastPathComponent().path) is writable")
                 }
             }
         }

@@ -110,28 +110,35 @@ extension NoteIndex {
         let bulk = work.count >= Self.bulkFiles || workBytes >= Self.bulkBytes
         let racyBefore = Int64((started - 2) * 1e9)
         let histories = history.allHistories()
-        let writer: IndexWriter
+        var writer: IndexWriter?
         var outsideEdits: [(path: String, before: String?)] = []
-        if paths == nil && known.isEmpty && bulk,
-           let built = try buildFresh(work, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
-            writer = built
+        if paths == nil && known.isEmpty && bulk {
+            switch try buildFresh(work, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
+            case .built(let built): writer = built
+            case .declined: break
+            case .builtElsewhere: return try refreshOnce(only: paths, progress: progress)
+            }
+        }
+        let used: IndexWriter
+        if let writer {
+            used = writer
         } else {
-            writer = IndexWriter(pool: pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk)
-            outsideEdits = index(work, with: writer, report: &report, progress: progress)
-            writer.finish()
-            if let failure = writer.failure { throw Self.wrap(failure) }
+            used = IndexWriter(pool: pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk)
+            outsideEdits = index(work, with: used, report: &report, progress: progress)
+            used.finish()
+            if let failure = used.failure { throw Self.wrap(failure) }
         }
         history.recordOutsideEdits(outsideEdits)
 
-        report.added = writer.counts.added
-        report.modified = writer.counts.modified
-        report.touched = writer.counts.touched
-        report.removed = writer.counts.removed
-        report.renames = writer.counts.renames
-        report.bytesParsed = writer.counts.bytesParsed
-        report.diagnostics += writer.counts.diagnostics
-        report.files = paths == nil ? scan.files.count - writer.counts.vanished : try fileCount()
-        report.timings.write = writer.seconds
+        report.added = used.counts.added
+        report.modified = used.counts.modified
+        report.touched = used.counts.touched
+        report.removed = used.counts.removed
+        report.renames = used.counts.renames
+        report.bytesParsed = used.counts.bytesParsed
+        report.diagnostics += used.counts.diagnostics
+        report.files = paths == nil ? scan.files.count - used.counts.vanished : try fileCount()
+        report.timings.write += used.seconds
         report.seconds = Timestamp.now() - started
         return report
     }

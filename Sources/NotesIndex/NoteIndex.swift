@@ -37,7 +37,11 @@ public final class NoteIndex: Sendable {
         do {
             pool = try Self.open(path: path, root: workspace.root, policy: workspace.config.policy)
         } catch {
-            // Corrupt, foreign, unreadable or of another schema: it is a cache, start over.
+            // Corrupt, foreign or of another schema: it is a cache, start over. Anything else
+            // (busy past the timeout, unreadable) is reported: deleting a database other
+            // processes use would leave them writing into an unlinked file.
+            let wrapped = Self.wrap(error)
+            guard error is NotesError || wrapped.cause == .indexDamaged else { throw wrapped }
             pool = try Self.recreate(at: path, root: workspace.root, policy: workspace.config.policy)
         }
         currentPool = Locked(pool)
@@ -118,25 +122,26 @@ public final class NoteIndex: Sendable {
 
     static func open(path: String, root: String, policy: PathPolicy) throws -> DatabasePool {
         let pool = try DatabasePool(path: path, configuration: configuration(policy: policy))
-        let state = try pool.read { db -> (exists: Bool, version: String?, root: String?) in
-            guard try db.tableExists("meta") else { return (false, nil, nil) }
-            let version = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'")
-            let storedRoot = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'root'")
-            return (true, version, storedRoot)
+        func stored(_ db: Database) throws -> (version: String?, root: String?) {
+            (try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'"),
+             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'root'"))
         }
-        if state.exists && state.version == IndexSchema.version && state.root == root {
-            return pool
+        var state = try pool.read { db in try db.tableExists("meta") ? stored(db) : nil }
+        if state == nil {
+            // Checked again and created in one immediate transaction: commands started
+            // together on a new index must not both create the schema (the second failed,
+            // then deleted the first one's file to start over).
+            state = try pool.write { db -> (version: String?, root: String?) in
+                if try db.tableExists("meta") { return try stored(db) }
+                // Some other SQLite database at our path: not ours to add tables to.
+                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 > 0 { return (nil, nil) }
+                try IndexSchema.create(db)
+                try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)", arguments: [IndexSchema.version, root])
+                return (IndexSchema.version, root)
+            }
         }
-        if state.exists {
-            throw NotesError(.internal, "index is stale or foreign")
-        }
-        // Some other SQLite database at our path: not ours to add tables to.
-        if try pool.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 }) > 0 {
-            throw NotesError(.internal, "not a notes index")
-        }
-        try pool.write { db in
-            try IndexSchema.create(db)
-            try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)", arguments: [IndexSchema.version, root])
+        guard let state, state.version == IndexSchema.version && state.root == root else {
+            throw NotesError(.internal, "index is stale, foreign or not a notes index")
         }
         return pool
     }

@@ -138,6 +138,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: index + "/index.sqlite.building"))
     }
 
+    @Test func firstBuildsStartedTogetherAgree() throws {
+        let dir = TemporaryDirectory(prefix: "notes-first-builds")
+        let ws = dir.path + "/ws"
+        for i in 0..<2_100 { dir.write("ws/n\(i / 100)/note\(i).md", "# Note \(i)\n\nword\(i) some text\n") }
+        for round in 0..<soakScaled(4, 40) {
+            let index = dir.path + "/index\(round)"
+            // Three commands on a new index at once: at most one builds aside, the others
+            // write in place or wait for it; none may see the file swapped under it.
+            let processes = try (0..<3).map { n -> Process in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
+                process.arguments = ["-w", ws, "--index-dir", index] + (n == 2 ? ["search", "word2000", "-l"] : ["index"])
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for process in processes { process.waitUntilExit() }
+            #expect(processes.allSatisfy { $0.terminationStatus == 0 }, "round \(round): \(processes.map(\.terminationStatus))")
+            let check = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "index", "--check", "--json"])
+            #expect(check.status == 0 && check.stdout.contains("\"index_damage\" : [\n\n  ]"), "round \(round): \(check.stdout.prefix(400)) \(check.stderr)")
+            let status = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "status", "--json"])
+            #expect(status.stdout.contains("\"files\" : 2100"), "round \(round): \(status.stdout.prefix(300))")
+            #expect(run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "word1234", "-l"]).stdout == "n12/note1234.md\n")
+            #expect(!FileManager.default.fileExists(atPath: index + "/index.sqlite.building"))
+        }
+    }
+
     @Test func killsDuringIndexingAndALostWALConverge() throws {
         let dir = TemporaryDirectory(prefix: "notes-kill-index")
         let ws = dir.path + "/ws", index = dir.path + "/index"
