@@ -98,6 +98,21 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// Starts the `notes` binary in the background (output discarded), for tests that kill,
+/// race or wait for it.
+public func launchNotes(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
 /// `quick` normally, `soak` when `NOTES_SOAK=1` (scripts/reliability --soak): the same
 /// fault and load tests, run longer.
 public func soakScaled(_ quick: Int, _ soak: Int) -> Int {

@@ -116,12 +116,7 @@ import Testing
         for i in 0..<3_000 {
             dir.write("ws/n\(i / 100)/note\(i).md", "# Note \(i)\n\nword\(i) " + String(repeating: "filler text for the index ", count: 40) + "\n")
         }
-        let builder = Process()
-        builder.executableURL = URL(fileURLWithPath: Repository.notesBinary)
-        builder.arguments = ["-w", ws, "--index-dir", index, "index"]
-        builder.standardOutput = FileHandle.nullDevice
-        builder.standardError = FileHandle.nullDevice
-        try builder.run()
+        let builder = try launchNotes(["-w", ws, "--index-dir", index, "index"])
         // Wait until the builder is writing its private file, then search.
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: index + "/index.sqlite.building") && builder.isRunning && Date() < deadline { usleep(2_000) }
@@ -146,14 +141,8 @@ import Testing
             let index = dir.path + "/index\(round)"
             // Three commands on a new index at once: at most one builds aside, the others
             // write in place or wait for it; none may see the file swapped under it.
-            let processes = try (0..<3).map { n -> Process in
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
-                process.arguments = ["-w", ws, "--index-dir", index] + (n == 2 ? ["search", "word2000", "-l"] : ["index"])
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                return process
+            let processes = try (0..<3).map { n in
+                try launchNotes(["-w", ws, "--index-dir", index] + (n == 2 ? ["search", "word2000", "-l"] : ["index"]))
             }
             for process in processes { process.waitUntilExit() }
             #expect(processes.allSatisfy { $0.terminationStatus == 0 }, "round \(round): \(processes.map(\.terminationStatus))")
@@ -186,12 +175,7 @@ import Testing
                     dir.write("ws/n\(i / 100)/note\(i).md", "# Note \(i)\n\nword\(i) round\(round)\n")
                 }
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
-            process.arguments = ["-w", ws, "--index-dir", index, "index"] + (round % 2 == 0 ? ["--rebuild"] : [])
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try launchNotes(["-w", ws, "--index-dir", index, "index"] + (round % 2 == 0 ? ["--rebuild"] : []))
             usleep(UInt32.random(in: 0...span))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

@@ -6,18 +6,6 @@ import Testing
 /// Faults and load against the real binary (reliability plan A.1, B.8, B.9, B.14).
 @Suite(.serialized) struct WriteSafetyTests {
     /// Starts `notes` with `arguments` and returns the running process.
-    func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
 
     func bytes(_ path: String) -> [UInt8] { (FileManager.default.contents(atPath: path)).map(Array.init) ?? [] }
 
@@ -53,7 +41,7 @@ import Testing
             let before = bytes(target)
             let source = sources[round % sources.count]
             let new = bytes(source)
-            let process = try launch(["-w", ws, "write", "Research/big.md", "--from", source])
+            let process = try launchNotes(["-w", ws, "write", "Research/big.md", "--from", source])
             usleep(UInt32.random(in: 0...span, using: &rng))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
