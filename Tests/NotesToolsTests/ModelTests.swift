@@ -334,26 +334,27 @@ struct ModelRun {
         lines.removeAll { _ in chance(15) }
         let added = token("P")
         lines.insert(added, at: Int(random.next() % UInt64(lines.count + 1)))
-        do {
-            _ = try store.write(path, content: lines.joined(separator: "\n") + "\n", by: .person)
-            counts["person write", default: 0] += 1
-            personChanged(path, added: [added])
-            checkHistory(path, before: before[path], step: step)
-        } catch {
-            fail("the person's write failed: \(error)", step: step)
-        }
+        let content = lines.joined(separator: "\n") + "\n"
+        person("write", path, added: [added], before: before, step: step) { store in _ = try store.write(path, content: content, by: .person) }
     }
 
     mutating func personAppend(_ step: Int, _ before: [String: [UInt8]]) {
         let path = pick(ModelTests.paths)
         let added = token("P")
+        person("append", path, added: [added], before: before, step: step) { store in _ = try store.append(path, content: added + "\n", by: .person) }
+    }
+
+    /// Runs one of the person's commands on `path` (which must not fail), then updates the
+    /// model and checks history.
+    mutating func person(_ what: String, _ path: String, added: Set<String>, before: [String: [UInt8]], step: Int,
+                         _ command: (NoteStore) throws -> Void) {
         do {
-            _ = try store.append(path, content: added + "\n", by: .person)
-            counts["person append", default: 0] += 1
-            personChanged(path, added: [added])
+            try command(store)
+            counts["person \(what)", default: 0] += 1
+            personChanged(path, added: added)
             checkHistory(path, before: before[path], step: step)
         } catch {
-            fail("the person's append failed: \(error)", step: step)
+            fail("the person's \(what) failed: \(error)", step: step)
         }
     }
 
