@@ -108,7 +108,7 @@ let package = Package(
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings),

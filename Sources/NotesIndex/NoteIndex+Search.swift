@@ -20,54 +20,59 @@ extension NoteIndex {
         let limit = max(1, min(query.limit, 10_000))
         do {
             return try pool.read { db in
-                var rows: [Row]
-                if let match {
-                    // Per file: its best section's score and its 3 best sections (for snippets).
-                    let sql = """
-                        WITH r AS MATERIALIZED (SELECT rowid AS sid, rowid >> \(IndexSchema.sectionBits) AS file_id, \(IndexSchema.bm25) AS score
-                                                FROM fts WHERE fts MATCH ?),
-                             k AS (SELECT sid, file_id, score, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY score, sid) AS n FROM r),
-                             m AS (SELECT file_id, MIN(score) AS score, group_concat(CASE WHEN n <= 3 THEN sid END) AS best
-                                   FROM k GROUP BY file_id)
-                        SELECT f.*, m.score AS score, m.best AS best, COUNT(*) OVER () AS total
-                        FROM m JOIN files f ON f.id = m.file_id
-                        WHERE \(filterSQL)
-                        ORDER BY \(Self.orderClause(query.sort, ranked: true)) LIMIT ?
-                        """
-                    rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments([match] + filterArgs + [limit]))
-                } else {
-                    var sql = "SELECT f.*, 0.0 AS score, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
-                    var args: [(any DatabaseValueConvertible)?] = filterArgs
+                guard let match else {
+                    var sql = "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
                     let sort = query.sort == .relevance ? SearchSort.modified : query.sort
-                    sql += " ORDER BY \(Self.orderClause(sort, ranked: false)) LIMIT ?"
-                    args.append(limit)
-                    rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(args))
+                    sql += " ORDER BY \(Self.orderClause(sort)) LIMIT ?"
+                    let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(filterArgs + [limit]))
+                    let hits = rows.map { Self.hit($0, score: 0, snippets: []) }
+                    return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
                 }
-                let total: Int = rows.first?["total"] ?? 0
-                var snippetsBySection: [Int64: (snippet: Snippet, score: Double)] = [:]
-                if let match, query.withSnippets {
-                    let sections = rows.flatMap { row -> [Int64] in
-                        ((row["best"] as String?) ?? "").split(separator: ",").compactMap { Int64($0) }
-                    }
-                    snippetsBySection = try Self.snippets(sections: sections, match: match, db)
+                var ranked = try RankedFiles(match: match, db)
+                if filterSQL != "1" {
+                    let allowed = try Set(Int64.fetchAll(db, sql: """
+                        SELECT f.id FROM files f WHERE f.id IN (SELECT value FROM json_each(?)) AND \(filterSQL)
+                        """, arguments: StatementArguments([ranked.idsJSON] + filterArgs)))
+                    ranked.keep(allowed)
                 }
-                var hits: [SearchHit] = []
-                hits.reserveCapacity(rows.count)
-                for row in rows {
-                    let best = ((row["best"] as String?) ?? "").split(separator: ",").compactMap { Int64($0) }
-                    let snippets = best.compactMap { snippetsBySection[$0] }.sorted { $0.score < $1.score }.map(\.snippet)
-                    let score: Double = row["score"]
-                    hits.append(SearchHit(
-                        path: row["path"], title: row["title"],
-                        kind: DocumentKind(rawValue: row["kind"]) ?? .note,
-                        score: (-score * 1000).rounded() / 1000, version: String((row["digest"] as String).prefix(16)),
-                        provenance: Self.provenance(row), size: row["size"], snippets: snippets))
+                var page: [(row: Row, file: RankedFiles.File)] = []
+                if query.sort == .relevance {
+                    // Rows only for the best files (and any tied with the last of them), then
+                    // ordered by score and path like the rest of the results.
+                    let best = ranked.best(limit)
+                    let rows = try Row.fetchAll(db, sql: "SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))",
+                                                arguments: [RankedFiles.json(best.map(\.id))])
+                    let byID = Dictionary(uniqueKeysWithValues: best.map { ($0.id, $0) })
+                    page = rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
+                    page.sort { ($0.file.score, $0.row["path"] as String) < ($1.file.score, $1.row["path"] as String) }
+                    page = Array(page.prefix(limit))
+                } else {
+                    let rows = try Row.fetchAll(db, sql: """
+                        SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))
+                        ORDER BY \(Self.orderClause(query.sort)) LIMIT ?
+                        """, arguments: [ranked.idsJSON, limit])
+                    page = rows.compactMap { row in ranked.file(row["id"]).map { (row, $0) } }
                 }
-                return SearchResults(query: query.text, total: total, hits: hits)
+                var snippetsBySection: [Int64: Snippet] = [:]
+                if query.withSnippets {
+                    snippetsBySection = try Self.snippets(sections: page.flatMap { $0.file.sections.map(\.id) }, match: match, db)
+                }
+                let hits = page.map { row, file in
+                    Self.hit(row, score: file.score, snippets: file.sections.compactMap { snippetsBySection[$0.id] })
+                }
+                return SearchResults(query: query.text, total: ranked.count, hits: hits)
             }
         } catch {
             throw Self.wrap(error)
         }
+    }
+
+    static func hit(_ row: Row, score: Double, snippets: [Snippet]) -> SearchHit {
+        SearchHit(
+            path: row["path"], title: row["title"],
+            kind: DocumentKind(rawValue: row["kind"]) ?? .note,
+            score: (-score * 1000).rounded() / 1000, version: String((row["digest"] as String).prefix(16)),
+            provenance: provenance(row), size: row["size"], snippets: snippets)
     }
 
     /// Whether any indexed document has the front-matter key `key` (for `key:value` terms).
@@ -81,23 +86,23 @@ extension NoteIndex {
             lastModifiedBy: Actor(rawValue: row["modified_by"]), lastModifiedAt: row["modified_at"])
     }
 
-    /// Snippets of `sections` (FTS rowids) for `match`, with each section's score for
-    /// ordering: one statement for all hits of a page.
-    static func snippets(sections: [Int64], match: String, _ db: Database) throws -> [Int64: (snippet: Snippet, score: Double)] {
+    /// Snippets of `sections` (FTS rowids) for `match`: one statement for all hits of a page.
+    /// No ranking function here: `bm25()` recomputes its statistics over every match for
+    /// each looked-up row (the sections' scores come from ``RankedFiles``).
+    static func snippets(sections: [Int64], match: String, _ db: Database) throws -> [Int64: Snippet] {
         guard !sections.isEmpty else { return [:] }
         let placeholders = Array(repeating: "?", count: sections.count).joined(separator: ", ")
         let rows = try Row.fetchAll(db, sql: """
             SELECT fts.rowid AS id, highlight(fts, 3, char(1), char(2)) AS body, highlight(fts, 1, char(1), char(2)) AS heading,
-                   \(IndexSchema.bm25) AS score, s.heading AS section, s.line AS line, s.aligned AS aligned
+                   s.heading AS section, s.line AS line, s.aligned AS aligned
             FROM fts JOIN sections s ON s.id = fts.rowid
             WHERE fts MATCH ? AND fts.rowid IN (\(placeholders))
             """, arguments: StatementArguments([match] + sections))
-        var result: [Int64: (snippet: Snippet, score: Double)] = [:]
+        var result: [Int64: Snippet] = [:]
         for row in rows {
-            let snippet = SnippetBuilder.snippet(
+            result[row["id"]] = SnippetBuilder.snippet(
                 section: row["section"], sectionLine: row["line"], aligned: row["aligned"],
                 highlightedBody: row["body"], highlightedHeading: row["heading"])
-            result[row["id"]] = (snippet, row["score"])
         }
         return result
     }
@@ -148,9 +153,10 @@ extension NoteIndex {
         return (clauses.joined(separator: " AND "), args)
     }
 
-    static func orderClause(_ sort: SearchSort, ranked: Bool) -> String {
+    /// ORDER BY for a sort other than relevance (which is ranked in ``RankedFiles``).
+    static func orderClause(_ sort: SearchSort) -> String {
         switch sort {
-        case .relevance: return ranked ? "m.score, f.path" : "f.modified_ts DESC, f.path"
+        case .relevance: return "f.modified_ts DESC, f.path"
         case .modified: return "f.modified_ts DESC, f.path"
         case .created: return "f.created_ts DESC, f.path"
         case .path: return "f.path"

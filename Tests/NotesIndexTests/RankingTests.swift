@@ -1,0 +1,115 @@
+import Foundation
+import GRDB
+import NotesCore
+@testable import NotesIndex
+import NotesTestSupport
+import Testing
+
+/// `NoteIndex.search` ranks in Swift (``RankedFiles``) for speed. This checks it against an
+/// independent reference: the same answer computed entirely in SQL (window function,
+/// GROUP BY, join, ORDER BY), on random workspaces with duplicate files (tied scores),
+/// many sections per file, filters, exclusions, sorts and limits.
+@Suite struct RankingTests {
+    static let words = ["whale", "sea", "ship", "harpoon", "captain", "storm", "island", "rope", "lamp", "oil", "tide", "gull"]
+
+    /// A random workspace: notes with 1–12 sections of random words, some exact copies.
+    static func workspace(_ random: inout SeededGenerator) -> IndexFixture {
+        let fixture = IndexFixture(filler: 5)
+        var texts: [String] = []
+        for i in 0..<60 {
+            if !texts.isEmpty && Int.random(in: 0..<6, using: &random) == 0 {
+                fixture.write("copies/c\(i).md", texts.randomElement(using: &random)!)
+                continue
+            }
+            var text = ""
+            if Bool.random(using: &random) {
+                text += "---\ntags: [\(words.randomElement(using: &random)!)]\ncreated_by: \(Bool.random(using: &random) ? "agent" : "user")\n---\n"
+            }
+            text += "# Note \(i) \(words.randomElement(using: &random)!)\n\n"
+            for s in 0..<Int.random(in: 1...12, using: &random) {
+                text += "## Part \(s) \(Int.random(in: 0..<4, using: &random) == 0 ? words.randomElement(using: &random)! : "")\n\n"
+                let count = Int.random(in: 3...40, using: &random)
+                text += (0..<count).map { _ in words.randomElement(using: &random)! }.joined(separator: " ") + ".\n\n"
+            }
+            texts.append(text)
+            fixture.write("\(["notes", "Research/a", "Research/b"].randomElement(using: &random)!)/n\(i).md", text)
+        }
+        return fixture
+    }
+
+    static func query(_ random: inout SeededGenerator) -> String {
+        let a = words.randomElement(using: &random)!, b = words.randomElement(using: &random)!
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0: return a
+        case 1: return "\(a) \(b)"
+        case 2: return "\"\(a) \(b)\""
+        case 3: return "\(a) OR \(b)"
+        case 4: return String(a.prefix(3)) + "*"
+        case 5: return "\(a) -\(b)"
+        case 6: return "\(a) path:Research/**"
+        default: return "\(a) by:agent"
+        }
+    }
+
+    @Test(arguments: 0..<4) func swiftRankingEqualsTheSQLReference(seed: UInt64) throws {
+        var random = SeededGenerator(seed: 1_000 + seed)
+        let fixture = Self.workspace(&random)
+        let index = try fixture.refreshed()
+        let database = try DatabaseQueue(path: fixture.dir.path + "/index/index.sqlite")
+        var compared = 0
+        for _ in 0..<60 {
+            var query = try SearchQuery(parsing: Self.query(&random), isMetadataKey: index.hasMetadataKey)
+            query.limit = [1, 3, 10, 100].randomElement(using: &random)!
+            query.sort = [.relevance, .relevance, .path, .modified, .title].randomElement(using: &random)!
+            let results = try index.search(query)
+            let reference = try Self.reference(query, database)
+            #expect(results.total == reference.total, "\(query.text)")
+            #expect(results.hits.map(\.path) == reference.paths, "\(query.text) sorted by \(query.sort)")
+            #expect(results.hits.map(\.score) == reference.scores, "\(query.text)")
+            for (hit, sections) in zip(results.hits, reference.sections) where query.withSnippets {
+                #expect(hit.snippets.map(\.section) == sections, "\(query.text) \(hit.path)")
+            }
+            if reference.total > 0 { compared += 1 }
+        }
+        #expect(compared > 20, "most random queries should match something")
+    }
+
+    /// The all-SQL formulation (what `search` ran before issue 7's second pass).
+    static func reference(_ query: SearchQuery, _ database: DatabaseQueue) throws -> (total: Int, paths: [String], scores: [Double], sections: [[String]]) {
+        let match = try #require(FTSExpression.match(for: query.terms))
+        var (filterSQL, filterArgs) = NoteIndex.filterClause(query.filters)
+        if let exclusion = FTSExpression.exclusion(for: query.terms) {
+            filterSQL += " AND f.id NOT IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH ?)"
+            filterArgs.append(exclusion)
+        }
+        let order = query.sort == .relevance ? "m.score, f.path" : NoteIndex.orderClause(query.sort)
+        return try database.read { db in
+            // The filter functions the index registers on its own connections.
+            db.add(function: DatabaseFunction("notes_glob", argumentCount: 2, pure: true) { values in
+                Glob(String.fromDatabaseValue(values[0])!).matches(String.fromDatabaseValue(values[1])!)
+            })
+            db.add(function: DatabaseFunction("notes_protected", argumentCount: 1, pure: true) { _ in false })
+            let rows = try Row.fetchAll(db, sql: """
+                WITH r AS MATERIALIZED (SELECT rowid AS sid, rowid >> 24 AS file_id, \(IndexSchema.bm25) AS score FROM fts WHERE fts MATCH ?),
+                     k AS (SELECT sid, file_id, score, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY score, sid) AS n FROM r),
+                     m AS (SELECT file_id, MIN(score) AS score, group_concat(CASE WHEN n <= 3 THEN sid END) AS best FROM k GROUP BY file_id)
+                SELECT f.path, m.score AS score, m.best AS best, COUNT(*) OVER () AS total
+                FROM m JOIN files f ON f.id = m.file_id
+                WHERE \(filterSQL)
+                ORDER BY \(order) LIMIT ?
+                """, arguments: StatementArguments([match] + filterArgs + [query.limit]))
+            var sections: [[String]] = []
+            for row in rows {
+                // The best sections in (score, id) order; group_concat keeps no order.
+                let ids = ((row["best"] as String?) ?? "").split(separator: ",").compactMap { Int64($0) }
+                let scored = try ids.map { id -> (Double, Int64, String) in
+                    let score = try Double.fetchOne(db, sql: "SELECT \(IndexSchema.bm25) FROM fts WHERE fts MATCH ? AND rowid = ?", arguments: [match, id])!
+                    let heading = try String.fetchOne(db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [id])!
+                    return (score, id, heading)
+                }
+                sections.append(scored.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2))
+            }
+            return (rows.first?["total"] ?? 0, rows.map { $0["path"] }, rows.map { (-($0["score"] as Double) * 1000).rounded() / 1000 }, sections)
+        }
+    }
+}
