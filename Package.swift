@@ -12,6 +12,7 @@ let package = Package(
     name: "notes",
     products: [
         .executable(name: "notes", targets: ["NotesCLI"]),
+        .executable(name: "notes-mcp", targets: ["NotesMCPMain"]),
         .library(name: "NotesIndex", targets: ["NotesIndex"]),
     ],
     dependencies: [
@@ -26,10 +27,11 @@ let package = Package(
         .systemLibrary(
             name: "CCmark", pkgConfig: "libcmark",
             providers: [.apt(["libcmark-dev"]), .brew(["cmark"])]),
-        // libcurl from Debian's libcurl4-openssl-dev, with typed wrappers for its variadic calls.
-        .systemLibrary(
-            name: "CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // libcurl's headers from Debian's libcurl4-openssl-dev, with typed wrappers for its
+        // variadic calls. Not linked: the shim opens libcurl.so.4 on the first transfer, so
+        // commands that never touch the network skip loading it and its ~25 dependencies
+        // (no pkgConfig here, which would add -lcurl; see Sources/CCurl/shim.h).
+        .systemLibrary(name: "CCurl"),
         // SHA-256 from OpenSSL's libcrypto (libssl-dev, which libcurl4-openssl-dev pulls in):
         // hardware SHA extensions where the CPU has them; see docs/decisions.md.
         .systemLibrary(
@@ -91,11 +93,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),
+        // The MCP server's executable, which `notes mcp` execs: kept out of the `notes` binary
+        // so that the SDK's networking libraries do not slow every command's start.
+        .executableTarget(
+            name: "NotesMCPMain",
+            dependencies: ["NotesCore", "NotesIndex", "NotesMCP"],
+            swiftSettings: strictSettings),
         // The `notes` command: parse arguments, call the library, render.
         .executableTarget(
             name: "NotesCLI",
             dependencies: [
-                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore", "NotesTools", "NotesMCP", "NotesAgent", "NotesNetwork",
+                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore", "NotesTools", "NotesAgent", "NotesNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),

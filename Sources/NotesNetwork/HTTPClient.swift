@@ -32,13 +32,7 @@ public struct HTTPClient: Sendable {
 
     public init(userAgent: String = "notes/0.1") {
         self.userAgent = userAgent
-        _ = HTTPClient.globalSetup
     }
-
-    private static let globalSetup: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        return true
-    }()
 
     /// Performs `request` and returns the whole response.
     public func perform(_ request: HTTPRequest, cancellation: Cancellation? = nil) throws(HTTPFailure) -> HTTPResponse {
@@ -57,12 +51,16 @@ public struct HTTPClient: Sendable {
 
     private func run(_ request: HTTPRequest, cancellation: Cancellation?,
                      stream: ((Int, [String: String], [UInt8]) -> StreamDecision)?) throws(HTTPFailure) -> HTTPResponse {
-        guard let handle = curl_easy_init() else { throw .failed("libcurl could not start a transfer") }
-        defer { curl_easy_cleanup(handle) }
+        // libcurl is loaded on the first transfer, not at process start (see CCurl/shim.h).
+        if let problem = ccurl_load() {
+            throw .failed("libcurl is not available (\(String(cString: problem))); install it with `apt-get install libcurl4`")
+        }
+        guard let handle = ccurl_easy_init() else { throw .failed("libcurl could not start a transfer") }
+        defer { ccurl_easy_cleanup(handle) }
         let state = TransferState(limit: request.maxResponseBytes, cancellation: cancellation, stream: stream)
         let context = Unmanaged.passUnretained(state).toOpaque()
         var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+        defer { ccurl_slist_free_all(headerList) }
 
         ccurl_setopt_string(handle, CURLOPT_URL, request.url)
         ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
@@ -94,7 +92,7 @@ public struct HTTPClient: Sendable {
         }
         for header in request.headers {
             let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
-            headerList = curl_slist_append(headerList, line)
+            headerList = ccurl_slist_append(headerList, line)
         }
         if let headerList { ccurl_setopt_list(handle, CURLOPT_HTTPHEADER, headerList) }
 
@@ -116,7 +114,7 @@ public struct HTTPClient: Sendable {
             return state.cancellation?.isCancelled == true ? 1 : 0
         }
 
-        let code = curl_easy_perform(handle)
+        let code = ccurl_easy_perform(handle)
         var redirects = 0
         ccurl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
         var finalURL: UnsafeMutablePointer<CChar>?
@@ -141,7 +139,7 @@ public struct HTTPClient: Sendable {
 
     /// Maps curl's error codes onto what a caller decides by: offline, timeout, too large…
     static func failure(_ code: CURLcode, url: String, timeouts: HTTPRequest) -> HTTPFailure {
-        let text = String(cString: curl_easy_strerror(code))
+        let text = String(cString: ccurl_easy_strerror(code))
         let host = URLParts(url).host
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST: return .offline("cannot resolve \(host)")

@@ -117,8 +117,9 @@ async def fail(s: ClientSession, tool: str, arguments: dict) -> dict:
 
 
 def server_pid(binary: str) -> int | None:
-    """The pid of our `notes mcp` child."""
+    """The pid of our `notes mcp` child (which execs `notes-mcp`, next to `notes`)."""
     me = os.getpid()
+    executables = {os.path.realpath(binary), os.path.realpath(os.path.join(os.path.dirname(binary), "notes-mcp"))}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -127,7 +128,7 @@ def server_pid(binary: str) -> int | None:
                 fields = f.read().rsplit(")", 1)[1].split()
             if int(fields[1]) != me:
                 continue
-            if os.path.realpath(f"/proc/{entry}/exe") == os.path.realpath(binary):
+            if os.path.realpath(f"/proc/{entry}/exe") in executables:
                 return int(entry)
         except (OSError, IndexError, ValueError):
             continue

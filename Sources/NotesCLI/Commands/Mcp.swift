@@ -1,12 +1,13 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import NotesCore
-import NotesIndex
-import NotesMCP
 
 extension NotesCommand {
     /// `notes mcp`: the agent's tools over the Model Context Protocol on stdio (SPEC §7).
+    /// The server is its own executable, `notes-mcp`, installed next to `notes`: this
+    /// command finds the workspace and the index folder and replaces itself with it (same
+    /// process id, same stdin/stdout), so the CLI binary does not carry the MCP SDK and
+    /// the networking libraries it links (Sources/NotesMCPMain).
     struct Mcp: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mcp",
@@ -31,36 +32,31 @@ extension NotesCommand {
         var client: String?
 
         func run() throws {
+            let ws = try workspace.openWorkspace()
+            let directory = ws.indexDirectory(override: workspace.indexDirectory, environment: ProcessInfo.processInfo.environment)
+            let server = try Self.serverExecutable()
+            var arguments = [server, "--root", ws.root, "--index-dir", directory]
+            if readOnly { arguments.append("--read-only") }
+            if let client { arguments += ["--client", client] }
             if isatty(0) == 1 {
                 FileHandle.standardError.write(Data("notes mcp: serving MCP on stdin/stdout (start it from an MCP client; Ctrl-D to stop)\n".utf8))
             }
-            let ws = try workspace.openWorkspace()
-            let index = try workspace.openIndex(ws)
-            // inotify tells the server which files changed, so a search costs no stat walk;
-            // without it every search re-walks the workspace (SPEC §4.3).
-            if let problem = index.watchForChanges() {
-                FileHandle.standardError.write(Data("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n".utf8))
-                _ = try index.refresh()
+            let argv = arguments.map { strdup($0) } + [nil]
+            execv(server, argv)
+            let problem = String(cString: strerror(errno))
+            throw NotesError(.internal, "cannot start the MCP server \(server): \(problem)", hint: "reinstall notes so that notes-mcp sits next to notes")
+        }
+
+        /// `notes-mcp` in the folder of the running `notes` binary.
+        static func serverExecutable() throws -> String {
+            let executable = FileSystem.realPath("/proc/self/exe") ?? CommandLine.arguments.first ?? "notes"
+            let folder = (executable as NSString).deletingLastPathComponent
+            let server = folder + "/notes-mcp"
+            guard access(server, X_OK) == 0 else {
+                throw NotesError(.internal, "the MCP server notes-mcp is not installed next to notes (\(server))",
+                                 hint: "build it with scripts/build-release, or `swift build --product notes-mcp`")
             }
-            let server = NotesMCPServer(workspace: index.workspace, index: index, options: .init(readOnly: readOnly, client: client))
-            let outcome = ServerOutcome()
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                do { try await server.run() } catch { outcome.set(error) }
-                done.signal()
-            }
-            done.wait()
-            if let error = outcome.error {
-                throw NotesError(.internal, "the MCP server stopped: \(error)", hint: "run with NOTES_MCP_DEBUG=1 to see the protocol log on stderr")
-            }
+            return server
         }
     }
-}
-
-/// The error the server task ended with, handed to the waiting main thread.
-private final class ServerOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: (any Error)?
-    var error: (any Error)? { lock.lock(); defer { lock.unlock() }; return stored }
-    func set(_ error: any Error) { lock.lock(); stored = error; lock.unlock() }
 }

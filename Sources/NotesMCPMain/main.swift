@@ -1,0 +1,71 @@
+import Dispatch
+import Foundation
+import NotesCore
+import NotesIndex
+import NotesMCP
+
+// `notes-mcp`: the MCP server's own executable, started by `notes mcp` (which finds the
+// workspace and the index folder, then execs this next to itself).
+//
+// It is separate because the MCP SDK brings FoundationNetworking, and with it libcurl and
+// its ~25 shared libraries, into any binary that links it: loading and relocating those
+// cost every `notes` command ~6 ms of its start (a `notes --version` took 13–14 ms with
+// them, 6–8 ms without; docs/performance.md). A server starts once per session.
+//
+//   notes-mcp --root DIR --index-dir DIR [--read-only] [--client NAME]
+
+/// One line on stderr in the CLI's format, then exit 2.
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("notes: \(message)\n".utf8))
+    exit(2)
+}
+
+var root: String?
+var indexDirectory: String?
+var options = NotesMCPServer.Options()
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--root": root = arguments.popFirst()
+    case "--index-dir": indexDirectory = arguments.popFirst()
+    case "--client": options.client = arguments.popFirst()
+    case "--read-only": options.readOnly = true
+    default: fail("notes-mcp: unknown argument '\(argument)' (start the server with `notes mcp`; see `notes help mcp`)")
+    }
+}
+guard let root, let indexDirectory else {
+    fail("notes-mcp needs --root and --index-dir (start the server with `notes mcp`; see `notes help mcp`)")
+}
+
+/// The error the server task ended with, handed to the waiting main thread.
+final class ServerOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: (any Error)?
+    var error: (any Error)? { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ error: any Error) { lock.lock(); stored = error; lock.unlock() }
+}
+
+do {
+    let workspace = try Workspace(root: root)
+    let index = try NoteIndex(workspace: workspace, directory: indexDirectory)
+    // inotify tells the server which files changed, so a search costs no stat walk;
+    // without it every search re-walks the workspace (SPEC §4.3).
+    if let problem = index.watchForChanges() {
+        FileHandle.standardError.write(Data("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n".utf8))
+        _ = try index.refresh()
+    }
+    let server = NotesMCPServer(workspace: index.workspace, index: index, options: options)
+    let outcome = ServerOutcome()
+    let done = DispatchSemaphore(value: 0)
+    // Detached: top-level code is on the main actor, whose thread waits below.
+    Task.detached {
+        do { try await server.run() } catch { outcome.set(error) }
+        done.signal()
+    }
+    done.wait()
+    if let error = outcome.error {
+        fail("the MCP server stopped: \(error) (run with NOTES_MCP_DEBUG=1 to see the protocol log on stderr)")
+    }
+} catch {
+    fail(error.description)
+}
