@@ -13,18 +13,21 @@ import Glibc
 /// 10 ms added to every call) and rescans its whole buffer on each 4 KB read (quadratic in
 /// a multi-megabyte `write_file`). This one wakes as soon as a line arrives, scans each byte
 /// once, and screens messages before the SDK sees them: too large or nested too deeply is
-/// answered with a clear error (see ``MessageScreen``).
+/// answered with a clear error (see ``MessageScreen``). Well-formed `tools/call` requests
+/// go to the ``ToolCallShortcut`` instead of the SDK.
 actor LineTransport: Transport {
     nonisolated let logger: Logger
     private let input: Int32
     private let output: Int32
     private let maxMessageBytes: Int
+    private let shortcut: ToolCallShortcut?
     private let stream: AsyncThrowingStream<Data, any Error>
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
     private var connected = false
 
-    init(input: Int32 = 0, output: Int32 = 1, maxMessageBytes: Int, logger: Logger) {
+    init(input: Int32 = 0, output: Int32 = 1, maxMessageBytes: Int, shortcut: ToolCallShortcut? = nil, logger: Logger) {
         self.input = input
+        self.shortcut = shortcut
         self.output = output
         self.maxMessageBytes = maxMessageBytes
         self.logger = logger
@@ -34,8 +37,8 @@ actor LineTransport: Transport {
     func connect() async throws {
         guard !connected else { return }
         connected = true
-        let reader = LineReader(input: input, maxMessageBytes: maxMessageBytes, continuation: continuation) { [weak self] refusal in
-            Task { try? await self?.send(refusal) }
+        let reader = LineReader(input: input, maxMessageBytes: maxMessageBytes, continuation: continuation, shortcut: shortcut) { [weak self] message in
+            try? await self?.send(message)
         }
         let thread = Thread { reader.run() }
         thread.name = "notes-mcp-stdin"
@@ -73,13 +76,21 @@ private final class LineReader: @unchecked Sendable {
     let input: Int32
     let maxMessageBytes: Int
     let continuation: AsyncThrowingStream<Data, any Error>.Continuation
-    let refuse: @Sendable (Data) -> Void
+    let shortcut: ToolCallShortcut?
+    /// Sends a message the SDK never sees (a refusal, a shortcut's answer).
+    let send: @Sendable (Data) async -> Void
 
-    init(input: Int32, maxMessageBytes: Int, continuation: AsyncThrowingStream<Data, any Error>.Continuation, refuse: @escaping @Sendable (Data) -> Void) {
+    init(input: Int32, maxMessageBytes: Int, continuation: AsyncThrowingStream<Data, any Error>.Continuation,
+         shortcut: ToolCallShortcut?, send: @escaping @Sendable (Data) async -> Void) {
         self.input = input
+        self.shortcut = shortcut
+        self.send = send
         self.maxMessageBytes = maxMessageBytes
         self.continuation = continuation
-        self.refuse = refuse
+    }
+
+    private func refuse(_ message: Data) {
+        Task { [send] in await send(message) }
     }
 
     /// Bytes of an oversized message kept to find its id and method.
@@ -148,6 +159,8 @@ private final class LineReader: @unchecked Sendable {
                 hint: "pass plain values as the tool's schema describes"))
             return
         }
-        continuation.yield(Data(bytes))
+        let message = Data(bytes)
+        if let shortcut, shortcut.take(message, screen: screen, reply: send) { return }
+        continuation.yield(message)
     }
 }

@@ -80,6 +80,21 @@ struct MessageScreen {
         }
     }
 
+    /// A `tools/call` response carrying a tool's result (`json`, an object) both as text and
+    /// as structured content, as the SDK path answers it.
+    static func toolResult(id: String, json: Data, isError: Bool) -> Data {
+        let text = String(decoding: json, as: UTF8.self)
+        let content = (try? JSONSerialization.data(withJSONObject: [["type": "text", "text": text]], options: [.withoutEscapingSlashes])) ?? Data("[]".utf8)
+        var response = Data(#"{"jsonrpc":"2.0","id":\#(id),"result":{"content":"#.utf8)
+        response.append(content)
+        if json.first == UInt8(ascii: "{") {
+            response.append(Data(#","structuredContent":"#.utf8))
+            response.append(json)
+        }
+        response.append(Data(#","isError":\#(isError)}}"#.utf8))
+        return response
+    }
+
     /// The answer to a message refused before decoding: a tool result with `isError` for
     /// `tools/call` (so the agent sees `{code, message}` like any tool error), else a
     /// JSON-RPC error.

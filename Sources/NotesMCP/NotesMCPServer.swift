@@ -56,7 +56,8 @@ public struct NotesMCPServer: Sendable {
                 resources: .init(subscribe: false, listChanged: false),
                 tools: .init(listChanged: false)))
         await register(on: server)
-        let transport = LineTransport(maxMessageBytes: 4 * toolbox.workspace.config.writeMaxBytes + (1 << 20), logger: logger)
+        let transport = LineTransport(maxMessageBytes: 4 * toolbox.workspace.config.writeMaxBytes + (1 << 20),
+                                      shortcut: ToolCallShortcut(toolbox: toolbox, queue: queue), logger: logger)
         let toolbox = self.toolbox
         let fixedClient = options.client != nil
         try await server.start(transport: transport) { client, _ in

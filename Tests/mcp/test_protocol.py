@@ -126,6 +126,34 @@ class WireLevel(unittest.TestCase):
         self.assertEqual(self.ws.snapshot(), before)
         self.assertEqual(self.server.close(), 0)
 
+    def test_tool_calls_answered_by_the_shortcut_or_the_sdk_look_the_same(self):
+        # Well-formed calls are answered by the server's shortcut (ToolCallShortcut), the
+        # rest by the SDK: the client sees one protocol either way.
+        fast = self.call_tool("id \\ with \"escapes\"", "read_file", {"path": "reading-list.md"})
+        self.assertEqual(fast["id"], 'id \\ with "escapes"')
+        self.assertEqual(fast["jsonrpc"], "2.0")
+        result = fast["result"]
+        self.assertFalse(result["isError"])
+        self.assertEqual(json.loads(result["content"][0]["text"]), result["structuredContent"])
+        self.assertEqual(result["content"][0]["type"], "text")
+        self.assertIn("version", result["structuredContent"])
+        # A batch holding a call goes to the SDK and is answered as a batch.
+        self.server.send([{"jsonrpc": "2.0", "id": 31, "method": "tools/call",
+                           "params": {"name": "read_file", "arguments": {"path": "reading-list.md"}}}])
+        batch = self.server.receive()
+        self.assertIsInstance(batch, list)
+        self.assertEqual(batch[0]["id"], 31)
+        self.assertEqual(batch[0]["result"]["structuredContent"], result["structuredContent"])
+        # Malformed calls keep the SDK's JSON-RPC errors.
+        for id, params in [(32, {"arguments": {}}), (33, {"name": "search", "arguments": ["whale"]}), (34, {"name": 7})]:
+            self.server.send({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+            answer = self.server.receive()
+            self.server.assert_id(answer, id)
+            self.assertIn("error", answer, answer)
+        # An unknown tool is a tool error either way.
+        self.assertEqual(self.tool_error(self.call_tool(35, "no_such_tool", {}))["code"], "invalid_argument")
+        self.assertEqual(self.server.close(), 0)
+
     def test_answers_every_request_before_exiting_at_end_of_input(self):
         # Several calls written at once, then stdin closed: every one is answered.
         for i in range(20, 30):
