@@ -1,3 +1,4 @@
+import Foundation
 import NotesCore
 
 /// One file found by a search (SPEC §4.2).
@@ -46,13 +47,12 @@ enum SnippetBuilder {
 
     static func snippet(section: String, sectionLine: Int, aligned: Bool, highlightedBody: String, highlightedHeading: String) -> Snippet {
         let headingText = FTSText.display(highlightedHeading)
-        if let marker = highlightedBody.unicodeScalars.firstIndex(of: open) {
-            let scalars = highlightedBody.unicodeScalars
-            let before = scalars[scalars.startIndex..<marker]
-            let lineOffset = before.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
-            let lineStart = before.lastIndex(of: "\n").map { scalars.index(after: $0) } ?? scalars.startIndex
-            let lineEnd = scalars[marker...].firstIndex(of: "\n") ?? scalars.endIndex
-            let (text, spans) = clean(scalars[lineStart..<lineEnd])
+        if let line = firstMarkedLine(highlightedBody) {
+            let utf8 = highlightedBody.utf8
+            let lineStart = utf8.index(utf8.startIndex, offsetBy: line.start)
+            let lineEnd = utf8.index(utf8.startIndex, offsetBy: line.end)
+            let lineOffset = line.number
+            let (text, spans) = clean(highlightedBody[lineStart..<lineEnd].unicodeScalars)
             let (shown, shownSpans) = window(text, spans)
             return Snippet(section: section, line: aligned ? sectionLine + lineOffset : sectionLine, text: shown, spans: shownSpans)
         }
@@ -71,6 +71,27 @@ enum SnippetBuilder {
             offset += 1
         }
         return Snippet(section: section, line: sectionLine, text: section, spans: [])
+    }
+
+    /// The line holding the first match marker: its byte range and how many lines come
+    /// before it. Scans bytes (the markers and newlines are ASCII): sections run to
+    /// kilobytes, and a scalar-by-scalar scan of every snippet's section cost more than
+    /// the SQL that made it (callgrind).
+    static func firstMarkedLine(_ text: String) -> (start: Int, end: Int, number: Int)? {
+        var text = text
+        return text.withUTF8 { bytes -> (start: Int, end: Int, number: Int)? in
+            guard let base = bytes.baseAddress, let found = memchr(base, 0x01, bytes.count) else { return nil }
+            let marker = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            var number = 0
+            var start = 0
+            for i in 0..<marker where bytes[i] == 0x0A {
+                number += 1
+                start = i + 1
+            }
+            var end = marker
+            while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+            return (start, end, number)
+        }
     }
 
     /// Removes markers and CJK separators, trims the line, and returns the spans.
