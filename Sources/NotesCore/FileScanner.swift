@@ -119,35 +119,79 @@ public struct FileScanner: Sendable {
         return true
     }
 
+    /// Walks the folder `relative` and everything below it, depth first.
     private func walk(relative: String, into result: inout WorkspaceScan) {
-        var subfolders: [String] = []
-        walk(relative: relative, into: &result, subfolders: &subfolders)
-        for sub in subfolders { walk(relative: sub, into: &result) }
+        guard let dir = openFolder(relative) else { return }
+        walkOpen(dir, relative: relative, into: &result)
     }
 
     /// Reads one folder: its files go into `result`, its included sub-folders (sorted) into
     /// `subfolders`.
     private func walk(relative: String, into result: inout WorkspaceScan, subfolders found: inout [String]) {
-        let folder = relative.isEmpty ? (root.isEmpty ? "/" : root) : root + "/" + relative
-        guard let dir = opendir(folder) else { return }
+        guard let dir = openFolder(relative) else { return }
         defer { closedir(dir) }
+        var subfolders: [(name: String, path: String)] = []
+        list(dir, relative: relative, into: &result, subfolders: &subfolders)
+        found += subfolders.map(\.path)
+    }
+
+    /// Opens the folder `relative` by path; nil when it is gone, not a folder, or was swapped
+    /// for a symlink since its parent was read (its real path is then not the path meant).
+    private func openFolder(_ relative: String) -> OpaquePointer? {
+        let folder = relative.isEmpty ? (root.isEmpty ? "/" : root) : root + "/" + relative
+        guard let dir = opendir(folder) else { return nil }
+        if !relative.isEmpty, FileSystem.descriptorPath(dirfd(dir)) != folder {
+            closedir(dir)
+            return nil
+        }
+        return dir
+    }
+
+    /// Reads the open folder `dir` (closing it) and everything below it. Each sub-folder is
+    /// opened relative to its parent's descriptor with O_NOFOLLOW: a name swapped for a
+    /// symlink fails to open, so nothing outside is walked, with no per-folder path lookup
+    /// or real-path check (a no-change refresh of 100k notes is bound by these system calls).
+    private func walkOpen(_ dir: OpaquePointer, relative: String, into result: inout WorkspaceScan) {
+        defer { closedir(dir) }
+        var subfolders: [(name: String, path: String)] = []
+        list(dir, relative: relative, into: &result, subfolders: &subfolders)
+        let parent = dirfd(dir)
+        for sub in subfolders {
+            let fd = openat(parent, sub.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            guard let child = fdopendir(fd) else {
+                close(fd)
+                continue
+            }
+            walkOpen(child, relative: sub.path, into: &result)
+        }
+    }
+
+    /// Lists the open folder `dir`: files into `result`, included sub-folders (sorted) into
+    /// `subfolders`.
+    private func list(_ dir: OpaquePointer, relative: String, into result: inout WorkspaceScan, subfolders found: inout [(name: String, path: String)]) {
         let dirFD = dirfd(dir)
-        // A folder swapped for a symlink since its parent was read: walk nothing there.
-        if !relative.isEmpty, FileSystem.descriptorPath(dirFD) != folder { return }
-        var subfolders: [String] = []
+        var subfolders: [(name: String, path: String)] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
             if name == "." || name == ".." { continue }
-            let path = relative.isEmpty ? name : relative + "/" + name
+            var path = name
+            if !relative.isEmpty {
+                path = String()
+                path.reserveCapacity(relative.utf8.count + 1 + name.utf8.count)
+                path += relative
+                path += "/"
+                path += name
+            }
             let verdict = rules.verdict(name: name, path: path)
             if verdict == .ignore { continue }
             var info = stat()
             guard fstatat(dirFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             let type = info.st_mode & S_IFMT
             if type == S_IFDIR {
-                if verdict == .include { subfolders.append(path) }
+                if verdict == .include { subfolders.append((name, path)) }
                 continue
             }
             if verdict == .conflictCopy {
@@ -161,6 +205,6 @@ public struct FileScanner: Sendable {
                 result.skipped.append(Diagnostic(path: path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
             }
         }
-        found += subfolders.sorted()
+        found += subfolders.sorted { $0.path < $1.path }
     }
 }

@@ -27,18 +27,51 @@ public struct IgnoreRules: Sendable {
 
     /// The verdict for the entry `name` at workspace-relative `path`.
     public func verdict(name: String, path: String) -> Verdict {
-        if name.hasPrefix(".") { return .ignore }
-        if Self.debrisNames.contains(name) { return .ignore }
-        for prefix in Self.debrisPrefixes where name.hasPrefix(prefix) { return .ignore }
-        // Byte-level checks: this runs for every entry of every walk (100k names in a
-        // no-change refresh of a large workspace), where Foundation's string search and a
-        // lowercased copy per name dominated the profile.
-        for suffix in Self.debrisSuffixBytes where name.utf8.hasSuffixIgnoringASCIICase(suffix) { return .ignore }
+        // Byte-level checks on the name's UTF-8: this runs for every entry of every walk
+        // (100k names in a no-change refresh of a large workspace), where Foundation's
+        // string search, hashing for a set lookup and a lowercased copy per name dominated
+        // the profile.
+        var name = name
+        let builtIn = name.withUTF8 { Self.builtInVerdict($0) }
+        if builtIn == .ignore { return .ignore }
         for glob in globs {
             if glob.isAnchored ? glob.matches(path) : glob.matches(name) { return .ignore }
         }
-        if Self.isConflictCopy(name) { return .conflictCopy }
+        return builtIn
+    }
+
+    private static let debrisNameBytes = debrisNames.map { Array($0.utf8) }
+    private static let debrisPrefixBytes = debrisPrefixes.map { Array($0.utf8) }
+
+    /// The verdict of the fixed rules (dot-entries, debris, conflict copies) for a name.
+    private static func builtInVerdict(_ name: UnsafeBufferPointer<UInt8>) -> Verdict {
+        guard let first = name.first, first != UInt8(ascii: ".") else { return .ignore }
+        for debris in debrisNameBytes where debris.count == name.count && name.elementsEqual(debris) { return .ignore }
+        for prefix in debrisPrefixBytes where prefix[0] == first && name.starts(with: prefix) { return .ignore }
+        for suffix in debrisSuffixBytes where name.count >= suffix.count {
+            var matches = true
+            var i = name.count - suffix.count
+            for byte in suffix {
+                let b = name[i]
+                if b != byte && !(b >= 0x41 && b <= 0x5A && b | 0x20 == byte) { matches = false; break }
+                i += 1
+            }
+            if matches { return .ignore }
+        }
+        if containsConflict(name), isConflictCopy(String(decoding: name, as: UTF8.self)) { return .conflictCopy }
         return .include
+    }
+
+    /// Whether the bytes contain "conflict" in any ASCII case (every conflict-copy form does).
+    private static func containsConflict(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let needle = conflictBytes
+        guard bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start] | 0x20 == needle[0] {
+            var matched = true
+            for k in 1..<needle.count where bytes[start + k] | 0x20 != needle[k] { matched = false; break }
+            if matched { return true }
+        }
+        return false
     }
 
     /// Whether `name` looks like a sync client's conflict copy (Syncthing, Dropbox, Nextcloud).

@@ -40,10 +40,11 @@ extension NoteIndex {
         report.diagnostics = scan.skipped
         report.files = scan.files.count
 
-        let known: [String: KnownFile]
+        var known: [String: KnownFile]
         do {
             known = try pool.read { db in
                 var result: [String: KnownFile] = [:]
+                if paths == nil { result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0) }
                 // Raw column reads: this loads every file of a 100k-note workspace on each
                 // no-change refresh, where decoding through `Row` was a seventh of the time.
                 func collect(_ statement: Statement) throws {
@@ -82,12 +83,11 @@ extension NoteIndex {
             report.files = try fileCount()
         }
 
+        let wasEmpty = known.isEmpty
         var work: [PendingFile] = []
-        var seen = Set<String>()
-        seen.reserveCapacity(scan.files.count)
         for file in scan.files {
-            seen.insert(file.path)
-            if let old = known[file.path] {
+            // What is left in `known` afterwards is gone from the disk.
+            if let old = known.removeValue(forKey: file.path) {
                 if old.size == file.size && old.mtimeNanos == file.mtimeNanos && old.inode == file.inode && old.mtimeNanos != 0 {
                     report.unchanged += 1
                     continue
@@ -97,8 +97,7 @@ extension NoteIndex {
                 work.append(PendingFile(file: file, known: nil))
             }
         }
-        var gone: [String: KnownFile] = [:]
-        for (path, old) in known where !seen.contains(path) { gone[path] = old }
+        let gone = known
         report.timings.walk = Timestamp.now() - started
         if work.isEmpty && gone.isEmpty {
             report.seconds = Timestamp.now() - started
@@ -112,7 +111,7 @@ extension NoteIndex {
         let histories = history.allHistories()
         var writer: IndexWriter?
         var outsideEdits: [(path: String, before: String?)] = []
-        if paths == nil && known.isEmpty && bulk {
+        if paths == nil && wasEmpty && bulk {
             switch try buildFresh(work, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
             case .built(let built): writer = built
             case .declined: break

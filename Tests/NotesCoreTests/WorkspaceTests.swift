@@ -56,7 +56,7 @@ import Testing
 
     @Test func ignoreRulesSkipDebrisAndSpotConflictCopies() {
         let rules = IgnoreRules(globs: [Glob("*.draft.md"), Glob("Archive/**")])
-        for name in [".git", ".notes", "a.md.swp", "a.md~", ".#a.md", "x.icloud", "x.tmp", "4913", "~syncthing~a.md.tmp"] {
+        for name in [".git", ".notes", "a.md.swp", "a.md~", ".#a.md", "x.icloud", "x.tmp", "4913", "~syncthing~a.md.tmp", "Thumbs.db", "desktop.ini", "Icon\r", "~$report.md"] {
             #expect(rules.verdict(name: name, path: name) == .ignore, "\(name)")
         }
         #expect(rules.verdict(name: "x.draft.md", path: "a/x.draft.md") == .ignore)
@@ -66,7 +66,7 @@ import Testing
         #expect(rules.verdict(name: "notes.md", path: "notes.md") == .include)
         // Suffixes in any case; names that only look similar are kept.
         for name in ["A.MD.SWP", "Draft.TMP", "x.iCloud", "ü.Part"] { #expect(rules.verdict(name: name, path: name) == .ignore, "\(name)") }
-        for name in ["tmp.md", "swp-notes.md", "conflict-resolution.md", "Conflicts of interest.md", "ü.md"] {
+        for name in ["tmp.md", "swp-notes.md", "conflict-resolution.md", "Conflicts of interest.md", "ü.md", "49134.md", "Thumbs.db.md", "~report.md"] {
             #expect(rules.verdict(name: name, path: name) == .include, "\(name)")
         }
         #expect(rules.verdict(name: "a (Conflict 2026-01-01).md", path: "a (Conflict 2026-01-01).md") == .conflictCopy)
