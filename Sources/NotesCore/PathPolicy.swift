@@ -82,6 +82,21 @@ public struct PathPolicy: Sendable {
 
     /// The form used for matching: NFC, lowercased, ignorable code points removed, `git~1` → `.git`.
     public static func canonical(_ path: String) -> String {
+        // ASCII paths (most) are already NFC and hold no ignorable code points: lowercasing
+        // is all there is, without Foundation's normalisation (~100 times slower; an agent
+        // search checks every matching file's path).
+        if path.utf8.allSatisfy({ $0 < 0x80 }) {
+            let lower = String(decoding: path.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            guard lower.contains("git~1") else { return lower }
+            return lower.split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0 == "git~1" ? ".git" : String($0) }
+                .joined(separator: "/")
+        }
+        return canonicalUnicode(path)
+    }
+
+    /// ``canonical(_:)`` for any path, through Foundation's normalisation.
+    static func canonicalUnicode(_ path: String) -> String {
         let composed = path.precomposedStringWithCanonicalMapping.lowercased()
         var scalars = String.UnicodeScalarView()
         for scalar in composed.unicodeScalars where !ignorable.contains(scalar.value) { scalars.append(scalar) }
