@@ -30,7 +30,7 @@ public enum FileBytes {
             throw .unreadable(errno: e)
         }
         defer { close(fd) }
-        if checkingLocation, FileSystem.descriptorPath(fd) != path { throw .notFound }
+        if checkingLocation, !FileSystem.descriptor(fd, isAt: path) { throw .notFound }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile }
@@ -64,6 +64,16 @@ public enum FileSystem {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    /// Whether the open descriptor `fd` is the file or folder at `path` (an absolute real
+    /// path), so that nothing reached through a swapped-in symlink is used. A file replaced
+    /// by an atomic rename after it was opened still counts: Linux then names it
+    /// "`path` (deleted)", and its bytes are the previous version of `path` (a reader racing
+    /// a writer gets the old or the new version, never "not found").
+    public static func descriptor(_ fd: Int32, isAt path: String) -> Bool {
+        guard let actual = descriptorPath(fd) else { return false }
+        return actual == path || actual == path + " (deleted)"
     }
 
     /// Where the kernel says open descriptor `fd` is (symlinks resolved); nil when it

@@ -140,7 +140,7 @@ public struct FileScanner: Sendable {
     private func openFolder(_ relative: String) -> OpaquePointer? {
         let folder = relative.isEmpty ? (root.isEmpty ? "/" : root) : root + "/" + relative
         guard let dir = opendir(folder) else { return nil }
-        if !relative.isEmpty, FileSystem.descriptorPath(dirfd(dir)) != folder {
+        if !relative.isEmpty, !FileSystem.descriptor(dirfd(dir), isAt: folder) {
             closedir(dir)
             return nil
         }

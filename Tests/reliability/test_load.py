@@ -202,7 +202,8 @@ class ReadersDuringWrites(unittest.TestCase):
                     result = notes("search", "version", "-l", ws=ws)
                     counts["searches"] += 1
                 if result.returncode != 0 or "locked" in result.stderr:
-                    problems.append(f"reader: {result.stderr.strip()}")
+                    # --json errors go to stdout: keep both, and the exit status.
+                    problems.append(f"reader: exit {result.returncode}: {result.stderr.strip()} {result.stdout.strip()[:300]}")
 
         threads = [threading.Thread(target=writer, args=(i,)) for i in range(2)]
         threads += [threading.Thread(target=reader, args=(i,)) for i in range(scaled(4, 8))]
