@@ -102,10 +102,8 @@ struct MessageScreen {
         let idToken = id ?? "null"
         let error: [String: String] = ["code": code, "message": message, "hint": hint]
         let errorJSON = (try? JSONSerialization.data(withJSONObject: error, options: [.sortedKeys])) ?? Data("{}".utf8)
-        let errorText = String(decoding: errorJSON, as: UTF8.self)
-        if method == "tools/call", id != nil {
-            let content = (try? JSONSerialization.data(withJSONObject: [["type": "text", "text": errorText]])) ?? Data("[]".utf8)
-            return Data(#"{"jsonrpc":"2.0","id":\#(idToken),"result":{"content":\#(String(decoding: content, as: UTF8.self)),"structuredContent":\#(errorText),"isError":true}}"#.utf8)
+        if method == "tools/call", let id {
+            return toolResult(id: id, json: errorJSON, isError: true)
         }
         let messageJSON = (try? JSONSerialization.data(withJSONObject: [message], options: [])).map { String(decoding: $0.dropFirst().dropLast(), as: UTF8.self) } ?? "\"refused\""
         return Data(#"{"jsonrpc":"2.0","id":\#(idToken),"error":{"code":-32600,"message":\#(messageJSON)}}"#.utf8)
