@@ -48,36 +48,17 @@ public struct IgnoreRules: Sendable {
         guard let first = name.first, first != UInt8(ascii: ".") else { return .ignore }
         for debris in debrisNameBytes where debris.count == name.count && name.elementsEqual(debris) { return .ignore }
         for prefix in debrisPrefixBytes where prefix[0] == first && name.starts(with: prefix) { return .ignore }
-        for suffix in debrisSuffixBytes where name.count >= suffix.count {
-            var matches = true
-            var i = name.count - suffix.count
-            for byte in suffix {
-                let b = name[i]
-                if b != byte && !(b >= 0x41 && b <= 0x5A && b | 0x20 == byte) { matches = false; break }
-                i += 1
-            }
-            if matches { return .ignore }
-        }
-        if containsConflict(name), isConflictCopy(String(decoding: name, as: UTF8.self)) { return .conflictCopy }
+        for suffix in debrisSuffixBytes where name.hasSuffixIgnoringASCIICase(suffix) { return .ignore }
+        // Every conflict-copy form contains "conflict": most names are out at once.
+        if name.containsIgnoringASCIICase(conflictBytes), isConflictCopy(String(decoding: name, as: UTF8.self)) { return .conflictCopy }
         return .include
-    }
-
-    /// Whether the bytes contain "conflict" in any ASCII case (every conflict-copy form does).
-    private static func containsConflict(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let needle = conflictBytes
-        guard bytes.count >= needle.count else { return false }
-        for start in 0...(bytes.count - needle.count) where bytes[start] | 0x20 == needle[0] {
-            var matched = true
-            for k in 1..<needle.count where bytes[start + k] | 0x20 != needle[k] { matched = false; break }
-            if matched { return true }
-        }
-        return false
     }
 
     /// Whether `name` looks like a sync client's conflict copy (Syncthing, Dropbox, Nextcloud).
     public static func isConflictCopy(_ name: String) -> Bool {
         // Every form below contains "conflict" (any case): most names are out at once.
-        guard name.utf8.containsIgnoringASCIICase(Self.conflictBytes) else { return false }
+        var name = name
+        guard name.withUTF8({ $0.containsIgnoringASCIICase(Self.conflictBytes) }) else { return false }
         if name.contains(".sync-conflict-") { return true }
         let lower = name.lowercased()
         if lower.contains("conflicted copy") && lower.contains("(") { return true }
@@ -101,31 +82,27 @@ public struct IgnoreRules: Sendable {
     }
 }
 
-extension String.UTF8View {
+extension UnsafeBufferPointer<UInt8> {
     /// Whether the bytes end with `suffix` (lowercase ASCII), ignoring ASCII case.
     func hasSuffixIgnoringASCIICase(_ suffix: [UInt8]) -> Bool {
         guard count >= suffix.count else { return false }
-        var index = self.index(endIndex, offsetBy: -suffix.count)
+        var i = count - suffix.count
         for byte in suffix {
-            let b = self[index]
+            let b = self[i]
             if b != byte && !(b >= 0x41 && b <= 0x5A && b | 0x20 == byte) { return false }
-            index = self.index(after: index)
+            i += 1
         }
         return true
     }
 
-    /// Whether the bytes contain `needle` (lowercase ASCII), ignoring ASCII case.
+    /// Whether the bytes contain `needle` (lowercase ASCII letters), ignoring ASCII case.
     func containsIgnoringASCIICase(_ needle: [UInt8]) -> Bool {
-        let bytes = Array(self)
-        guard bytes.count >= needle.count, let first = needle.first else { return needle.isEmpty }
-        var start = 0
-        while start + needle.count <= bytes.count {
-            if bytes[start] | 0x20 == first {
-                var matched = true
-                for k in 1..<needle.count where bytes[start + k] | 0x20 != needle[k] { matched = false; break }
-                if matched { return true }
-            }
-            start += 1
+        guard let first = needle.first else { return true }
+        guard count >= needle.count else { return false }
+        for start in 0...(count - needle.count) where self[start] | 0x20 == first {
+            var matched = true
+            for k in 1..<needle.count where self[start + k] | 0x20 != needle[k] { matched = false; break }
+            if matched { return true }
         }
         return false
     }

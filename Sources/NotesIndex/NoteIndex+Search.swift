@@ -21,9 +21,9 @@ extension NoteIndex {
         do {
             return try pool.read { db in
                 guard let match else {
-                    var sql = "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
-                    let sort = query.sort == .relevance ? SearchSort.modified : query.sort
-                    sql += " ORDER BY \(Self.orderClause(sort)) LIMIT ?"
+                    // Nothing to rank by: relevance lists the most recently modified first.
+                    let sql = "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
+                        + " ORDER BY \(Self.orderClause(query.sort)) LIMIT ?"
                     let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(filterArgs + [limit]))
                     let hits = rows.map { Self.hit($0, score: 0, snippets: []) }
                     return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
@@ -153,7 +153,8 @@ extension NoteIndex {
         return (clauses.joined(separator: " AND "), args)
     }
 
-    /// ORDER BY for a sort other than relevance (which is ranked in ``RankedFiles``).
+    /// ORDER BY over `files` (ranked results are ordered by ``RankedFiles``; without
+    /// full-text terms, relevance means most recently modified first).
     static func orderClause(_ sort: SearchSort) -> String {
         switch sort {
         case .relevance: return "f.modified_ts DESC, f.path"
