@@ -4,8 +4,9 @@ public enum DocumentKind: String, Sendable, Codable, CaseIterable {
 
     /// The kind of the file at a workspace-relative path.
     public init(path: String) {
-        let first = path.split(separator: "/", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        let isNested = path.contains("/")
+        let slash = path.utf8.firstIndex(of: UInt8(ascii: "/"))
+        let first = slash.map { path[..<$0].lowercased() } ?? ""
+        let isNested = slash != nil
         if !isNested && path.lowercased() == "context.md" {
             self = .context
         } else if isNested && first == "research" {
@@ -33,8 +34,8 @@ public enum FileFormat: String, Sendable, Codable {
 
     /// The format of the file at a workspace-relative path.
     public init(path: String) {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { self = .other; return }
+        let name = path.lastPathSegment
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { self = .other; return }
         let ext = name[name.index(after: dot)...].lowercased()
         switch ext {
         case "md", "markdown": self = .markdown
@@ -46,4 +47,13 @@ public enum FileFormat: String, Sendable, Codable {
 
     /// Whether files of this format go into the full-text index.
     public var isIndexed: Bool { self != .other }
+}
+
+extension String {
+    /// What follows the last `/` (the whole string when there is none), found on bytes:
+    /// indexing asks this of every file, and `split(separator:)` built every component.
+    public var lastPathSegment: Substring {
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return self[...] }
+        return self[utf8.index(after: slash)...]
+    }
 }

@@ -130,6 +130,10 @@ public struct FrontMatter: Sendable {
     /// Deepest flow nesting (`[`/`{`) parsed; deeper is reported (guards the recursive composer).
     public static let maxNesting = 64
 
+    /// Yams builds a new default constructor (tag tables) on every `.default` access; it is
+    /// only passed through by `compose`, and never mutated, so one serves every call.
+    private nonisolated(unsafe) static let constructor = Constructor.default
+
     /// Why YAML text could not be used as front matter.
     public enum Problem: Error, Equatable, Sendable {
         case tooComplex(String)
@@ -140,6 +144,12 @@ public struct FrontMatter: Sendable {
     /// Parses the YAML text of a front matter block.
     public static func parse(_ yaml: some Collection<UInt8>) throws(Problem) -> FrontMatter {
         if yaml.count > maxBytes { throw .tooComplex("front matter is larger than \(maxBytes / 1024) KB") }
+        // One copy into an array, then concrete code: iterating the generic collection
+        // byte by byte (unspecialised across modules) cost more than the YAML parser.
+        return try parse(bytes: Array(yaml))
+    }
+
+    private static func parse(bytes yaml: [UInt8]) throws(Problem) -> FrontMatter {
         var depth = 0, maxDepth = 0, indentDepth = 0
         var atLineStart = true, indent = 0
         for b in yaml {
@@ -156,13 +166,13 @@ public struct FrontMatter: Sendable {
             throw .tooComplex("front matter is nested more than \(maxNesting) levels deep")
         }
         var text = String(decoding: yaml, as: UTF8.self)
-        if text.contains("\r") { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
+        if text.containsByte(0x0D) { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
         let node: Node?
         do {
             // The basic resolver: scalars keep their written text, so the default resolver's
             // regular expressions (bool, int, float, timestamp) would be wasted work; an
             // explicit encoding keeps Yams from reading the whole environment per call.
-            node = try Yams.compose(yaml: text, .basic, .default, .utf8)
+            node = try Yams.compose(yaml: text, .basic, constructor, .utf8)
         } catch let error as YamlError {
             throw .invalid(Self.describe(error), line: Self.line(of: error))
         } catch {

@@ -35,8 +35,8 @@ public enum DocumentParser {
 
     /// The file name without its extension: the title of last resort.
     public static func fileTitle(_ path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        let name = path.lastPathSegment
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return String(name) }
         return String(name[..<dot])
     }
 

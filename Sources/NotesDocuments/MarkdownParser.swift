@@ -62,7 +62,7 @@ enum MarkdownParser {
                         outline.links.append(DocumentLink(kind: .wiki, target: wiki.target, text: wiki.alias ?? wiki.target, line: done.line + wiki.lineOffset))
                     }
                     if done.headingLevel > 0 {
-                        let heading = text.lines().map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+                        let heading = text.lines().map { $0.trimmingBlanks() }.joined(separator: " ")
                         outline.headings.append(DocumentHeading(level: done.headingLevel, text: heading, line: done.line))
                     } else {
                         place(text, at: done.line)
@@ -132,13 +132,21 @@ private struct InlineCollector {
     /// Adds inline text. Code spans count as text for search but never as tags or links.
     mutating func append(_ piece: String, isCode: Bool) {
         text += piece
-        scanText += isCode ? String(piece.map { $0 == "\n" ? "\n" : " " }) : piece
+        if isCode {
+            // Blanked byte by byte (on bytes: mapping Characters cost more than cmark's
+            // whole parse); only line breaks survive, so line offsets still hold.
+            scanText += String(decoding: piece.utf8.map { $0 == 0x0A ? 0x0A : 0x20 }, as: UTF8.self)
+        } else {
+            scanText += piece
+        }
         newlines += piece.countByte(0x0A)
     }
 }
 
 extension String {
+    /// The text on one line: each line-break byte (`\n`, `\r`) becomes a space.
     func replacingNewlines() -> String {
-        String(self.map { $0 == "\n" ? " " : $0 })
+        guard containsByte(0x0A) || containsByte(0x0D) else { return self }
+        return String(decoding: utf8.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
     }
 }

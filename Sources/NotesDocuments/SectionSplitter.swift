@@ -19,7 +19,7 @@ enum SectionSplitter {
         func flush(upTo end: Int) {
             guard end > chunkStart else { return }
             if hasText || (keepEmpty && sections.isEmpty) {
-                let text = lines[chunkStart..<end].joined(separator: "\n")
+                let text = joinLines(lines[chunkStart..<end])
                 sections.append(DocumentSection(heading: heading, level: level, line: firstLine + (chunkStart - lines.startIndex), text: text,
                                                 lineAligned: true, isContinuation: chunkStart != lines.startIndex))
             }
@@ -39,6 +39,31 @@ enum SectionSplitter {
             sections.append(DocumentSection(heading: heading, level: level, line: firstLine, text: "", lineAligned: true))
         }
         return sections
+    }
+
+    /// `lines.joined(separator: "\n")` with the storage sized once (the generic `joined`
+    /// was a tenth of indexing small notes).
+    static func joinLines(_ lines: ArraySlice<String>) -> String {
+        guard lines.count > 1 else { return lines.first ?? "" }
+        var capacity = lines.count - 1
+        for line in lines { capacity += line.utf8.count }
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var at = 0
+            for index in lines.indices {
+                if index != lines.startIndex { buffer[at] = 0x0A; at += 1 }
+                let line = lines[index].utf8
+                if let copied = line.withContiguousStorageIfAvailable({ bytes -> Int in
+                    guard let base = bytes.baseAddress else { return 0 }
+                    (buffer.baseAddress! + at).initialize(from: base, count: bytes.count)
+                    return bytes.count
+                }) {
+                    at += copied
+                } else {
+                    for byte in line { buffer[at] = byte; at += 1 }
+                }
+            }
+            return at
+        }
     }
 }
 

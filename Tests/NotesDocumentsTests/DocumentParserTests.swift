@@ -1,5 +1,5 @@
 import NotesCore
-import NotesDocuments
+@testable import NotesDocuments
 import Testing
 
 @Suite struct MarkdownDocumentTests {
@@ -53,6 +53,27 @@ import Testing
             }
         }
         #expect(doc.sections[2].text.contains("code line with whale"))
+    }
+
+    @Test func codeSpansHideTagsAndLinksButKeepLineOffsets() {
+        let doc = parse("n.md", "Start `#no [[nolink]] é` and #yes\nthen [[Later]] and [a\nlink](t.md)\n")
+        #expect(doc.tags == ["yes"])
+        #expect(doc.links.map(\.target).sorted() == ["Later", "t.md"])
+        #expect(doc.links.first { $0.target == "Later" }?.line == 2)
+        // A link's text is kept on one line.
+        #expect(doc.links.first { $0.target == "t.md" }?.text == "a link")
+    }
+
+    @Test func sectionTextJoinsLinesAsJoinedWould() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["", " ", "whale", "é", "😀", "\t", "a b", "\r"]
+        for _ in 0..<2_000 {
+            let lines = (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                (0..<Int.random(in: 0...3, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            }
+            let slice = lines[...]
+            #expect(SectionSplitter.joinLines(slice) == slice.joined(separator: "\n"))
+        }
     }
 
     @Test func titleFallsBackToFirstH1ThenFileName() {
