@@ -67,9 +67,9 @@ enum InlineScanner {
                 guard end + 1 < bytes.count else { break }
                 if plain {
                     let inner = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 2)..<end]), as: UTF8.self)
-                    let parts = inner.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
-                    let target = parts[0].trimmingCharacters(in: .whitespaces)
-                    let alias = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
+                    let bar = inner.utf8.firstIndex(of: UInt8(ascii: "|"))
+                    let target = inner[..<(bar ?? inner.endIndex)].trimmingBlanks()
+                    let alias = bar.map { inner[inner.utf8.index(after: $0)...].trimmingBlanks() }
                     if !target.isEmpty { result.append((target, alias.flatMap { $0.isEmpty ? nil : $0 }, lineOffset)) }
                     index = end + 2
                 } else {

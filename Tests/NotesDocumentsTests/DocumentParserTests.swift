@@ -64,6 +64,12 @@ import Testing
         #expect(doc.links.first { $0.target == "t.md" }?.text == "a link")
     }
 
+    @Test func wikilinkTargetsAndAliasesAreTrimmed() {
+        let doc = parse("n.md", "See [[ Moby Dick | the\u{00A0}book|2 ]], [[|nothing]], [[ Alone |  ]] and [[Ahab]].\n")
+        let links = doc.links.map { "\($0.target)=\($0.text)" }
+        #expect(links == ["Moby Dick=the\u{00A0}book|2", "Alone=Alone", "Ahab=Ahab"])
+    }
+
     @Test func sectionTextJoinsLinesAsJoinedWould() {
         var generator = SystemRandomNumberGenerator()
         let pieces = ["", " ", "whale", "é", "😀", "\t", "a b", "\r"]
