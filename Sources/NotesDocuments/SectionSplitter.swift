@@ -5,7 +5,7 @@ import NotesCore
 /// 1 MB book points at its place and snippets stay cheap (SPEC §3.2).
 enum SectionSplitter {
     /// Aim for sections of about this many bytes (cut at the next blank line).
-    static let targetBytes = 4 * 1024
+    static let targetBytes = 8 * 1024
     /// Cut even without a blank line once a section reaches this size.
     static let hardLimitBytes = 16 * 1024
 
