@@ -34,9 +34,15 @@ final class IndexWriter: @unchecked Sendable {
     private let bulk: Bool
     private var mergeModeSet = false
 
-    init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool) {
+    /// The database started empty (a fresh build): no path can already have a row, so
+    /// ``upsert`` skips looking for one.
+    private let startsEmpty: Bool
+
+    init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool,
+         startsEmpty: Bool = false) {
         self.pool = pool
         self.bulk = bulk
+        self.startsEmpty = startsEmpty
         self.histories = histories
         self.gone = gone
         self.racyBefore = racyBefore
@@ -134,7 +140,7 @@ final class IndexWriter: @unchecked Sendable {
             document?.hasFrontMatter ?? false, document != nil, document?.sections.count ?? 0,
         ]
         let existingID: Int64?
-        if let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?"), arguments: [file.path]) {
+        if !startsEmpty, let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?"), arguments: [file.path]) {
             existingID = known
             counts.modified += 1
         } else if !digest.isEmpty, var candidates = goneByDigest[digest], let from = candidates.popLast() {

@@ -70,7 +70,7 @@ extension NoteIndex {
             try reopen()
             return .declined
         }
-        let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, histories: histories, bulk: true)
+        let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, histories: histories, bulk: true, startsEmpty: true)
         _ = index(work, with: writer, report: &report, progress: progress)
         writer.finish()
         do {
