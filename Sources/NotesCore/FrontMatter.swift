@@ -165,6 +165,12 @@ public struct FrontMatter: Sendable {
         if maxDepth > maxNesting || indentDepth > maxNesting * 4 {
             throw .tooComplex("front matter is nested more than \(maxNesting) levels deep")
         }
+        if let plain = parsePlain(yaml) { return plain }
+        return try parseWithYams(yaml)
+    }
+
+    /// Reads any YAML with Yams (``parsePlain`` answers first for the common shape).
+    static func parseWithYams(_ yaml: [UInt8]) throws(Problem) -> FrontMatter {
         var text = String(decoding: yaml, as: UTF8.self)
         if text.containsByte(0x0D) { text = text.replacingOccurrences(of: "\r\n", with: "\n") }
         let node: Node?

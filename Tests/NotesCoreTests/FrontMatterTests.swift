@@ -1,4 +1,4 @@
-import NotesCore
+@testable import NotesCore
 import Testing
 
 @Suite struct FrontMatterTests {
@@ -73,5 +73,79 @@ import Testing
 
     @Test func emptyBlockIsAnEmptyMapping() throws {
         #expect(try FrontMatter.parse([UInt8]()).fields.isEmpty)
+    }
+}
+
+/// The plain reader (``FrontMatter/parsePlain``) must read exactly what Yams reads whenever
+/// it answers at all, and must answer for the front matter notes actually carry.
+@Suite struct PlainFrontMatterTests {
+    static let keys = ["title", "tags", "created_by", "a", "x-y", "k.1", "_z", "1", "null", "é", "a b", "-k", "k:", "\"q\"", "&a k", "? k", "~"]
+    static let separators = [": ", ":", ":  ", " : ", ":\t", ": \t"]
+    static let values = [
+        "", "plain", "two words", "a  b", "x: y", "x:y", "x #c", "C#", "#c", "a,b", "a [b] {c}", "x:", "x :",
+        "[a, b]", "[]", "[ ]", "[a, [b]]", "[a,,b]", "[ a ,b ]", "[a,]", "[a] x", "[a]]", "[a: b]", "[a#b]", "[#a]", "[-a]", "[a b]",
+        "['x', \"y\"]", "['it''s']", "[\"a,b\"]", "['a' 'b']", "{a: b}",
+        "'q'", "'it''s'", "'a' # c", "'open", "''", "\"q\"", "\"a\\nb\"", "\"\"", "\"a\"b\"", "'a'x",
+        "&a x", "*a", "!t x", "|", ">-", "-", "- x", "-5", "...", "---", "=", "<x", ".5", "~", "%x", "@x", "`x`",
+        "é ü", "😀", "a\u{0085}b", "a\u{2028}b", "\u{FEFF}x", "a\u{0090}", "null", "yes", "12:30", "2026-11-18T09:12:00Z", "x ", "a\u{7F}",
+    ]
+    static let otherLines = [
+        "", "  ", "# comment", "  # c", "  indented: x", "...", "---", "\t", "x", "- a", "  - b", "-", "- ", "-  c", "- [x]",
+        "- k: v", "  - - z", "   - q", "- 'q'", "- a # c", "  more text", "? x", "[a, b]",
+    ]
+
+    static func randomYAML(_ g: inout some RandomNumberGenerator) -> String {
+        var lines: [String] = []
+        for _ in 0..<Int.random(in: 0...7, using: &g) {
+            if Int.random(in: 0..<10, using: &g) < 6 {
+                let key = Int.random(in: 0..<4, using: &g) == 0 ? keys.randomElement(using: &g)! : keys[Int.random(in: 0..<7, using: &g)]
+                let separator = Int.random(in: 0..<5, using: &g) == 0 ? separators.randomElement(using: &g)! : ": "
+                lines.append(key + separator + values.randomElement(using: &g)!)
+            } else {
+                lines.append(otherLines.randomElement(using: &g)!)
+            }
+        }
+        let newline = Int.random(in: 0..<5, using: &g) == 0 ? "\r\n" : "\n"
+        return lines.joined(separator: newline) + (Bool.random(using: &g) ? newline : "")
+    }
+
+    @Test func answersExactlyAsYamsDoesWheneverItAnswers() {
+        var g = SystemRandomNumberGenerator()
+        var answered = 0, declined = 0
+        for _ in 0..<20_000 {
+            let yaml = Self.randomYAML(&g)
+            let bytes = Array(yaml.utf8)
+            guard let plain = FrontMatter.parsePlain(bytes) else { declined += 1; continue }
+            answered += 1
+            let yams: FrontMatter
+            do {
+                yams = try FrontMatter.parseWithYams(bytes)
+            } catch {
+                Issue.record("plain reader answered for text Yams refuses (\(error)): \(yaml.debugDescription)")
+                continue
+            }
+            #expect(plain.fields.map(\.key) == yams.fields.map(\.key), "\(yaml.debugDescription)")
+            #expect(plain.fields.map(\.value) == yams.fields.map(\.value), "\(yaml.debugDescription)")
+        }
+        // Neither side of the comparison is empty.
+        #expect(answered > 2_000)
+        #expect(declined > 2_000)
+    }
+
+    @Test func readsWhatNotesCarry() throws {
+        let typical = [
+            "created_by: agent\ncreated_at: 2019-08-22T11:19:43Z\nlast_modified_by: agent\nlast_modified_at: 2019-08-26T20:59:33Z\ntags: [atmosphere, imaginary-holmes, indicated]\naliases: [lake africa write]\n",
+            "created_by: user\r\ncreated_at: 2016-04-23T20:22:35Z\r\ntags: []\r\n",
+            "id: bw4uolri1b8xz580xpq3ely\ntitle: 2022-05-10 New User Tuesday\ndesc: ''\nupdated: 1652377081645\ncreated: 1652376991319\n",
+            "title: Whales\ntags:\n  - sea\n  - \"#whales\"\n# a comment\nstatus: draft\n",
+            "title: Moby Dick — the whale\n",
+        ]
+        for yaml in typical {
+            let bytes = Array(yaml.utf8)
+            let plain = try #require(FrontMatter.parsePlain(bytes), "\(yaml.debugDescription)")
+            let yams = try FrontMatter.parseWithYams(bytes)
+            #expect(plain.fields.map(\.key) == yams.fields.map(\.key))
+            #expect(plain.fields.map(\.value) == yams.fields.map(\.value))
+        }
     }
 }
