@@ -19,11 +19,18 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     /// Whether letters compare without regard to ASCII case.
     public let caseInsensitive: Bool
     let tokens: [Token]
+    /// The literal bytes the pattern starts and ends with (around its first and last
+    /// wildcard): a path without them cannot match, which rejects most paths before the
+    /// dynamic program (`*.pem` against a note's name, `.git` against `Research`).
+    private let head: [UInt8]
+    private let tail: [UInt8]
+    /// Whether every token is a literal (then `head` is the whole pattern).
+    private let isLiteral: Bool
 
     public var description: String { pattern }
 
     /// Whether the pattern names a path (contains `/`) rather than a bare file name.
-    public var isAnchored: Bool { pattern.contains("/") }
+    public let isAnchored: Bool
 
     public init(_ pattern: String, caseInsensitive: Bool = false) {
         self.pattern = pattern
@@ -81,6 +88,12 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
             i += 1
         }
         self.tokens = tokens
+        self.isAnchored = bytes.contains(UInt8(ascii: "/"))
+        func literal(_ token: Token) -> UInt8? { if case .literal(let b) = token { return b } else { return nil } }
+        let head = Array(tokens.prefix { literal($0) != nil }.compactMap(literal))
+        self.head = head
+        self.isLiteral = head.count == tokens.count
+        self.tail = isLiteral ? [] : Array(tokens.reversed().prefix { literal($0) != nil }.compactMap(literal).reversed())
     }
 
     @inline(__always)
@@ -94,6 +107,13 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     }
 
     func matches(bytes s: [UInt8]) -> Bool {
+        if isLiteral { return s == head }
+        guard s.count >= head.count + tail.count, s.starts(with: head), s.reversed().starts(with: tail.reversed()) else { return false }
+        return matchesAfterPrefilter(s)
+    }
+
+    /// The dynamic program alone (tests compare it with ``matches(bytes:)``).
+    func matchesAfterPrefilter(_ s: [UInt8]) -> Bool {
         let slash = UInt8(ascii: "/")
         let n = s.count
         // reachable[i] == true: the tokens consumed so far can match s[0..<i].

@@ -42,20 +42,26 @@ public struct PathPolicy: Sendable {
 
     /// Whether `relative` (a normalised workspace path) is protected.
     public func isProtected(_ relative: String) -> Bool {
-        let path = Self.canonical(relative)
-        let components = path.split(separator: "/").map(String.init)
+        // On the canonical form's bytes: it is already case-folded, so the globs (ASCII
+        // case-insensitive) can skip lowering a copy per call. Agent searches ask this of
+        // every matching file the first time they meet it.
+        let path = Array(Self.canonical(relative).utf8)
+        let slash = UInt8(ascii: "/")
+        let components = path.split(separator: slash).map(Array.init)
         // Hidden names are outside what the walk shows, so an agent writing there would be
         // invisible (and `.obsidian/`, `.vscode/` and the like hold configuration).
-        if components.contains(where: { $0.hasPrefix(".") }) { return true }
+        if components.contains(where: { $0.first == UInt8(ascii: ".") }) { return true }
         for glob in protected {
             if glob.isAnchored {
                 // The path itself or any folder above it.
-                var prefix = ""
+                var prefix: [UInt8] = []
+                prefix.reserveCapacity(path.count)
                 for component in components {
-                    prefix = prefix.isEmpty ? component : prefix + "/" + component
-                    if glob.matches(prefix) { return true }
+                    if !prefix.isEmpty { prefix.append(slash) }
+                    prefix += component
+                    if glob.matches(bytes: prefix) { return true }
                 }
-            } else if components.contains(where: { glob.matches($0) }) {
+            } else if components.contains(where: { glob.matches(bytes: $0) }) {
                 return true
             }
         }
@@ -86,8 +92,9 @@ public struct PathPolicy: Sendable {
         // is all there is, without Foundation's normalisation (~100 times slower; an agent
         // search checks every matching file's path).
         if path.utf8.allSatisfy({ $0 < 0x80 }) {
-            let lower = String(decoding: path.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-            guard lower.contains("git~1") else { return lower }
+            let bytes = path.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+            let lower = String(decoding: bytes, as: UTF8.self)
+            guard Self.containsGitShortName(bytes) else { return lower }
             return lower.split(separator: "/", omittingEmptySubsequences: false)
                 .map { $0 == "git~1" ? ".git" : String($0) }
                 .joined(separator: "/")
@@ -96,6 +103,17 @@ public struct PathPolicy: Sendable {
     }
 
     /// ``canonical(_:)`` for any path, through Foundation's normalisation.
+    /// Whether lowercase ASCII `bytes` contain `git~1` (on bytes: Foundation's substring
+    /// search cost more than the rest of the canonical form).
+    private static func containsGitShortName(_ bytes: [UInt8]) -> Bool {
+        let needle = Array("git~1".utf8)
+        guard bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+            if bytes[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
     static func canonicalUnicode(_ path: String) -> String {
         let composed = path.precomposedStringWithCanonicalMapping.lowercased()
         var scalars = String.UnicodeScalarView()
