@@ -89,11 +89,22 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         }
         self.tokens = tokens
         self.isAnchored = bytes.contains(UInt8(ascii: "/"))
-        func literal(_ token: Token) -> UInt8? { if case .literal(let b) = token { return b } else { return nil } }
-        let head = Array(tokens.prefix { literal($0) != nil }.compactMap(literal))
+        var head: [UInt8] = []
+        for token in tokens {
+            guard case .literal(let b) = token else { break }
+            head.append(b)
+        }
+        var tail: [UInt8] = []
+        if head.count < tokens.count {
+            for token in tokens.reversed() {
+                guard case .literal(let b) = token else { break }
+                tail.append(b)
+            }
+            tail.reverse()
+        }
         self.head = head
+        self.tail = tail
         self.isLiteral = head.count == tokens.count
-        self.tail = isLiteral ? [] : Array(tokens.reversed().prefix { literal($0) != nil }.compactMap(literal).reversed())
     }
 
     @inline(__always)
