@@ -13,7 +13,7 @@ import NotesDocuments
 enum IndexSchema {
     /// Bump to rebuild every existing index (the cache is re-derived from the files). The
     /// parser's version is part of it: a parsing change also rebuilds.
-    static let version = "2.\(DocumentParser.version)"
+    static let version = "3.\(DocumentParser.version)"
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
@@ -72,10 +72,10 @@ enum IndexSchema {
         if secondaryIndexes { try createSecondaryIndexes(db) }
     }
 
-    /// The indexes for filters, renames and per-file deletes.
+    /// The indexes for filters and per-file deletes. (No index on `digest`: renames are
+    /// found in memory from the `files` rows the refresh reads anyway.)
     static func createSecondaryIndexes(_ db: Database) throws {
         try db.execute(sql: """
-            CREATE INDEX files_digest ON files(digest);
             CREATE INDEX tags_by_tag ON tags(tag);
             CREATE INDEX metadata_by_key ON metadata(key, value);
             CREATE INDEX metadata_by_file ON metadata(file_id);
