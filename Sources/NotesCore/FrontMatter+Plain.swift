@@ -5,8 +5,8 @@
 /// write). Yams spent ~110k instructions per note composing nodes for that (a quarter of
 /// parsing a typical note), so this reader takes the shape below on bytes and answers nil
 /// for anything else, which Yams then reads as before. Values are the written text, as the
-/// basic resolver Yams runs with keeps them. `FrontMatterTests` compares the two readers on
-/// random YAML-like text.
+/// basic resolver Yams runs with keeps them. `PlainFrontMatterTests` compares the two readers
+/// on random YAML-like text.
 ///
 /// The shape:
 /// - lines `key: value` at column 0; a key is ASCII letters, digits, `_`, `-`, `.` and
@@ -32,8 +32,9 @@ private struct PlainYAMLReader {
     static let singleQuote = UInt8(ascii: "'"), doubleQuote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
     static let comma = UInt8(ascii: ","), openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
 
-    /// Bytes a plain scalar may not start with (YAML indicators, quotes, and `.` so `...`
-    /// never reads as a document end).
+    /// Bytes a plain scalar may not start with: YAML's indicators and quotes, and, to stay
+    /// on the safe side, `.` (`...` ends a document), `~` (null), `=` and `<` (YAML 1.1
+    /// value and merge keys).
     static let indicators: Set<UInt8> = Set("-?:,[]{}#&*!|>'\"%@`.~=<".utf8)
 
     /// Printable, line-break-free UTF-8 (tabs and `\r` only as part of CRLF are refused
