@@ -8,7 +8,7 @@ import NotesCore
 /// and UTF-16 files yield `nil` with a diagnostic (listed, not indexed).
 public enum DocumentParser {
     /// Bump when parsing changes what is extracted: existing indexes are then rebuilt.
-    public static let version = 3
+    public static let version = 4
 
     /// Parses the file at workspace-relative `path`.
     public static func parse(path: String, bytes: [UInt8]) -> (document: ParsedDocument?, diagnostics: [Diagnostic]) {

@@ -25,6 +25,7 @@ enum MarkdownParser {
             }
         }) else { return outline }
         defer { cmark_node_free(document) }
+        let source = CodeSpanSource(bytes: utf8)
         utf8 = []
         guard let iterator = cmark_iter_new(document) else { return outline }
         defer { cmark_iter_free(iterator) }
@@ -53,6 +54,11 @@ enum MarkdownParser {
                 if entering {
                     let level = type == CMARK_NODE_HEADING ? Int(cmark_node_get_heading_level(node)) : 0
                     block = InlineCollector(line: Int(cmark_node_get_start_line(node)), headingLevel: level)
+                    if type == CMARK_NODE_PARAGRAPH {
+                        block?.codeSearch = source.paragraph(startLine: Int(cmark_node_get_start_line(node)),
+                                                             startColumn: Int(cmark_node_get_start_column(node)),
+                                                             endLine: Int(cmark_node_get_end_line(node)))
+                    }
                 } else if let done = block {
                     let text = done.text
                     for tag in InlineScanner.tags(in: done.scanText) where tagSet.insert(tag.lowercased()).inserted {
@@ -72,7 +78,16 @@ enum MarkdownParser {
             case CMARK_NODE_TEXT:
                 block?.append(literal(node), isCode: false)
             case CMARK_NODE_CODE:
-                block?.append(literal(node), isCode: true)
+                let code = literal(node)
+                block?.append(code, isCode: true)
+                // cmark turns a code span's line breaks into spaces; put them back after the
+                // span so the text that follows stays on its own line.
+                if block?.codeSearch != nil {
+                    var search = block?.codeSearch
+                    let breaks = source.lineBreaks(inSpan: code, searching: &search)
+                    block?.codeSearch = search
+                    if breaks > 0 { block?.append(String(repeating: "\n", count: breaks), isCode: false) }
+                }
             case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
                 block?.append("\n", isCode: false)
             case CMARK_NODE_HTML_INLINE:
@@ -123,6 +138,9 @@ private struct InlineCollector {
     /// The same text with code spans blanked out, for finding #tags and [[links]].
     var scanText = ""
     var newlines = 0
+    /// Where this paragraph's next code span is looked for in the source (nil: a one-line
+    /// paragraph, or a span that could not be matched).
+    var codeSearch: CodeSpanSource.Search?
 
     init(line: Int, headingLevel: Int) {
         self.line = line
@@ -148,5 +166,102 @@ extension String {
     func replacingNewlines() -> String {
         guard containsByte(0x0A) || containsByte(0x0D) else { return self }
         return String(decoding: utf8.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+/// The Markdown source, for the one fact cmark's tree loses: how many line breaks a code
+/// span covered (its literal has them as spaces, and inline source positions in cmark 0.30
+/// do not count them). Each span is matched in the paragraph's source and its normalised
+/// text compared with cmark's literal; on any doubt (a blockquote's `>` inside the span, an
+/// HTML attribute holding backticks) the answer is 0, which is the text as cmark gives it.
+struct CodeSpanSource {
+    let bytes: [UInt8]
+    /// Byte offset where each line starts (lines are 1-based for cmark).
+    private let lineStarts: [Int]
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        var starts = [0]
+        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
+        lineStarts = starts
+    }
+
+    /// Where the next code span of a paragraph is looked for, and how many more bytes may
+    /// be looked at: a few passes over the paragraph, so backtick runs without a closer
+    /// (each scanned to the end) can never make this quadratic.
+    struct Search {
+        var range: Range<Int>
+        var budget: Int
+    }
+
+    /// The bytes of a paragraph that spans more than one line, from its first column.
+    func paragraph(startLine: Int, startColumn: Int, endLine: Int) -> Search? {
+        guard endLine > startLine, startLine >= 1, endLine <= lineStarts.count else { return nil }
+        let start = lineStarts[startLine - 1] + max(0, startColumn - 1)
+        let end = endLine < lineStarts.count ? lineStarts[endLine] : bytes.count
+        return start < end ? Search(range: start..<end, budget: 4 * (end - start) + 1024) : nil
+    }
+
+    /// Finds the next code span in `search` whose text is `literal`, returns how many line
+    /// breaks it covers and moves `search` past it; answers 0 and ends the search when the
+    /// next span found is not that one.
+    func lineBreaks(inSpan literal: String, searching search: inout Search?) -> Int {
+        guard let range = search?.range, var budget = search?.budget else { return 0 }
+        let backtick = UInt8(ascii: "`")
+        var i = range.lowerBound
+        while i < range.upperBound {
+            budget -= 1
+            if budget < 0 { break }
+            if bytes[i] == UInt8(ascii: "\\") { i += 2; continue }  // an escaped character never opens a span
+            guard bytes[i] == backtick else { i += 1; continue }
+            var opening = 0
+            while i < range.upperBound && bytes[i] == backtick { opening += 1; i += 1 }
+            // The span closes at the next run of exactly as many backticks.
+            var j = i
+            while j < range.upperBound {
+                budget -= 1
+                if budget < 0 { break }
+                guard bytes[j] == backtick else { j += 1; continue }
+                let runStart = j
+                while j < range.upperBound && bytes[j] == backtick { j += 1 }
+                guard j - runStart == opening else { continue }
+                let content = bytes[i..<runStart]
+                search = j < range.upperBound ? Search(range: j..<range.upperBound, budget: budget) : nil
+                guard Self.normalised(content).elementsEqual(literal.utf8) else {
+                    search = nil
+                    return 0
+                }
+                return content.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+            }
+            // No closer: cmark reads these backticks as text; look further on.
+        }
+        search = nil
+        return 0
+    }
+
+    /// A code span's content as cmark makes its literal: each line break with the
+    /// indentation after it (stripped from paragraph lines) becomes one space, then one
+    /// space is taken off each end when both ends have one and not everything is spaces.
+    static func normalised(_ content: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(content.count)
+        var i = content.startIndex
+        while i < content.endIndex {
+            let b = content[i]
+            if b == 0x0D, i + 1 < content.endIndex, content[i + 1] == 0x0A { i += 1; continue }
+            if b == 0x0A {
+                out.append(0x20)
+                i += 1
+                while i < content.endIndex, content[i] == 0x20 || content[i] == 0x09 { i += 1 }
+                continue
+            }
+            out.append(b)
+            i += 1
+        }
+        if out.count >= 2, out.first == 0x20, out.last == 0x20, out.contains(where: { $0 != 0x20 }) {
+            out.removeFirst()
+            out.removeLast()
+        }
+        return out
     }
 }

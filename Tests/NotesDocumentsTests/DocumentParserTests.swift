@@ -64,6 +64,38 @@ import Testing
         #expect(doc.links.first { $0.target == "t.md" }?.text == "a link")
     }
 
+    @Test func textAfterACodeSpanThatCrossesLinesStaysOnItsLine() {
+        let text = "Start `#no [[nolink]]\nstill code` and #yes\nthen [[Later]] and `one\n   two\nthree` x\nlast [[End]]\n\n> quote `a\n> b` c\n> after [[Q]]\n"
+        let doc = parse("n.md", text)
+        #expect(doc.tags == ["yes"])
+        #expect(doc.links.first { $0.target == "Later" }?.line == 3)
+        #expect(doc.links.first { $0.target == "End" }?.line == 6)
+        // In a blockquote the span's source holds a `>`: not matched, so the line is cmark's.
+        #expect(doc.links.first { $0.target == "Q" } != nil)
+        let lines = text.lines()
+        for section in doc.sections {
+            for (offset, line) in section.text.lines().enumerated() where line.contains("then") || line.contains("last") {
+                #expect(lines[section.line - 1 + offset].contains(line.split(separator: " ").first!), "\(line)")
+            }
+        }
+    }
+
+    @Test func backtickRunsWithoutClosersStayLinear() {
+        // Thousands of openers with no closer before real code spans: each would be scanned
+        // to the paragraph's end without the search budget (quadratic).
+        let runs = (2...400).map { String(repeating: "`", count: $0) + "w" }.joined(separator: " ")
+        let text = "start " + runs + "\n`a\nb` then [[After]]\n"
+        let doc = parse("n.md", text)
+        #expect(doc.links.map(\.target) == ["After"])
+    }
+
+    @Test func codeSpanSourceNormalisesAsCmarkDoes() {
+        #expect(CodeSpanSource.normalised(Array(" a ".utf8)[...]) == Array("a".utf8))
+        #expect(CodeSpanSource.normalised(Array("  ".utf8)[...]) == Array("  ".utf8))
+        #expect(CodeSpanSource.normalised(Array("p\r\n   q".utf8)[...]) == Array("p q".utf8))
+        #expect(CodeSpanSource.normalised(Array("\nx\n".utf8)[...]) == Array("x".utf8))
+    }
+
     @Test func wikilinkTargetsAndAliasesAreTrimmed() {
         let doc = parse("n.md", "See [[ Moby Dick | the\u{00A0}book|2 ]], [[|nothing]], [[ Alone |  ]] and [[Ahab]].\n")
         let links = doc.links.map { "\($0.target)=\($0.text)" }
