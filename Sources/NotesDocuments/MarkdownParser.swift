@@ -54,10 +54,9 @@ enum MarkdownParser {
                 if entering {
                     let level = type == CMARK_NODE_HEADING ? Int(cmark_node_get_heading_level(node)) : 0
                     block = InlineCollector(line: Int(cmark_node_get_start_line(node)), headingLevel: level)
-                    if type == CMARK_NODE_PARAGRAPH {
-                        block?.codeSearch = source.paragraph(startLine: Int(cmark_node_get_start_line(node)),
-                                                             startColumn: Int(cmark_node_get_start_column(node)),
-                                                             endLine: Int(cmark_node_get_end_line(node)))
+                    if type == CMARK_NODE_PARAGRAPH, cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
+                        block?.paragraph = (Int(cmark_node_get_start_line(node)), Int(cmark_node_get_start_column(node)),
+                                            Int(cmark_node_get_end_line(node)))
                     }
                 } else if let done = block {
                     let text = done.text
@@ -82,6 +81,11 @@ enum MarkdownParser {
                 block?.append(code, isCode: true)
                 // cmark turns a code span's line breaks into spaces; put them back after the
                 // span so the text that follows stays on its own line.
+                if let lines = block?.paragraph {
+                    // The paragraph's source is looked at only once it has a code span.
+                    block?.paragraph = nil
+                    block?.codeSearch = source.paragraph(startLine: lines.start, startColumn: lines.column, endLine: lines.end)
+                }
                 if block?.codeSearch != nil {
                     var search = block?.codeSearch
                     let breaks = source.lineBreaks(inSpan: code, searching: &search)
@@ -138,6 +142,9 @@ private struct InlineCollector {
     /// The same text with code spans blanked out, for finding #tags and [[links]].
     var scanText = ""
     var newlines = 0
+    /// A paragraph over several lines (first line, its column, last line), until its first
+    /// code span turns it into ``codeSearch``.
+    var paragraph: (start: Int, column: Int, end: Int)?
     /// Where this paragraph's next code span is looked for in the source (nil: a one-line
     /// paragraph, or a span that could not be matched).
     var codeSearch: CodeSpanSource.Search?
@@ -174,16 +181,18 @@ extension String {
 /// do not count them). Each span is matched in the paragraph's source and its normalised
 /// text compared with cmark's literal; on any doubt (a blockquote's `>` inside the span, an
 /// HTML attribute holding backticks) the answer is 0, which is the text as cmark gives it.
-struct CodeSpanSource {
+final class CodeSpanSource {
     let bytes: [UInt8]
-    /// Byte offset where each line starts (lines are 1-based for cmark).
-    private let lineStarts: [Int]
+    /// Byte offset where each line starts (lines are 1-based for cmark); found the first
+    /// time a multi-line paragraph has a code span.
+    private lazy var lineStarts: [Int] = {
+        var starts = [0]
+        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
+        return starts
+    }()
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
-        var starts = [0]
-        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
-        lineStarts = starts
     }
 
     /// Where the next code span of a paragraph is looked for, and how many more bytes may
