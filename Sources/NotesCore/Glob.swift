@@ -119,7 +119,7 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
 
     func matches(bytes s: [UInt8]) -> Bool {
         if isLiteral { return s == head }
-        guard s.count >= head.count + tail.count, s.starts(with: head), s.reversed().starts(with: tail.reversed()) else { return false }
+        guard s.count >= head.count + tail.count, s.starts(with: head), s.suffix(tail.count).elementsEqual(tail) else { return false }
         return matchesAfterPrefilter(s)
     }
 

@@ -81,16 +81,8 @@ enum MarkdownParser {
                 block?.append(code, isCode: true)
                 // cmark turns a code span's line breaks into spaces; put them back after the
                 // span so the text that follows stays on its own line.
-                if let lines = block?.paragraph {
-                    // The paragraph's source is looked at only once it has a code span.
-                    block?.paragraph = nil
-                    block?.codeSearch = source.paragraph(startLine: lines.start, startColumn: lines.column, endLine: lines.end)
-                }
-                if block?.codeSearch != nil {
-                    var search = block?.codeSearch
-                    let breaks = source.lineBreaks(inSpan: code, searching: &search)
-                    block?.codeSearch = search
-                    if breaks > 0 { block?.append(String(repeating: "\n", count: breaks), isCode: false) }
+                if let breaks = block?.lineBreaks(inCode: code, source: source), breaks > 0 {
+                    block?.append(String(repeating: "\n", count: breaks), isCode: false)
                 }
             case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
                 block?.append("\n", isCode: false)
@@ -165,6 +157,16 @@ private struct InlineCollector {
             scanText += piece
         }
         newlines += piece.countByte(0x0A)
+    }
+
+    /// The line breaks cmark folded inside this code span (see ``CodeSpanSource``); the
+    /// paragraph's source is looked at only once it has a code span.
+    mutating func lineBreaks(inCode code: String, source: CodeSpanSource) -> Int {
+        if let lines = paragraph {
+            paragraph = nil
+            codeSearch = source.paragraph(startLine: lines.start, startColumn: lines.column, endLine: lines.end)
+        }
+        return source.lineBreaks(inSpan: code, searching: &codeSearch)
     }
 }
 
