@@ -37,6 +37,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // FTS5 tokens recorded on the parsing threads and replayed by the writer's INSERTs, so
+        // the single writer skips tokenizing (C: it sits between two FTS5 C interfaces; see
+        // Sources/CTokenReplay/include/token_replay.h). Uses the system SQLite's headers.
+        .target(name: "CTokenReplay", linkerSettings: [.linkedLibrary("sqlite3")]),
         // HTTP over libcurl: timeouts, redirects, size limits, streaming, server-sent events.
         .target(
             name: "NotesNetwork",
@@ -63,7 +67,7 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "CTokenReplay", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings),
         // The agent's tools (SPEC §7): one implementation for the MCP server and the
@@ -116,7 +120,7 @@ let package = Package(
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
+        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "CTokenReplay", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings),

@@ -44,7 +44,15 @@ enum FTSText {
     private static func firstCJKPair(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var index = 0
         var previousCJK = false
+        let raw = UnsafeRawPointer(bytes.baseAddress)
         while index < bytes.count {
+            // Eight ASCII bytes at a time: most text has no lead byte at all.
+            if let raw, index + 8 <= bytes.count,
+               raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                previousCJK = false
+                index += 8
+                continue
+            }
             let lead = bytes[index]
             if lead < 0xE1 {
                 previousCJK = false

@@ -13,7 +13,7 @@ import NotesDocuments
 enum IndexSchema {
     /// Bump to rebuild every existing index (the cache is re-derived from the files). The
     /// parser's version is part of it: a parsing change also rebuilds.
-    static let version = "3.\(DocumentParser.version)"
+    static let version = "4.\(DocumentParser.version)"
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
@@ -67,7 +67,7 @@ enum IndexSchema {
             CREATE TABLE metadata (file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);
             CREATE TABLE links (file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
             CREATE TABLE diagnostics (file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
-            CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = 'porter unicode61 remove_diacritics 2');
+            CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = '\(TokenReplay.tokenizer)');
             """)
         if secondaryIndexes { try createSecondaryIndexes(db) }
     }

@@ -9,6 +9,8 @@ import NotesStore
 final class IndexWriter: @unchecked Sendable {
     struct Counts {
         var added = 0, modified = 0, touched = 0, removed = 0, vanished = 0, bytesParsed = 0
+        /// FTS column texts inserted from recorded tokens (``TokenReplay``).
+        var replayedTexts = 0
         var renames: [RefreshReport.Rename] = []
         var diagnostics: [Diagnostic] = []
     }
@@ -115,7 +117,9 @@ final class IndexWriter: @unchecked Sendable {
             counts.diagnostics += diagnostics
         case .parsed(let digest, let document, let bytes, let text):
             let id = try upsert(file: file, mtime: mtime, digest: digest, document: document, db)
+            _ = TokenReplay.replayedCount()
             try insertContent(document, text: text, fileID: id, db)
+            counts.replayedTexts += TokenReplay.replayedCount()
             counts.diagnostics += document.diagnostics
             counts.bytesParsed += bytes
         }
@@ -184,7 +188,9 @@ final class IndexWriter: @unchecked Sendable {
         for (ordinal, section) in document.sections.enumerated() where Int64(ordinal) < limit {
             let rowid = fileID << IndexSchema.sectionBits | Int64(ordinal)
             let prepared = text.sections[ordinal]
-            try insertFTS.execute(arguments: [rowid, text.title, prepared.heading, text.tags, prepared.body])
+            try text.replaying(section: ordinal) {
+                try insertFTS.execute(arguments: [rowid, text.title, prepared.heading, text.tags, prepared.body])
+            }
             try insertSection.execute(arguments: [rowid, section.heading, section.level, section.line, section.lineAligned])
         }
         if !document.tags.isEmpty {

@@ -58,6 +58,7 @@ extension NoteIndex {
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA journal_mode = OFF")
                 try db.execute(sql: "PRAGMA synchronous = OFF")
+                try TokenReplay.register(db)
             }
             queue = try DatabaseQueue(path: temporary, configuration: configuration)
             try queue.write { db in

@@ -135,6 +135,7 @@ extension NoteIndex {
         report.removed = used.counts.removed
         report.renames = used.counts.renames
         report.bytesParsed = used.counts.bytesParsed
+        report.replayedTexts = used.counts.replayedTexts
         report.diagnostics += used.counts.diagnostics
         report.files = paths == nil ? scan.files.count - used.counts.vanished : try fileCount()
         report.timings.write += used.seconds
@@ -266,19 +267,4 @@ struct ProcessedFile: Sendable {
 
     var pending: PendingFile
     var outcome: Outcome
-}
-
-/// A document's text as it goes into the FTS table (``FTSText/prepare(_:)``), prepared on
-/// the parsing threads so that the single writer only inserts.
-struct SearchableText: Sendable {
-    var title: String
-    var tags: String
-    /// Per section: its heading ("" for a continuation) and body.
-    var sections: [(heading: String, body: String)]
-
-    init(_ document: ParsedDocument) {
-        title = FTSText.prepare(document.title)
-        tags = FTSText.prepare(document.tags.joined(separator: " "))
-        sections = document.sections.map { ($0.isContinuation ? "" : FTSText.prepare($0.heading), FTSText.prepare($0.text)) }
-    }
 }

@@ -114,6 +114,7 @@ public final class NoteIndex: Sendable {
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try TokenReplay.register(db)
             db.add(function: PathGlobFunction.make())
             db.add(function: ProtectedPathFunction.make(policy))
         }

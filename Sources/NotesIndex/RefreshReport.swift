@@ -31,6 +31,9 @@ public struct RefreshReport: Sendable, Codable {
     public var diagnostics: [Diagnostic] = []
     /// Sync-conflict copies seen by the walk (not indexed).
     public var conflictCopies: [String] = []
+    /// FTS column texts the writer inserted from tokens recorded on the parsing threads
+    /// (``TokenReplay``); not in the JSON, for tests.
+    var replayedTexts = 0
 
     /// Seconds per refresh phase. Parsing runs on every core, so its figure is the sum of
     /// the threads' time and can exceed the wall clock.

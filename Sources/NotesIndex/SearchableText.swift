@@ -1,0 +1,43 @@
+import NotesDocuments
+
+/// A document's text as it goes into the FTS table (``FTSText/prepare(_:)``), prepared on
+/// the parsing threads so that the single writer only inserts: the column texts, and their
+/// FTS5 tokens recorded ahead of time (``RecordedTokens``), which the writer's INSERT
+/// replays instead of tokenizing again.
+struct SearchableText: Sendable {
+    var title: String
+    var tags: String
+    /// Per section: its heading ("" for a continuation) and body.
+    var sections: [(heading: String, body: String)]
+    /// The tokens of title, tags, then each section's heading and body; nil when recording
+    /// failed (the INSERT then tokenizes as usual).
+    var tokens: RecordedTokens?
+
+    init(_ document: ParsedDocument) {
+        title = FTSText.prepare(document.title)
+        tags = FTSText.prepare(document.tags.joined(separator: " "))
+        sections = document.sections.map { ($0.isContinuation ? "" : FTSText.prepare($0.heading), FTSText.prepare($0.text)) }
+        var texts = [title, tags]
+        texts.reserveCapacity(2 + 2 * sections.count)
+        for section in sections { texts.append(section.heading); texts.append(section.body) }
+        tokens = RecordedTokens(texts)
+    }
+
+    /// Runs `insert` (the INSERT of section `ordinal`'s FTS row: title, heading, tags, body)
+    /// with the recorded tokens of its four columns armed for replay.
+    func replaying<T>(section ordinal: Int, _ insert: () throws -> T) rethrows -> T {
+        guard let tokens else { return try insert() }
+        var title = title, tags = tags, heading = sections[ordinal].heading, body = sections[ordinal].body
+        return try title.withUTF8 { t in
+            try tags.withUTF8 { g in
+                try heading.withUTF8 { h in
+                    try body.withUTF8 { b in
+                        try TokenReplay.replaying([tokens.column(0, text: t), tokens.column(1, text: g),
+                                                   tokens.column(2 + 2 * ordinal, text: h), tokens.column(3 + 2 * ordinal, text: b)],
+                                                  insert)
+                    }
+                }
+            }
+        }
+    }
+}
