@@ -36,8 +36,9 @@ final class IndexWriter: @unchecked Sendable {
     private let bulk: Bool
     private var mergeModeSet = false
 
-    /// The database started empty (a fresh build): no path can already have a row, so
-    /// ``upsert`` skips looking for one.
+    /// The database started empty (a fresh build's private file): no path can already have
+    /// a row, so ``upsert`` skips looking for one, and all batches go into one transaction
+    /// that ``finish()`` commits (the pool must allow unsafe transactions).
     private let startsEmpty: Bool
 
     init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool,
@@ -56,18 +57,30 @@ final class IndexWriter: @unchecked Sendable {
         let began = Timestamp.now()
         defer { seconds += Timestamp.now() - began }
         do {
-            try pool.write { db in
-                if !mergeModeSet {
-                    // Set on every refresh that writes, so a bulk refresh killed half-way
-                    // cannot leave merging off for good.
-                    try setMergeMode(bulk: bulk, db)
-                    mergeModeSet = true
+            if startsEmpty {
+                // A fresh build's private file: one transaction for the whole build, as the
+                // floor does. FTS5 flushes its pending terms into a new segment at every
+                // commit, so committing per batch meant more segments and merges.
+                try pool.writeWithoutTransaction { db in
+                    if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
+                    try apply(batch, db)
                 }
-                for item in batch { try apply(item, db) }
+            } else {
+                try pool.write { db in try apply(batch, db) }
             }
         } catch {
             failure = error
         }
+    }
+
+    private func apply(_ batch: [ProcessedFile], _ db: Database) throws {
+        if !mergeModeSet {
+            // Set on every refresh that writes, so a bulk refresh killed half-way
+            // cannot leave merging off for good.
+            try setMergeMode(bulk: bulk, db)
+            mergeModeSet = true
+        }
+        for item in batch { try apply(item, db) }
     }
 
     /// Removes the files that disappeared and were not renamed, and ends bulk mode.
@@ -76,6 +89,11 @@ final class IndexWriter: @unchecked Sendable {
         let began = Timestamp.now()
         defer { seconds += Timestamp.now() - began }
         do {
+            if startsEmpty {
+                try pool.writeWithoutTransaction { db in
+                    if db.isInsideTransaction { try db.commit() }
+                }
+            }
             try pool.write { db in
                 // Merging resumes with the next writes (measured: a search over an unmerged
                 // first index costs well under a millisecond more).

@@ -55,6 +55,7 @@ extension NoteIndex {
         let queue: DatabaseQueue
         do {
             var configuration = Configuration()
+            configuration.allowsUnsafeTransactions = true  // the writer's one transaction spans its batches
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA journal_mode = OFF")
                 try db.execute(sql: "PRAGMA synchronous = OFF")

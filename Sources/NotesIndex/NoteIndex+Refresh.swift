@@ -154,18 +154,9 @@ extension NoteIndex {
         let writeQueue = DispatchQueue(label: "notes.index.writer")
         var done = 0
         var bytes = 0
-        var start = 0
-        while start < work.count {
-            // A batch: up to 512 files or ~16 MB, parsed in parallel. The first is small, so
-            // the writer starts early (a 16 MB first batch kept it idle ~0.25 s on books).
-            let (fileLimit, byteLimit) = start == 0 ? (64, 1 << 20) : (512, 16 << 20)
-            var end = start
-            var batchBytes = 0
-            while end < work.count && end - start < fileLimit && (batchBytes < byteLimit || end == start) {
-                batchBytes += work[end].file.size
-                end += 1
-            }
-            let batch = Array(work[start..<end])
+        for range in Self.batches(sizes: work.map(\.file.size)) {
+            let batch = Array(work[range])
+            let batchBytes = batch.reduce(0) { $0 + $1.file.size }
             let results = ParallelSlots<ProcessedFile>(count: batch.count)
             BackgroundParsers.perform(iterations: batch.count) { i in
                 let began = Timestamp.now()
@@ -190,10 +181,38 @@ extension NoteIndex {
                 writer.write(items)
                 inFlight.signal()
             }
-            start = end
         }
         writeQueue.sync {}
         return outsideEdits
+    }
+
+    /// Splits files (by size) into parse batches, in order. A batch is parsed on every core
+    /// while the writer writes the one before, so: the first batch is small (the writer
+    /// starts early), and each later one takes at most a quarter of what remains (the last
+    /// batches are small too, so little writing is left once parsing ends) and at most 512
+    /// files or 8 MB (memory: two batches are in flight). A file over the byte limit is a
+    /// batch of its own.
+    static func batches(sizes: [Int]) -> [Range<Int>] {
+        let totalBytes = sizes.reduce(0, +)
+        var ranges: [Range<Int>] = []
+        var start = 0
+        var doneBytes = 0
+        while start < sizes.count {
+            let remainingFiles = sizes.count - start, remainingBytes = totalBytes - doneBytes
+            let (fileLimit, byteLimit) = start == 0
+                ? (64, 1 << 20)
+                : (max(16, min(512, remainingFiles / 4)), max(256 << 10, min(8 << 20, remainingBytes / 4)))
+            var end = start
+            var bytes = 0
+            while end < sizes.count && end - start < fileLimit && (end == start || bytes + sizes[end] <= byteLimit) {
+                bytes += sizes[end]
+                end += 1
+            }
+            ranges.append(start..<end)
+            doneBytes += bytes
+            start = end
+        }
+        return ranges
     }
 
     private func fileCount() throws(NotesError) -> Int {
@@ -205,7 +224,7 @@ extension NoteIndex {
     }
 
     /// A refresh with this much to read is written in bulk mode (see ``IndexWriter``).
-    static let bulkFiles = 2_000
+    static let bulkFiles = 500
     static let bulkBytes = 16 << 20
 
     /// Reads, hashes and (unless only touched) parses one file. Runs on any thread.

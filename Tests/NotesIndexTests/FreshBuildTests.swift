@@ -7,7 +7,7 @@ import Testing
 /// A first build is written into a private file and renamed into place (NoteIndex+FreshBuild),
 /// only when no other process or instance has the index open.
 @Suite struct FreshBuildTests {
-    /// Enough files for a bulk refresh (NoteIndex.bulkFiles).
+    /// More files than a bulk refresh needs (NoteIndex.bulkFiles).
     static func fixture() -> IndexFixture {
         let f = IndexFixture(filler: 0)
         for i in 0..<2_100 {
