@@ -80,7 +80,24 @@ final class IndexWriter: @unchecked Sendable {
             try setMergeMode(bulk: bulk, db)
             mergeModeSet = true
         }
-        for item in batch { try apply(item, db) }
+        let inserts = try WriteStatements(db)
+        for item in batch { try apply(item, inserts, db) }
+    }
+
+    /// The writes of one transaction (``DirectStatement``).
+    final class WriteStatements {
+        let file, fileUpdate, fts, section, tag, metadata, link, diagnostic: DirectStatement
+
+        init(_ db: Database) throws {
+            file = try DirectStatement(db, IndexWriter.insertFileSQL)
+            fileUpdate = try DirectStatement(db, IndexWriter.updateFileSQL)
+            fts = try DirectStatement(db, "INSERT INTO fts (rowid, title, heading, tags, body) VALUES (?, ?, ?, ?, ?)")
+            section = try DirectStatement(db, "INSERT INTO sections (id, heading, level, line, aligned) VALUES (?, ?, ?, ?, ?)")
+            tag = try DirectStatement(db, "INSERT OR IGNORE INTO tags (file_id, tag) VALUES (?, ?)")
+            metadata = try DirectStatement(db, "INSERT INTO metadata (file_id, key, value) VALUES (?, ?, ?)")
+            link = try DirectStatement(db, "INSERT INTO links (file_id, kind, target, text, line) VALUES (?, ?, ?, ?, ?)")
+            diagnostic = try DirectStatement(db, "INSERT INTO diagnostics (file_id, code, message, line) VALUES (?, ?, ?, ?)")
+        }
     }
 
     /// Removes the files that disappeared and were not renamed, and ends bulk mode.
@@ -117,7 +134,7 @@ final class IndexWriter: @unchecked Sendable {
         try db.execute(sql: "INSERT INTO fts(fts, rank) VALUES ('crisismerge', ?)", arguments: [bulk ? 64 : 16])
     }
 
-    private func apply(_ item: ProcessedFile, _ db: Database) throws {
+    private func apply(_ item: ProcessedFile, _ inserts: WriteStatements, _ db: Database) throws {
         let file = item.pending.file
         let mtime = file.mtimeNanos >= racyBefore ? 0 : file.mtimeNanos
         switch item.outcome {
@@ -130,13 +147,13 @@ final class IndexWriter: @unchecked Sendable {
             // A re-check of a recently written file (recorded with mtime 0) is not a touch.
             if known.mtimeNanos != 0 { counts.touched += 1 }
         case .listedOnly(let digest, let diagnostics):
-            let id = try upsert(file: file, mtime: mtime, digest: digest, document: nil, db)
-            try insertDiagnostics(diagnostics, fileID: id, db)
+            let id = try upsert(file: file, mtime: mtime, digest: digest, document: nil, inserts, db)
+            try insertDiagnostics(diagnostics, fileID: id, inserts)
             counts.diagnostics += diagnostics
         case .parsed(let digest, let document, let bytes, let text):
-            let id = try upsert(file: file, mtime: mtime, digest: digest, document: document, db)
+            let id = try upsert(file: file, mtime: mtime, digest: digest, document: document, inserts, db)
             _ = TokenReplay.replayedCount()
-            try insertContent(document, text: text, fileID: id, db)
+            try insertContent(document, text: text, fileID: id, inserts)
             counts.replayedTexts += TokenReplay.replayedCount()
             counts.diagnostics += document.diagnostics
             counts.bytesParsed += bytes
@@ -145,7 +162,7 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Writes the `files` row (new, modified or renamed) and returns its id. Content rows of
     /// an existing id are deleted first.
-    private func upsert(file: ScannedFile, mtime: Int64, digest: String, document: ParsedDocument?, _ db: Database) throws -> Int64 {
+    private func upsert(file: ScannedFile, mtime: Int64, digest: String, document: ParsedDocument?, _ inserts: WriteStatements, _ db: Database) throws -> Int64 {
         let kind = DocumentKind(path: file.path)
         let format = FileFormat(path: file.path)
         let mtimeSeconds = Double(file.mtimeNanos) / 1e9
@@ -155,12 +172,6 @@ final class IndexWriter: @unchecked Sendable {
         let createdTS = effective.createdAt.flatMap(Timestamp.parse) ?? mtimeSeconds
         let modifiedTS = effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds
         let title = document?.title ?? DocumentParser.fileTitle(file.path)
-        let values: [(any DatabaseValueConvertible)?] = [
-            file.path, kind.rawValue, format.rawValue, file.size, mtime, Int64(bitPattern: file.inode), digest, title,
-            effective.createdBy?.rawValue ?? Actor.user.rawValue, effective.createdAt, createdTS,
-            effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue, effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds), modifiedTS,
-            document?.hasFrontMatter ?? false, document != nil, document?.sections.count ?? 0,
-        ]
         let existingID: Int64?
         if !startsEmpty, let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?"), arguments: [file.path]) {
             existingID = known
@@ -173,13 +184,18 @@ final class IndexWriter: @unchecked Sendable {
             existingID = nil
             counts.added += 1
         }
-        if let id = existingID {
-            try deleteContent(of: id, db)
-            try db.cachedStatement(sql: Self.updateFileSQL).execute(arguments: StatementArguments(values + [id]))
-            return id
-        }
-        try db.cachedStatement(sql: Self.insertFileSQL).execute(arguments: StatementArguments(values))
-        return db.lastInsertedRowID
+        if let id = existingID { try deleteContent(of: id, db) }
+        // The columns in `fileColumns` order (then the id, for an update).
+        let row = existingID == nil ? inserts.file : inserts.fileUpdate
+        row.bind(file.path); row.bind(kind.rawValue); row.bind(format.rawValue); row.bind(file.size); row.bind(mtime)
+        row.bind(Int64(bitPattern: file.inode)); row.bind(digest); row.bind(title)
+        row.bind(effective.createdBy?.rawValue ?? Actor.user.rawValue); row.bind(effective.createdAt); row.bind(createdTS)
+        row.bind(effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue)
+        row.bind(effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds)); row.bind(modifiedTS)
+        row.bind(document?.hasFrontMatter ?? false); row.bind(document != nil); row.bind(document?.sections.count ?? 0)
+        if let id = existingID { row.bind(id) }
+        try row.run()
+        return existingID ?? db.lastInsertedRowID
     }
 
     private static let fileColumns = [
@@ -199,44 +215,45 @@ final class IndexWriter: @unchecked Sendable {
         }
     }
 
-    private func insertContent(_ document: ParsedDocument, text: SearchableText, fileID: Int64, _ db: Database) throws {
-        let insertFTS = try db.cachedStatement(sql: "INSERT INTO fts (rowid, title, heading, tags, body) VALUES (?, ?, ?, ?, ?)")
-        let insertSection = try db.cachedStatement(sql: "INSERT INTO sections (id, heading, level, line, aligned) VALUES (?, ?, ?, ?, ?)")
+    private func insertContent(_ document: ParsedDocument, text: SearchableText, fileID: Int64, _ inserts: WriteStatements) throws {
         let limit = Int64(1) << IndexSchema.sectionBits
         for (ordinal, section) in document.sections.enumerated() where Int64(ordinal) < limit {
             let rowid = fileID << IndexSchema.sectionBits | Int64(ordinal)
             let prepared = text.sections[ordinal]
-            try text.replaying(section: ordinal) {
-                try insertFTS.execute(arguments: [rowid, text.title, prepared.heading, text.tags, prepared.body])
+            let fts = inserts.fts
+            fts.bind(rowid); fts.bind(text.title); fts.bind(prepared.heading); fts.bind(text.tags); fts.bind(prepared.body)
+            try text.replaying(section: ordinal) { try fts.run() }
+            let row = inserts.section
+            row.bind(rowid); row.bind(section.heading); row.bind(section.level); row.bind(section.line); row.bind(section.lineAligned)
+            try row.run()
+        }
+        for tag in document.tags {
+            inserts.tag.bind(fileID); inserts.tag.bind(tag)
+            try inserts.tag.run()
+        }
+        for field in document.metadata where !Self.dedicatedKeys.contains(field.key.lowercased()) {
+            for value in field.value.strings where value.utf8.count <= 512 {
+                inserts.metadata.bind(fileID); inserts.metadata.bind(field.key); inserts.metadata.bind(value)
+                try inserts.metadata.run()
             }
-            try insertSection.execute(arguments: [rowid, section.heading, section.level, section.line, section.lineAligned])
         }
-        if !document.tags.isEmpty {
-            let insertTag = try db.cachedStatement(sql: "INSERT OR IGNORE INTO tags (file_id, tag) VALUES (?, ?)")
-            for tag in document.tags { try insertTag.execute(arguments: [fileID, tag]) }
+        for link in document.links {
+            let insert = inserts.link
+            insert.bind(fileID); insert.bind(link.kind.rawValue); insert.bind(link.target); insert.bind(link.text); insert.bind(link.line)
+            try insert.run()
         }
-        if !document.metadata.isEmpty {
-            let insertMeta = try db.cachedStatement(sql: "INSERT INTO metadata (file_id, key, value) VALUES (?, ?, ?)")
-            for field in document.metadata where !Self.dedicatedKeys.contains(field.key.lowercased()) {
-                for value in field.value.strings where value.utf8.count <= 512 {
-                    try insertMeta.execute(arguments: [fileID, field.key, value])
-                }
-            }
-        }
-        if !document.links.isEmpty {
-            let insertLink = try db.cachedStatement(sql: "INSERT INTO links (file_id, kind, target, text, line) VALUES (?, ?, ?, ?, ?)")
-            for link in document.links { try insertLink.execute(arguments: [fileID, link.kind.rawValue, link.target, link.text, link.line]) }
-        }
-        try insertDiagnostics(document.diagnostics, fileID: fileID, db)
+        try insertDiagnostics(document.diagnostics, fileID: fileID, inserts)
     }
 
     /// Front-matter keys kept in `files` or `tags` rather than `metadata` (the query parser
     /// maps them: ``SearchQuery/keyAliases``).
     static let dedicatedKeys: Set<String> = ["title", "tags", "tag", "created_by", "created_at", "last_modified_by", "last_modified_at"]
 
-    private func insertDiagnostics(_ diagnostics: [Diagnostic], fileID: Int64, _ db: Database) throws {
-        guard !diagnostics.isEmpty else { return }
-        let insert = try db.cachedStatement(sql: "INSERT INTO diagnostics (file_id, code, message, line) VALUES (?, ?, ?, ?)")
-        for d in diagnostics { try insert.execute(arguments: [fileID, d.code.rawValue, d.message, d.line]) }
+    private func insertDiagnostics(_ diagnostics: [Diagnostic], fileID: Int64, _ inserts: WriteStatements) throws {
+        for d in diagnostics {
+            let insert = inserts.diagnostic
+            insert.bind(fileID); insert.bind(d.code.rawValue); insert.bind(d.message); insert.bind(d.line)
+            try insert.run()
+        }
     }
 }
