@@ -2,10 +2,10 @@ import GRDB
 import GRDBSQLite
 
 /// A write statement (INSERT, UPDATE) bound and stepped on SQLite directly: the writer's
-/// hot path. Through GRDB each
-/// row cost ~6–8k instructions of argument boxing, observation hooks and binding clears on
-/// top of SQLite's own work (callgrind, `notes index` on the Dendron vault: 24k small rows).
-/// Lives for one write transaction on the writer's connection.
+/// hot path. Through GRDB each row cost ~6–8k instructions of argument boxing, observation
+/// hooks and binding clears on top of SQLite's own work (callgrind, `notes index` on the
+/// Dendron vault: 24k small rows). Lives for one write transaction on the writer's
+/// connection.
 final class DirectStatement {
     private let statement: OpaquePointer
     private let connection: OpaquePointer
@@ -13,8 +13,11 @@ final class DirectStatement {
     private var index: Int32 = 0
 
     init(_ db: Database, _ sql: String) throws {
+        guard let connection = db.sqliteConnection else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database connection is closed", sql: sql)
+        }
         var statement: OpaquePointer?
-        connection = db.sqliteConnection!
+        self.connection = connection
         let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)

@@ -70,6 +70,9 @@ final class IndexWriter: @unchecked Sendable {
             }
         } catch {
             failure = error
+            if startsEmpty {  // the build is abandoned; leave no transaction open on the file
+                try? pool.writeWithoutTransaction { db in if db.isInsideTransaction { try db.rollback() } }
+            }
         }
     }
 
@@ -102,7 +105,7 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Removes the files that disappeared and were not renamed, and ends bulk mode.
     func finish() {
-        guard failure == nil, !gone.isEmpty || bulk else { return }
+        guard failure == nil, !gone.isEmpty || bulk || startsEmpty else { return }
         let began = Timestamp.now()
         defer { seconds += Timestamp.now() - began }
         do {
