@@ -34,18 +34,19 @@ enum MarkdownParser {
         var openLinks: [(url: String, textStart: Int, newlinesBefore: Int)] = []
         var tagSet = Set<String>()
 
+        /// Adds `piece` to line `index` (0-based); false when the body has no such line.
+        func put(_ piece: some StringProtocol, at index: Int) -> Bool {
+            guard index >= 0 && index < outline.lines.count else { return false }
+            if outline.lines[index].isEmpty { outline.lines[index] = String(piece) } else { outline.lines[index] += " " + piece }
+            return true
+        }
+
         func place(_ text: String, at line: Int) {
-            var index = line - 1
             if !text.containsByte(0x0A) && !text.containsByte(0x0D) {  // one line (most paragraphs): no split
-                guard index >= 0 && index < outline.lines.count else { return }
-                if outline.lines[index].isEmpty { outline.lines[index] = text } else { outline.lines[index] += " " + text }
+                _ = put(text, at: line - 1)
                 return
             }
-            for piece in text.lines() {
-                guard index >= 0 && index < outline.lines.count else { break }
-                if outline.lines[index].isEmpty { outline.lines[index] = String(piece) } else { outline.lines[index] += " " + piece }
-                index += 1
-            }
+            for (offset, piece) in text.lines().enumerated() where !put(piece, at: line - 1 + offset) { break }
         }
 
         while true {

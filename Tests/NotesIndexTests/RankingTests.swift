@@ -55,9 +55,7 @@ import Testing
         var random = SeededGenerator(seed: 1_000 + seed)
         let fixture = Self.workspace(&random)
         let index = try fixture.refreshed()
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try TokenReplay.register(db) }  // the FTS table's tokenizer
-        let database = try DatabaseQueue(path: fixture.dir.path + "/index/index.sqlite", configuration: configuration)
+        let database = try DatabaseQueue(path: fixture.dir.path + "/index/index.sqlite", configuration: .withTokenReplay)
         var compared = 0
         for _ in 0..<60 {
             var query = try SearchQuery(parsing: Self.query(&random), isMetadataKey: index.hasMetadataKey)

@@ -11,9 +11,7 @@ import Testing
 /// really happen (otherwise the writer silently does the work twice).
 @Suite struct TokenReplayTests {
     func database() throws -> DatabaseQueue {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try TokenReplay.register(db) }
-        let queue = try DatabaseQueue(configuration: configuration)
+        let queue = try DatabaseQueue(configuration: .withTokenReplay)
         try queue.write { db in
             try db.execute(sql: "CREATE VIRTUAL TABLE fts USING fts5(body, tokenize = '\(TokenReplay.tokenizer)')")
         }
@@ -122,9 +120,7 @@ import Testing
         let report = try index.refresh()
         #expect(report.added == 6)
 
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try TokenReplay.register(db) }
-        let db = try DatabaseQueue(path: index.databasePath, configuration: configuration)
+        let db = try DatabaseQueue(path: index.databasePath, configuration: .withTokenReplay)
         let rows = try db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM fts")! }
         #expect(rows > 6)
         // Four columns per FTS row, each inserted from its recording.
@@ -149,5 +145,15 @@ final class TokenLog {
         let bytes = UnsafeRawBufferPointer(start: token, count: Int(length))
         log.tokens.append("\(String(decoding: bytes, as: UTF8.self)) \(flags) \(start) \(end)")
         return 0
+    }
+}
+
+extension Configuration {
+    /// A plain GRDB configuration that registers the index's FTS tokenizer (`notes_replay`),
+    /// for tests that open an index or an FTS table directly.
+    static var withTokenReplay: Configuration {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try TokenReplay.register(db) }
+        return configuration
     }
 }
