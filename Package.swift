@@ -41,6 +41,9 @@ let package = Package(
         // the single writer skips tokenizing (C: it sits between two FTS5 C interfaces; see
         // Sources/CTokenReplay/include/token_replay.h). Uses the system SQLite's headers.
         .target(name: "CTokenReplay", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // The index's WAL kept between processes, so read-only commands write nothing
+        // (`sqlite3_db_config` is variadic; see Sources/CSQLiteWAL/include/wal_sharing.h).
+        .target(name: "CSQLiteWAL", linkerSettings: [.linkedLibrary("sqlite3")]),
         // HTTP over libcurl: timeouts, redirects, size limits, streaming, server-sent events.
         .target(
             name: "NotesNetwork",
@@ -67,7 +70,7 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "CTokenReplay", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "CTokenReplay", "CSQLiteWAL", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings),
         // The agent's tools (SPEC §7): one implementation for the MCP server and the

@@ -47,6 +47,11 @@ public final class NoteIndex: Sendable {
         currentPool = Locked(pool)
     }
 
+    deinit {
+        // Leaves a short log for the next process (``WALSharing``).
+        WALSharing.compact(pool, logPath: databasePath + "-wal")
+    }
+
     static func recreate(at path: String, root: String, policy: PathPolicy) throws(NotesError) -> DatabasePool {
         Self.removeDatabase(at: path)
         do {
@@ -113,6 +118,7 @@ public final class NoteIndex: Sendable {
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
+            try WALSharing.keep(db)
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try TokenReplay.register(db)
             db.add(function: PathGlobFunction.make())
@@ -144,6 +150,8 @@ public final class NoteIndex: Sendable {
         guard let state, state.version == IndexSchema.version && state.root == root else {
             throw NotesError(.internal, "index is stale, foreign or not a notes index")
         }
+        // A process killed before it compacted may have left a long log.
+        WALSharing.compact(pool, logPath: path + "-wal")
         return pool
     }
 
