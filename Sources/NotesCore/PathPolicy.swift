@@ -40,6 +40,17 @@ public struct PathPolicy: Sendable {
         self.rules = (rules + Self.defaultRules).map { (Glob(Self.canonical($0.0), caseInsensitive: true), $0.1) }
     }
 
+    /// Identifies what this policy hides: its protected patterns and rules, in order. Two
+    /// policies with the same fingerprint hide the same paths (the search index stores each
+    /// file's verdict under it, `HiddenFiles`). The leading version changes with the rules
+    /// of matching themselves.
+    public var fingerprint: String {
+        var text = "1"
+        for glob in protected { text += "\u{1F}p" + glob.pattern }
+        for (glob, rule) in rules { text += "\u{1F}" + rule.rawValue + ":" + glob.pattern }
+        return text
+    }
+
     /// Whether `relative` (a normalised workspace path) is protected.
     public func isProtected(_ relative: String) -> Bool {
         // On the canonical form's bytes: it is already case-folded, so the globs (ASCII

@@ -10,10 +10,11 @@ import NotesDocuments
 /// - `sections` / `fts`: one row per section; `rowid = file id << 24 | ordinal`, so a
 ///   section's file is `rowid >> 24` without a join, and a file's sections are one range.
 /// - `tags`, `metadata`, `links`, `diagnostics`: per-file facts for filters and status.
+/// - `files.hidden`: whether the agent's policy hides the file (``HiddenFiles``).
 enum IndexSchema {
     /// Bump to rebuild every existing index (the cache is re-derived from the files). The
     /// parser's version is part of it: a parsing change also rebuilds.
-    static let version = "4.\(DocumentParser.version)"
+    static let version = "5.\(DocumentParser.version)"
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
@@ -54,7 +55,8 @@ enum IndexSchema {
                 modified_ts REAL NOT NULL,
                 has_front_matter INTEGER NOT NULL,
                 indexed INTEGER NOT NULL,
-                section_count INTEGER NOT NULL
+                section_count INTEGER NOT NULL,
+                hidden INTEGER NOT NULL
             );
             CREATE TABLE sections (
                 id INTEGER PRIMARY KEY,
@@ -82,6 +84,7 @@ enum IndexSchema {
             CREATE INDEX links_by_file ON links(file_id);
             CREATE INDEX links_by_target ON links(target);
             CREATE INDEX diagnostics_by_file ON diagnostics(file_id);
+            CREATE INDEX files_hidden ON files(id) WHERE hidden;
             """)
     }
 }

@@ -41,9 +41,13 @@ final class IndexWriter: @unchecked Sendable {
     /// that ``finish()`` commits (the pool must allow unsafe transactions).
     private let startsEmpty: Bool
 
+    /// Whose verdicts go into `files.hidden` (``HiddenFiles``).
+    private let policy: PathPolicy
+
     init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool,
-         startsEmpty: Bool = false) {
+         policy: PathPolicy, startsEmpty: Bool = false) {
         self.pool = pool
+        self.policy = policy
         self.bulk = bulk
         self.startsEmpty = startsEmpty
         self.histories = histories
@@ -83,6 +87,8 @@ final class IndexWriter: @unchecked Sendable {
             try setMergeMode(bulk: bulk, db)
             mergeModeSet = true
         }
+        // Another process (with another policy) may have written since our last batch.
+        try HiddenFiles.adopt(policy, db)
         let inserts = try WriteStatements(db)
         for item in batch { try apply(item, inserts, db) }
     }
@@ -196,6 +202,7 @@ final class IndexWriter: @unchecked Sendable {
         row.bind(effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue)
         row.bind(effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds)); row.bind(modifiedTS)
         row.bind(document?.hasFrontMatter ?? false); row.bind(document != nil); row.bind(document?.sections.count ?? 0)
+        row.bind(HiddenFiles.hides(policy, file.path))
         if let id = existingID { row.bind(id) }
         try row.run()
         return existingID ?? db.lastInsertedRowID
@@ -203,7 +210,7 @@ final class IndexWriter: @unchecked Sendable {
 
     private static let fileColumns = [
         "path", "kind", "format", "size", "mtime_ns", "inode", "digest", "title", "created_by", "created_at", "created_ts",
-        "modified_by", "modified_at", "modified_ts", "has_front_matter", "indexed", "section_count",
+        "modified_by", "modified_at", "modified_ts", "has_front_matter", "indexed", "section_count", "hidden",
     ]
     private static let insertFileSQL = "INSERT INTO files (\(fileColumns.joined(separator: ", "))) VALUES (\(fileColumns.map { _ in "?" }.joined(separator: ", ")))"
     private static let updateFileSQL = "UPDATE files SET \(fileColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"

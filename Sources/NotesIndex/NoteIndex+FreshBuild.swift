@@ -72,7 +72,7 @@ extension NoteIndex {
             try reopen()
             return .declined
         }
-        let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, histories: histories, bulk: true, startsEmpty: true)
+        let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, histories: histories, bulk: true, policy: workspace.config.policy, startsEmpty: true)
         _ = index(work, with: writer, report: &report, progress: progress)
         writer.finish()
         do {
@@ -115,12 +115,13 @@ extension NoteIndex {
         let path = databasePath
         let root = workspace.root
         let policy = workspace.config.policy
+        let mapped = isMapped
         let outcome = currentPool.withLock { (pool: inout DatabasePool) -> Result<Void, NotesError> in
             Result { () throws(NotesError) in
                 do {
-                    pool = try Self.open(path: path, root: root, policy: policy)
+                    pool = try Self.open(path: path, root: root, policy: policy, mapped: mapped)
                 } catch {
-                    pool = try Self.recreate(at: path, root: root, policy: policy)
+                    pool = try Self.recreate(at: path, root: root, policy: policy, mapped: mapped)
                 }
             }
         }

@@ -41,8 +41,11 @@ extension NoteIndex {
         report.files = scan.files.count
 
         var known: [String: KnownFile]
+        let policy = workspace.config.policy
+        var hiddenFlagsCurrent = true
         do {
             known = try pool.read { db in
+                hiddenFlagsCurrent = try HiddenFiles.isCurrent(db, policy: policy)
                 var result: [String: KnownFile] = [:]
                 if paths == nil { result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0) }
                 // Raw column reads: this loads every file of a 100k-note workspace on each
@@ -100,6 +103,11 @@ extension NoteIndex {
         let gone = known
         report.timings.walk = Timestamp.now() - started
         if work.isEmpty && gone.isEmpty {
+            if !hiddenFlagsCurrent {
+                // The policy changed (or another process's was in force): flag the files
+                // for this one, so agent searches need not ask the policy per file.
+                do { try pool.write { db in try HiddenFiles.adopt(policy, db) } } catch { throw Self.wrap(error) }
+            }
             report.seconds = Timestamp.now() - started
             return report
         }
@@ -122,7 +130,7 @@ extension NoteIndex {
         if let writer {
             used = writer
         } else {
-            used = IndexWriter(pool: pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk)
+            used = IndexWriter(pool: pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: workspace.config.policy)
             outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw Self.wrap(failure) }

@@ -12,14 +12,20 @@ extension NoteIndex {
 
     func searchOnce(_ query: SearchQuery) throws(NotesError) -> SearchResults {
         let match = FTSExpression.match(for: query.terms)
-        var (filterSQL, filterArgs) = Self.filterClause(query.filters)
-        if let exclusion = FTSExpression.exclusion(for: query.terms) {
-            filterSQL += " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
-            filterArgs.append(exclusion)
-        }
         let limit = max(1, min(query.limit, 10_000))
+        let policy = workspace.config.policy
         do {
             return try pool.read { db in
+                // Files the agent may not see: usually none, read from their flags; the
+                // policy is asked per file only when the flags were set under another.
+                let hidden = query.filters.hideProtected ? try HiddenFiles.ids(db, policy: policy) : nil
+                var (filterSQL, filterArgs) = Self.filterClause(
+                    query.filters, hiding: !query.filters.hideProtected ? .nothing
+                        : hidden == nil ? .askingThePolicy : match == nil ? .byFlag : .inSwift)
+                if let exclusion = FTSExpression.exclusion(for: query.terms) {
+                    filterSQL += " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
+                    filterArgs.append(exclusion)
+                }
                 guard let match else {
                     // Nothing to rank by: relevance lists the most recently modified first.
                     let sql = "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
@@ -29,6 +35,7 @@ extension NoteIndex {
                     return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
                 }
                 var ranked = try RankedFiles(match: match, db)
+                if let hidden, !hidden.isEmpty { ranked.drop(hidden) }
                 if filterSQL != "1" {
                     let allowed = try Set(Int64.fetchAll(db, sql: """
                         SELECT f.id FROM files f WHERE f.id IN (SELECT value FROM json_each(?)) AND \(filterSQL)
@@ -89,6 +96,12 @@ extension NoteIndex {
     /// Snippets of `sections` (FTS rowids) for `match`: one statement for all hits of a page.
     /// No ranking function here: `bm25()` recomputes its statistics over every match for
     /// each looked-up row (the sections' scores come from ``RankedFiles``).
+    ///
+    /// The rowid test is written `+fts.rowid IN (…)` so that SQLite does not hand it to FTS5:
+    /// FTS5 would then run the whole MATCH once per listed rowid (parsing the expression and
+    /// opening every term's doclist again; a prefix term merges all its terms' lists each
+    /// time), 2–3.5 ms for a page of 30 sections at 100k notes. One pass over the matches,
+    /// keeping the listed rows, is 0.2–0.6 ms (docs/performance.md, sixth pass).
     static func snippets(sections: [Int64], match: String, _ db: Database) throws -> [Int64: Snippet] {
         guard !sections.isEmpty else { return [:] }
         let placeholders = Array(repeating: "?", count: sections.count).joined(separator: ", ")
@@ -96,7 +109,7 @@ extension NoteIndex {
             SELECT fts.rowid AS id, highlight(fts, 3, char(1), char(2)) AS body, highlight(fts, 1, char(1), char(2)) AS heading,
                    s.heading AS section, s.line AS line, s.aligned AS aligned
             FROM fts JOIN sections s ON s.id = fts.rowid
-            WHERE fts MATCH ? AND fts.rowid IN (\(placeholders))
+            WHERE fts MATCH ? AND +fts.rowid IN (\(placeholders))
             """, arguments: StatementArguments([match] + sections))
         var result: [Int64: Snippet] = [:]
         for row in rows {
@@ -107,8 +120,20 @@ extension NoteIndex {
         return result
     }
 
+    /// How a search leaves out the files the agent may not see.
+    enum Hiding {
+        /// It does not (a person's search).
+        case nothing
+        /// In SQL, by `files.hidden` (``HiddenFiles``).
+        case byFlag
+        /// In SQL, asking the policy about each file (the flags were set under another policy).
+        case askingThePolicy
+        /// Not in SQL: the caller drops the hidden files it read (ranked searches).
+        case inSwift
+    }
+
     /// SQL for the filters, on the `files` table aliased `f`.
-    static func filterClause(_ filters: SearchFilters) -> (String, [(any DatabaseValueConvertible)?]) {
+    static func filterClause(_ filters: SearchFilters, hiding: Hiding) -> (String, [(any DatabaseValueConvertible)?]) {
         var clauses: [String] = ["1"]
         var args: [(any DatabaseValueConvertible)?] = []
         if !filters.folders.isEmpty {
@@ -123,7 +148,11 @@ extension NoteIndex {
             clauses.append("notes_glob(?, f.path)")
             args.append(glob)
         }
-        if filters.hideProtected { clauses.append("NOT notes_protected(f.path)") }
+        switch hiding {
+        case .nothing, .inSwift: break
+        case .byFlag: clauses.append("NOT f.hidden")
+        case .askingThePolicy: clauses.append("NOT notes_protected(f.path)")
+        }
         for tag in filters.tags {
             clauses.append("f.id IN (SELECT file_id FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?))")
             args += [tag, tag + "/", tag + "0"]  // "0" is the character after "/"

@@ -47,7 +47,7 @@ final class ServerOutcome: @unchecked Sendable {
 
 do {
     let workspace = try Workspace(root: root)
-    let index = try NoteIndex(workspace: workspace, directory: indexDirectory)
+    let index = try NoteIndex(workspace: workspace, directory: indexDirectory, longLived: true)
     // inotify tells the server which files changed, so a search costs no stat walk;
     // without it every search re-walks the workspace (SPEC §4.3).
     if let problem = index.watchForChanges() {

@@ -77,7 +77,7 @@ import Testing
     /// The all-SQL formulation (what `search` ran before issue 7's second pass).
     static func reference(_ query: SearchQuery, _ database: DatabaseQueue) throws -> (total: Int, paths: [String], scores: [Double], sections: [[String]]) {
         let match = try #require(FTSExpression.match(for: query.terms))
-        var (filterSQL, filterArgs) = NoteIndex.filterClause(query.filters)
+        var (filterSQL, filterArgs) = NoteIndex.filterClause(query.filters, hiding: query.filters.hideProtected ? .askingThePolicy : .nothing)
         if let exclusion = FTSExpression.exclusion(for: query.terms) {
             filterSQL += " AND f.id NOT IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH ?)"
             filterArgs.append(exclusion)

@@ -1,6 +1,6 @@
 import Foundation
 import NotesCore
-import NotesIndex
+@testable import NotesIndex
 import NotesTestSupport
 import Testing
 
@@ -45,6 +45,21 @@ import Testing
         #expect(intro.provenance.createdBy == .agent && intro.provenance.lastModifiedBy == .user)
         #expect(intro.version.count == 16)
         #expect(results.hits.map(\.score) == results.hits.map(\.score).sorted(by: >))
+    }
+
+    /// The MCP server's index reads through a memory map; it must answer exactly as a
+    /// command's does, snippets included.
+    @Test func aLongLivedIndexReadsThroughAMapAndAnswersTheSame() throws {
+        let index = try fixture.refreshed()
+        let mapped = try NoteIndex(workspace: index.workspace, directory: fixture.dir.path + "/index", longLived: true)
+        #expect(try mapped.mapSizeInForce() == NoteIndex.mapSize)
+        #expect(try index.mapSizeInForce() == 0)
+        for text in ["whale", "white whale", "\"white whale\"", "whal*", "whale -ahab", "tag:whales", "后台执行"] {
+            let a = try fixture.search(text, index), b = try fixture.search(text, mapped)
+            #expect(a.total == b.total && a.total > 0, "\(text)")
+            #expect(a.hits.map(\.path) == b.hits.map(\.path), "\(text)")
+            #expect(a.hits.map { $0.snippets.map(\.text) } == b.hits.map { $0.snippets.map(\.text) }, "\(text)")
+        }
     }
 
     @Test func titleMatchesOutrankBodyMatches() throws {

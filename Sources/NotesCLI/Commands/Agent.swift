@@ -87,7 +87,7 @@ extension NotesCommand {
             let lock = try archive.lock(session.id)
             defer { withExtendedLifetime(lock) {} }
 
-            let index = try workspace.openIndex(ws)
+            let index = try workspace.openIndex(ws, longLived: true)
             // Tool calls then refresh only the files that changed (a full walk otherwise).
             if index.watchForChanges() != nil { _ = try index.refresh() }
             let toolbox = Toolbox(workspace: ws, index: index, client: client, templates: try? TemplateLibrary.locate(explicit: nil))

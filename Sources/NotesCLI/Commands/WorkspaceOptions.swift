@@ -29,9 +29,11 @@ struct WorkspaceOptions: ParsableArguments {
         return (index, report)
     }
 
-    func openIndex(_ workspace: Workspace) throws -> NoteIndex {
+    /// The index of `workspace`; `longLived` for a command that searches many times (see
+    /// ``NoteIndex/init(workspace:directory:longLived:)``).
+    func openIndex(_ workspace: Workspace, longLived: Bool = false) throws -> NoteIndex {
         let directory = workspace.indexDirectory(override: indexDirectory, environment: ProcessInfo.processInfo.environment)
-        return try NoteIndex(workspace: workspace, directory: directory)
+        return try NoteIndex(workspace: workspace, directory: directory, longLived: longLived)
     }
 
     /// Resolves a path typed by the person: absolute paths inside the workspace, paths
