@@ -26,6 +26,10 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     private let tail: [UInt8]
     /// Whether every token is a literal (then `head` is the whole pattern).
     private let isLiteral: Bool
+    /// The longest run of literal bytes between two wildcards: a path that does not
+    /// contain it cannot match either (`**/secrets/**`, protected by default, against every
+    /// folder of every path the index flags: `HiddenFiles`).
+    private let inner: [UInt8]
 
     public var description: String { pattern }
 
@@ -105,6 +109,18 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         self.head = head
         self.tail = tail
         self.isLiteral = head.count == tokens.count
+        var inner: [UInt8] = [], run: [UInt8] = []
+        var afterWildcard = false
+        for token in tokens {
+            if case .literal(let b) = token {
+                run.append(b)
+                continue
+            }
+            if afterWildcard && run.count > inner.count { inner = run }
+            run = []
+            afterWildcard = true
+        }
+        self.inner = inner
     }
 
     @inline(__always)
@@ -120,7 +136,20 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
     func matches(bytes s: [UInt8]) -> Bool {
         if isLiteral { return s == head }
         guard s.count >= head.count + tail.count, s.starts(with: head), s.suffix(tail.count).elementsEqual(tail) else { return false }
+        if !inner.isEmpty && !Self.contains(s, inner) { return false }
         return matchesAfterPrefilter(s)
+    }
+
+    /// Whether `needle` occurs in `s`.
+    static func contains(_ s: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard s.count >= needle.count else { return false }
+        let first = needle[0]
+        for start in 0...(s.count - needle.count) where s[start] == first {
+            var k = 1
+            while k < needle.count && s[start + k] == needle[k] { k += 1 }
+            if k == needle.count { return true }
+        }
+        return false
     }
 
     /// The dynamic program alone (tests compare it with ``matches(bytes:)``).

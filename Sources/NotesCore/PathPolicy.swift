@@ -53,10 +53,14 @@ public struct PathPolicy: Sendable {
 
     /// Whether `relative` (a normalised workspace path) is protected.
     public func isProtected(_ relative: String) -> Bool {
+        isProtected(canonicalBytes: Array(Self.canonical(relative).utf8))
+    }
+
+    /// ``isProtected(_:)`` for a path already in ``canonical(_:)`` form, as bytes.
+    private func isProtected(canonicalBytes path: [UInt8]) -> Bool {
         // On the canonical form's bytes: it is already case-folded, so the globs (ASCII
-        // case-insensitive) can skip lowering a copy per call. Agent searches ask this of
-        // every matching file the first time they meet it.
-        let path = Array(Self.canonical(relative).utf8)
+        // case-insensitive) can skip lowering a copy per call. The index asks this of every
+        // file it writes (`files.hidden`).
         let slash = UInt8(ascii: "/")
         let components = path.split(separator: slash).map(Array.init)
         // Hidden names are outside what the walk shows, so an agent writing there would be
@@ -81,9 +85,10 @@ public struct PathPolicy: Sendable {
 
     /// The rule for `relative`; `.deny` for protected paths.
     public func rule(for relative: String) -> AccessRule {
-        if isProtected(relative) { return .deny }
-        let path = Self.canonical(relative)
-        for (glob, rule) in rules where glob.matches(path) { return rule }
+        let path = Array(Self.canonical(relative).utf8)
+        if isProtected(canonicalBytes: path) { return .deny }
+        // The globs are case-insensitive on ASCII, and the canonical form is lowercase.
+        for (glob, rule) in rules where glob.matches(bytes: path) { return rule }
         return .write
     }
 

@@ -41,7 +41,7 @@ final class IndexWriter: @unchecked Sendable {
     /// that ``finish()`` commits (the pool must allow unsafe transactions).
     private let startsEmpty: Bool
 
-    /// Whose verdicts go into `files.hidden` (``HiddenFiles``).
+    /// The policy the batches' `hidden` verdicts were decided under (``HiddenFiles``).
     private let policy: PathPolicy
 
     init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool,
@@ -156,11 +156,11 @@ final class IndexWriter: @unchecked Sendable {
             // A re-check of a recently written file (recorded with mtime 0) is not a touch.
             if known.mtimeNanos != 0 { counts.touched += 1 }
         case .listedOnly(let digest, let diagnostics):
-            let id = try upsert(file: file, mtime: mtime, digest: digest, document: nil, inserts, db)
+            let id = try upsert(file: file, mtime: mtime, digest: digest, document: nil, hidden: item.hidden, inserts, db)
             try insertDiagnostics(diagnostics, fileID: id, inserts)
             counts.diagnostics += diagnostics
         case .parsed(let digest, let document, let bytes, let text):
-            let id = try upsert(file: file, mtime: mtime, digest: digest, document: document, inserts, db)
+            let id = try upsert(file: file, mtime: mtime, digest: digest, document: document, hidden: item.hidden, inserts, db)
             _ = TokenReplay.replayedCount()
             try insertContent(document, text: text, fileID: id, inserts)
             counts.replayedTexts += TokenReplay.replayedCount()
@@ -171,7 +171,8 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Writes the `files` row (new, modified or renamed) and returns its id. Content rows of
     /// an existing id are deleted first.
-    private func upsert(file: ScannedFile, mtime: Int64, digest: String, document: ParsedDocument?, _ inserts: WriteStatements, _ db: Database) throws -> Int64 {
+    private func upsert(file: ScannedFile, mtime: Int64, digest: String, document: ParsedDocument?, hidden: Bool,
+                        _ inserts: WriteStatements, _ db: Database) throws -> Int64 {
         let kind = DocumentKind(path: file.path)
         let format = FileFormat(path: file.path)
         let mtimeSeconds = Double(file.mtimeNanos) / 1e9
@@ -202,7 +203,7 @@ final class IndexWriter: @unchecked Sendable {
         row.bind(effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue)
         row.bind(effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds)); row.bind(modifiedTS)
         row.bind(document?.hasFrontMatter ?? false); row.bind(document != nil); row.bind(document?.sections.count ?? 0)
-        row.bind(HiddenFiles.hides(policy, file.path))
+        row.bind(hidden)
         if let id = existingID { row.bind(id) }
         try row.run()
         return existingID ?? db.lastInsertedRowID

@@ -157,7 +157,7 @@ extension NoteIndex {
     func index(_ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
                progress: (@Sendable (RefreshProgress) -> Void)?) -> [(path: String, before: String?)] {
         var outsideEdits: [(path: String, before: String?)] = []
-        let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root)
+        let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root, policy: workspace.config.policy)
         let inFlight = DispatchSemaphore(value: 2)
         let writeQueue = DispatchQueue(label: "notes.index.writer")
         var done = 0
@@ -168,7 +168,8 @@ extension NoteIndex {
             let results = ParallelSlots<ProcessedFile>(count: batch.count)
             BackgroundParsers.perform(iterations: batch.count) { i in
                 let began = Timestamp.now()
-                let processed = Self.process(batch[i], root: limits.root, maxBytes: limits.maxBytes)
+                var processed = Self.process(batch[i], root: limits.root, maxBytes: limits.maxBytes)
+                processed.hidden = HiddenFiles.hides(limits.policy, batch[i].file.path)
                 results.set(i, processed, adding: Timestamp.now() - began)
             }
             report.timings.parse += results.total
@@ -294,4 +295,7 @@ struct ProcessedFile: Sendable {
 
     var pending: PendingFile
     var outcome: Outcome
+    /// Whether the agent's policy hides the file (``HiddenFiles``), decided on the parse
+    /// thread rather than by the writer.
+    var hidden = false
 }

@@ -28,6 +28,14 @@ import Testing
         #expect(!Glob(".GIT/**").matches(".git/config"))
     }
 
+    @Test func literalsBetweenWildcardsMustAppear() {
+        #expect(Glob("**/secrets/**").matches("a/secrets/b.md"))
+        #expect(Glob("**/secrets/**").matches("secrets/b.md"))
+        #expect(!Glob("**/secrets/**").matches("a/secret/b.md"))
+        #expect(Glob("*x?ab*").matches("qxzab"))
+        #expect(!Glob("*x?ab*").matches("qxzaab/ab"))
+    }
+
     @Test func manyStarsStayFast() {
         let pattern = String(repeating: "*a", count: 40) + "b"
         let path = String(repeating: "a", count: 200)
