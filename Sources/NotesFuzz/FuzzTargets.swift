@@ -51,7 +51,11 @@ enum FuzzTarget: String, CaseIterable {
         do {
             query = try SearchQuery(parsing: text, isMetadataKey: { _ in false }, now: 1_800_000_000)
         } catch {
-            guard error.code == .invalidArgument else { fatalError("query parse: unexpected \(error.code): \(error.message)") }
+            // Bad syntax is `invalid_argument`; a folder filter that leaves the workspace
+            // (`in:/etc`, `in:../x`) is `outside_workspace`, as for any path (SPEC §10).
+            guard error.code == .invalidArgument || error.code == .outsideWorkspace else {
+                fatalError("query parse: unexpected \(error.code): \(error.message)")
+            }
             return
         }
         do {
