@@ -169,9 +169,15 @@ public struct FileScanner: Sendable {
 
     /// Lists the open folder `dir`: files into `result`, included sub-folders (sorted) into
     /// `subfolders`.
+    ///
+    /// Names come first (`readdir`, whose entry type tells folders and links apart without a
+    /// `stat`), then the files are stat'ed: in chunks on every core when the folder is large
+    /// (a flat folder of thousands of notes is common, and its stats are most of a walk),
+    /// in order either way, so the walk's output does not depend on the schedule.
     private func list(_ dir: OpaquePointer, relative: String, into result: inout WorkspaceScan, subfolders found: inout [(name: String, path: String)]) {
         let dirFD = dirfd(dir)
         var subfolders: [(name: String, path: String)] = []
+        var entries: [Entry] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
@@ -187,24 +193,78 @@ public struct FileScanner: Sendable {
             }
             let verdict = rules.verdict(name: name, path: path)
             if verdict == .ignore { continue }
-            var info = stat()
-            guard fstatat(dirFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            let type = info.st_mode & S_IFMT
-            if type == S_IFDIR {
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR):
+                // A folder swapped for something else since is not opened (O_DIRECTORY).
                 if verdict == .include { subfolders.append((name, path)) }
-                continue
-            }
-            if verdict == .conflictCopy {
-                result.conflictCopies.append(path)
-                continue
-            }
-            if type == S_IFREG {
-                let nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-                result.files.append(ScannedFile(path: path, size: Int(info.st_size), mtimeNanos: nanos, inode: UInt64(info.st_ino)))
-            } else if type != S_IFLNK, FileFormat(path: path).isIndexed {
-                result.skipped.append(Diagnostic(path: path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
+            case Int32(DT_LNK):
+                continue  // never followed, never listed
+            default:
+                entries.append(Entry(name: name, path: path, verdict: verdict))
             }
         }
+        if entries.count >= Self.parallelStatThreshold {
+            let chunks = stride(from: 0, to: entries.count, by: Self.statChunk).map { $0..<min($0 + Self.statChunk, entries.count) }
+            let parts = ParallelSlots<Listing>(count: chunks.count)
+            let all = entries
+            DispatchQueue.concurrentPerform(iterations: chunks.count) { i in
+                var part = Listing()
+                for entry in all[chunks[i]] { place(entry, at: dirFD, into: &part) }
+                parts.set(i, part)
+            }
+            for part in parts.values {
+                result.files += part.scan.files
+                result.conflictCopies += part.scan.conflictCopies
+                result.skipped += part.scan.skipped
+                subfolders += part.subfolders
+            }
+        } else {
+            var part = Listing()
+            for entry in entries { place(entry, at: dirFD, into: &part) }
+            result.files += part.scan.files
+            result.conflictCopies += part.scan.conflictCopies
+            result.skipped += part.scan.skipped
+            subfolders += part.subfolders
+        }
         found += subfolders.sorted { $0.path < $1.path }
+    }
+
+    /// A folder entry that needs a `stat` to be placed (a file, or of unknown type).
+    private struct Entry: Sendable {
+        let name: String
+        let path: String
+        let verdict: IgnoreRules.Verdict
+    }
+
+    /// What stat'ing some entries of one folder found.
+    private struct Listing: Sendable {
+        var scan = WorkspaceScan()
+        var subfolders: [(name: String, path: String)] = []
+    }
+
+    /// Folders with at least this many entries to stat are stat'ed on every core.
+    static let parallelStatThreshold = 1_024
+    static let statChunk = 512
+
+    /// Stats one entry of the folder open at `dirFD` (no symlink followed) and files it.
+    private func place(_ entry: Entry, at dirFD: Int32, into listing: inout Listing) {
+        var info = stat()
+        guard fstatat(dirFD, entry.name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+        let type = info.st_mode & S_IFMT
+        if type == S_IFDIR {
+            // A filesystem that does not report entry types (DT_UNKNOWN).
+            if entry.verdict == .include { listing.subfolders.append((entry.name, entry.path)) }
+            return
+        }
+        if entry.verdict == .conflictCopy {
+            listing.scan.conflictCopies.append(entry.path)
+            return
+        }
+        if type == S_IFREG {
+            let nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            listing.scan.files.append(ScannedFile(path: entry.path, size: Int(info.st_size), mtimeNanos: nanos, inode: UInt64(info.st_ino)))
+        } else if type != S_IFLNK, FileFormat(path: entry.path).isIndexed {
+            listing.scan.skipped.append(Diagnostic(path: entry.path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
+        }
     }
 }

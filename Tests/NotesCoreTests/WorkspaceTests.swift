@@ -1,5 +1,5 @@
 import Foundation
-import NotesCore
+@testable import NotesCore
 import NotesTestSupport
 import Testing
 
@@ -87,6 +87,40 @@ import Testing
         #expect(scan.files.map(\.path).sorted() == ["a.md", "sub/b.txt"])
         #expect(scan.conflictCopies == ["a.sync-conflict-20260101-120000-X.md"])
         #expect(scan.skipped.map(\.path) == ["pipe.md"])
+    }
+
+    /// A folder large enough to be stat'ed on every core gives what a small one does: every
+    /// file with its own stat facts, in the folder's listing order, ignored names, links
+    /// and conflict copies handled as in any folder, and its sub-folders walked.
+    @Test func aLargeFlatFolderIsStatedInParallelWithTheSameAnswer() throws {
+        let tmp = TemporaryDirectory()
+        let count = FileScanner.parallelStatThreshold * 2 + 77
+        for i in 0..<count { tmp.write("flat/n\(i).md", String(repeating: "x", count: i % 50)) }
+        tmp.write("flat/n1.md.swp", "x")
+        tmp.write("flat/z.sync-conflict-20260101-120000-X.md", "x")
+        tmp.write("flat/inner/deep.md", "deep")
+        #expect(mkfifo(tmp.path + "/flat/pipe.md", 0o644) == 0)
+        try FileManager.default.createSymbolicLink(atPath: tmp.path + "/flat/link.md", withDestinationPath: "/etc/hostname")
+        try FileManager.default.createSymbolicLink(atPath: tmp.path + "/flat/linked-folder", withDestinationPath: "/etc")
+        let scan = FileScanner(root: tmp.path, rules: IgnoreRules()).scan()
+        let expected = Set((0..<count).map { "flat/n\($0).md" } + ["flat/inner/deep.md"])
+        #expect(scan.files.count == expected.count)
+        #expect(Set(scan.files.map(\.path)) == expected)
+        for file in scan.files where file.path.hasPrefix("flat/n") {
+            let i = Int(file.path.dropFirst("flat/n".count).dropLast(".md".count))!
+            #expect(file.size == i % 50)
+            var info = stat()
+            #expect(lstat(tmp.path + "/" + file.path, &info) == 0 && UInt64(info.st_ino) == file.inode)
+        }
+        #expect(scan.conflictCopies == ["flat/z.sync-conflict-20260101-120000-X.md"])
+        #expect(scan.skipped.map(\.path) == ["flat/pipe.md"])
+        // The folder's own files in its listing order (what readdir gives), then the sub-folder.
+        let listing = try FileManager.default.contentsOfDirectory(atPath: tmp.path + "/flat")
+            .filter { $0.hasPrefix("n") && $0.hasSuffix(".md") }.map { "flat/" + $0 }
+        #expect(Array(scan.files.map(\.path).prefix(count)) == listing)
+        #expect(scan.files.last?.path == "flat/inner/deep.md")
+        // The same answer twice: the schedule does not show.
+        #expect(FileScanner(root: tmp.path, rules: IgnoreRules()).scan().files == scan.files)
     }
 
     @Test func configReportsUnknownKeysWithTheirLine() {
