@@ -44,6 +44,9 @@ let package = Package(
         // The index's WAL kept between processes, so read-only commands write nothing
         // (`sqlite3_db_config` is variadic; see Sources/CSQLiteWAL/include/wal_sharing.h).
         .target(name: "CSQLiteWAL", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // `openat2` with RESOLVE_NO_SYMLINKS (no glibc wrapper): reads that refuse a folder
+        // swapped for a symlink in one system call (Sources/CNoFollowOpen/include/no_follow_open.h).
+        .target(name: "CNoFollowOpen"),
         // HTTP over libcurl: timeouts, redirects, size limits, streaming, server-sent events.
         .target(
             name: "NotesNetwork",
@@ -52,7 +55,7 @@ let package = Package(
         // Workspace, paths, the walk, front matter, provenance, versions, config.
         .target(
             name: "NotesCore",
-            dependencies: ["CCrypto", .product(name: "Yams", package: "Yams")],
+            dependencies: ["CCrypto", "CNoFollowOpen", .product(name: "Yams", package: "Yams")],
             // Optimised in debug builds too: the walk, front matter and line handling run over
             // every file of a workspace, which at -Onone would make the tests crawl.
             swiftSettings: strictSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),

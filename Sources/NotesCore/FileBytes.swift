@@ -1,3 +1,4 @@
+import CNoFollowOpen
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,19 +19,38 @@ public enum FileBytes {
     /// The whole content of the regular file at `path` (absolute).
     ///
     /// With `checkingLocation`, `path` must be canonical (a workspace root plus a walked
-    /// path): after opening, the descriptor's real path must still be `path`, so a folder
-    /// swapped for a symlink between a check and this open (a TOCTOU race) reads nothing
-    /// (`.notFound`) instead of what the link points to.
+    /// path): no component may be a symlink, so a folder swapped for a symlink between a
+    /// check and this open (a TOCTOU race) reads nothing (`.notFound`) instead of what the
+    /// link points to. Linux's `openat2` refuses such a path in the kernel (one system
+    /// call); where it is missing, the file is opened with O_NOFOLLOW and the descriptor's
+    /// real path compared with `path` afterwards (`/proc/self/fd`).
     public static func read(path: String, maxBytes: Int, checkingLocation: Bool = false) throws(Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        var fd: Int32 = -1
+        var refusedLinks = false
+        if checkingLocation && NoSymlinkOpen.isAvailable {
+            fd = notes_open_no_symlinks(path, O_RDONLY | O_NONBLOCK)
+            if fd >= 0 || !NoSymlinkOpen.isUnsupported(errno) {
+                refusedLinks = true
+            } else {
+                if errno != EPERM { NoSymlinkOpen.isAvailable = false }  // EPERM: a seccomp filter, maybe per call
+            }
+        }
+        if !refusedLinks { fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else {
             let e = errno
             if e == ENOENT || e == ENOTDIR { throw .notFound }
+            if e == ELOOP && refusedLinks {
+                // The file itself is a link (not a regular file), or a folder on the way is
+                // (what was walked is not there any more).
+                var info = stat()
+                let isLink = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+                throw isLink ? .notRegularFile : .notFound
+            }
             if e == ELOOP || e == ENXIO || e == ENODEV { throw .notRegularFile }  // a link, a socket, a device
             throw .unreadable(errno: e)
         }
         defer { close(fd) }
-        if checkingLocation, !FileSystem.descriptor(fd, isAt: path) { throw .notFound }
+        if checkingLocation, !refusedLinks, !FileSystem.descriptor(fd, isAt: path) { throw .notFound }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile }
@@ -54,6 +74,18 @@ public enum FileBytes {
         }
         if total < size { bytes.removeSubrange(total...) }
         return bytes
+    }
+}
+
+/// Whether this process can open a path refusing symlinks in the kernel (`openat2`).
+enum NoSymlinkOpen {
+    /// Cleared the first time the kernel says it has no `openat2` (then every read checks
+    /// the descriptor's path instead). Tests clear it to run the fallback.
+    nonisolated(unsafe) static var isAvailable = true
+
+    /// Errors that mean "no `openat2` here", not "this path cannot be opened".
+    static func isUnsupported(_ code: Int32) -> Bool {
+        code == ENOSYS || code == EPERM || code == EINVAL || code == E2BIG
     }
 }
 

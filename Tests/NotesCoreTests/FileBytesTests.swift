@@ -1,5 +1,5 @@
 import Foundation
-import NotesCore
+@testable import NotesCore
 import NotesTestSupport
 import Testing
 
@@ -41,6 +41,45 @@ import Testing
         while writer.isExecuting { usleep(1000) }
         #expect(failures.isEmpty, "\(failures.count) of \(reads) reads failed, e.g. \(failures.first ?? "")")
         #expect(reads > 1_000)
+    }
+}
+
+@Suite(.serialized) struct FileBytesLocationTests {
+    /// A canonical path whose folder was swapped for a symlink reads nothing, and a path
+    /// whose last component is a symlink is not a regular file: with `openat2` refusing
+    /// links in the kernel, and with the O_NOFOLLOW + /proc check where it is missing.
+    @Test(arguments: [true, false]) func symlinksOnTheWayAreNeverFollowed(kernelRefuses: Bool) throws {
+        let saved = NoSymlinkOpen.isAvailable
+        NoSymlinkOpen.isAvailable = kernelRefuses
+        defer { NoSymlinkOpen.isAvailable = saved }
+        let tmp = TemporaryDirectory()
+        let root = FileSystem.realPath(tmp.path) ?? tmp.path
+        tmp.write("ws/notes/a.md", "mine\n")
+        tmp.write("outside/a.md", "secret\n")
+        tmp.write("outside/b.md", "secret\n")
+        let path = root + "/ws/notes/a.md"
+        #expect(try FileBytes.read(path: path, maxBytes: 1 << 20, checkingLocation: true) == Array("mine\n".utf8))
+
+        // The folder is swapped for a link to somewhere else with a file of the same name.
+        #expect(rename(root + "/ws/notes", root + "/ws/moved") == 0)
+        #expect(symlink(root + "/outside", root + "/ws/notes") == 0)
+        #expect(throws: FileBytes.Failure.notFound) { try FileBytes.read(path: path, maxBytes: 1 << 20, checkingLocation: true) }
+        // Without the check the link would be followed: the test above means something.
+        #expect(try FileBytes.read(path: path, maxBytes: 1 << 20) == Array("secret\n".utf8))
+
+        // The file itself is a link.
+        #expect(symlink(root + "/outside/b.md", root + "/ws/moved/b.md") == 0)
+        for checking in [true, false] {
+            #expect(throws: FileBytes.Failure.notRegularFile) {
+                try FileBytes.read(path: root + "/ws/moved/b.md", maxBytes: 1 << 20, checkingLocation: checking)
+            }
+        }
+        #expect(throws: FileBytes.Failure.notFound) { try FileBytes.read(path: root + "/ws/moved/none.md", maxBytes: 1 << 20, checkingLocation: true) }
+        if kernelRefuses {
+            // This kernel has openat2 (Linux 5.6+, no seccomp filter hiding it): the
+            // reads above took the one-call path.
+            #expect(NoSymlinkOpen.isAvailable)
+        }
     }
 }
 
