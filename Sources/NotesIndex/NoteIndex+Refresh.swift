@@ -35,52 +35,29 @@ extension NoteIndex {
         let started = Timestamp.now()
         var report = RefreshReport()
         let scanner = FileScanner(workspace: workspace)
-        let scan = paths.map { scanner.scan(paths: $0) } ?? scanner.scan()
+        let scan: WorkspaceScan
+        let loaded: KnownFiles
+        if let paths {
+            scan = scanner.scan(paths: paths)
+            loaded = try knownFiles(paths)
+        } else {
+            // The index's list of files is read while the walk runs: the walk mostly waits
+            // on the kernel's stats, and the list is a seventh of a no-change refresh.
+            let reading = ParallelSlots<Result<KnownFiles, NotesError>>(count: 1)
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                reading.set(0, Result { () throws(NotesError) in try self.knownFiles(nil) })
+            }
+            scan = scanner.scan()
+            group.wait()
+            loaded = try reading.values[0].get()
+        }
         report.conflictCopies = scan.conflictCopies
         report.diagnostics = scan.skipped
         report.files = scan.files.count
-
-        var known: [String: KnownFile]
+        var known = loaded.byPath
         let policy = workspace.config.policy
-        var hiddenFlagsCurrent = true
-        do {
-            known = try pool.read { db in
-                hiddenFlagsCurrent = try HiddenFiles.isCurrent(db, policy: policy)
-                var result: [String: KnownFile] = [:]
-                if paths == nil { result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0) }
-                // Raw column reads: this loads every file of a 100k-note workspace on each
-                // no-change refresh, where decoding through `Row` was a seventh of the time.
-                func collect(_ statement: Statement) throws {
-                    let raw = statement.sqliteStatement
-                    while true {
-                        let code = sqlite3_step(raw)
-                        if code == SQLITE_DONE { break }
-                        guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
-                        guard let path = sqlite3_column_text(raw, 1), let digest = sqlite3_column_text(raw, 5) else { continue }
-                        result[String(cString: path)] = KnownFile(
-                            id: sqlite3_column_int64(raw, 0), size: Int(sqlite3_column_int64(raw, 2)),
-                            mtimeNanos: sqlite3_column_int64(raw, 3), inode: UInt64(bitPattern: sqlite3_column_int64(raw, 4)),
-                            digest: String(cString: digest))
-                    }
-                }
-                let columns = "SELECT id, path, size, mtime_ns, inode, digest FROM files"
-                guard let paths else {
-                    let statement = try db.makeStatement(sql: columns)
-                    try statement.setArguments([])
-                    try collect(statement)
-                    return result
-                }
-                // The path itself, and everything below it ("/" sorts just before "0").
-                let statement = try db.cachedStatement(sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
-                for path in paths {
-                    try statement.setArguments([path, path + "/", path + "0"])
-                    try collect(statement)
-                }
-                return result
-            }
-        } catch {
-            throw Self.wrap(error)
-        }
+        let hiddenFlagsCurrent = loaded.hiddenFlagsCurrent
         if paths != nil {
             // Files outside the paths looked at are unchanged by definition.
             report.files = try fileCount()
@@ -149,6 +126,50 @@ extension NoteIndex {
         report.timings.write += used.seconds
         report.seconds = Timestamp.now() - started
         return report
+    }
+
+    /// What the index holds about the files at `paths` (nil: all of them), and whether its
+    /// hidden flags were set under this workspace's policy.
+    func knownFiles(_ paths: Set<String>?) throws(NotesError) -> KnownFiles {
+        let policy = workspace.config.policy
+        do {
+            return try pool.read { db in
+                let hiddenFlagsCurrent = try HiddenFiles.isCurrent(db, policy: policy)
+                var result: [String: KnownFile] = [:]
+                if paths == nil { result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0) }
+                // Raw column reads: this loads every file of a 100k-note workspace on each
+                // no-change refresh, where decoding through `Row` was a seventh of the time.
+                func collect(_ statement: Statement) throws {
+                    let raw = statement.sqliteStatement
+                    while true {
+                        let code = sqlite3_step(raw)
+                        if code == SQLITE_DONE { break }
+                        guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+                        guard let path = sqlite3_column_text(raw, 1), let digest = sqlite3_column_text(raw, 5) else { continue }
+                        result[String(cString: path)] = KnownFile(
+                            id: sqlite3_column_int64(raw, 0), size: Int(sqlite3_column_int64(raw, 2)),
+                            mtimeNanos: sqlite3_column_int64(raw, 3), inode: UInt64(bitPattern: sqlite3_column_int64(raw, 4)),
+                            digest: String(cString: digest))
+                    }
+                }
+                let columns = "SELECT id, path, size, mtime_ns, inode, digest FROM files"
+                guard let paths else {
+                    let statement = try db.makeStatement(sql: columns)
+                    try statement.setArguments([])
+                    try collect(statement)
+                    return KnownFiles(byPath: result, hiddenFlagsCurrent: hiddenFlagsCurrent)
+                }
+                // The path itself, and everything below it ("/" sorts just before "0").
+                let statement = try db.cachedStatement(sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
+                for path in paths {
+                    try statement.setArguments([path, path + "/", path + "0"])
+                    try collect(statement)
+                }
+                return KnownFiles(byPath: result, hiddenFlagsCurrent: hiddenFlagsCurrent)
+            }
+        } catch {
+            throw Self.wrap(error)
+        }
     }
 
     /// Reads, hashes and parses `work` in bounded batches on every core (``BackgroundParsers``,
@@ -270,6 +291,12 @@ extension NoteIndex {
 }
 
 /// What the index knew about a file before this refresh.
+/// The index's `files` rows by path, as a refresh compares them with the walk.
+struct KnownFiles: Sendable {
+    var byPath: [String: KnownFile]
+    var hiddenFlagsCurrent: Bool
+}
+
 struct KnownFile: Sendable {
     var id: Int64
     var size: Int
