@@ -203,24 +203,23 @@ public struct FileScanner: Sendable {
                 entries.append(Entry(name: name, path: path, verdict: verdict))
             }
         }
+        let parts: [Listing]
         if entries.count >= Self.parallelStatThreshold {
             let chunks = stride(from: 0, to: entries.count, by: Self.statChunk).map { $0..<min($0 + Self.statChunk, entries.count) }
-            let parts = ParallelSlots<Listing>(count: chunks.count)
+            let slots = ParallelSlots<Listing>(count: chunks.count)
             let all = entries
             DispatchQueue.concurrentPerform(iterations: chunks.count) { i in
                 var part = Listing()
                 for entry in all[chunks[i]] { place(entry, at: dirFD, into: &part) }
-                parts.set(i, part)
+                slots.set(i, part)
             }
-            for part in parts.values {
-                result.files += part.scan.files
-                result.conflictCopies += part.scan.conflictCopies
-                result.skipped += part.scan.skipped
-                subfolders += part.subfolders
-            }
+            parts = slots.values
         } else {
             var part = Listing()
             for entry in entries { place(entry, at: dirFD, into: &part) }
+            parts = [part]
+        }
+        for part in parts {
             result.files += part.scan.files
             result.conflictCopies += part.scan.conflictCopies
             result.skipped += part.scan.skipped

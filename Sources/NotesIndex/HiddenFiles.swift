@@ -35,8 +35,7 @@ enum HiddenFiles {
     /// Makes every file's flag follow `policy`, unless the flags were set under it already
     /// (then this is one read of `meta`). Call inside a write transaction.
     static func adopt(_ policy: PathPolicy, _ db: Database) throws {
-        let fingerprint = policy.fingerprint
-        guard try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [metaKey]) != fingerprint else { return }
+        guard try !isCurrent(db, policy: policy) else { return }
         let update = try db.makeStatement(sql: "UPDATE files SET hidden = ? WHERE id = ?")
         let rows = try Row.fetchCursor(db, sql: "SELECT id, path, hidden FROM files")
         var changes: [(id: Int64, hidden: Bool)] = []
@@ -45,6 +44,6 @@ enum HiddenFiles {
             if hidden != row[2] { changes.append((row[0], hidden)) }
         }
         for change in changes { try update.execute(arguments: [change.hidden, change.id]) }
-        try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [metaKey, fingerprint])
+        try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [metaKey, policy.fingerprint])
     }
 }

@@ -107,7 +107,7 @@ extension NoteIndex {
         if let writer {
             used = writer
         } else {
-            used = IndexWriter(pool: pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: workspace.config.policy)
+            used = IndexWriter(pool: pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: policy)
             outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw Self.wrap(failure) }

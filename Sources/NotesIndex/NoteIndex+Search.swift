@@ -19,9 +19,15 @@ extension NoteIndex {
                 // Files the agent may not see: usually none, read from their flags; the
                 // policy is asked per file only when the flags were set under another.
                 let hidden = query.filters.hideProtected ? try HiddenFiles.ids(db, policy: policy) : nil
-                var (filterSQL, filterArgs) = Self.filterClause(
-                    query.filters, hiding: !query.filters.hideProtected ? .nothing
-                        : hidden == nil ? .askingThePolicy : match == nil ? .byFlag : .inSwift)
+                let hiding: Hiding
+                if !query.filters.hideProtected {
+                    hiding = .nothing
+                } else if hidden == nil {
+                    hiding = .askingThePolicy
+                } else {
+                    hiding = match == nil ? .byFlag : .inSwift  // ranked results drop `hidden` below
+                }
+                var (filterSQL, filterArgs) = Self.filterClause(query.filters, hiding: hiding)
                 if let exclusion = FTSExpression.exclusion(for: query.terms) {
                     filterSQL += " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
                     filterArgs.append(exclusion)

@@ -74,13 +74,17 @@ struct RankedFiles {
 
     /// Drops the files not in `allowed` (the filters' verdict).
     mutating func keep(_ allowed: Set<Int64>) {
-        files.removeAll { !allowed.contains($0.id) }
-        position = Dictionary(uniqueKeysWithValues: files.enumerated().map { ($1.id, $0) })
+        retain { allowed.contains($0) }
     }
 
     /// Drops the files in `ids`.
     mutating func drop(_ ids: Set<Int64>) {
-        files.removeAll { ids.contains($0.id) }
+        retain { !ids.contains($0) }
+    }
+
+    /// Keeps the files whose id `keeps` accepts, in their order.
+    private mutating func retain(_ keeps: (Int64) -> Bool) {
+        files.removeAll { !keeps($0.id) }
         position = Dictionary(uniqueKeysWithValues: files.enumerated().map { ($1.id, $0) })
     }
 
