@@ -56,11 +56,21 @@ public struct FileScanner: Sendable {
     /// spreads over cores: a no-change refresh of 100k notes is bound by it).
     public func scan(below: String = "") -> WorkspaceScan {
         var result = WorkspaceScan()
-        var frontier = [below]
-        var rounds = 0
+        guard let top = openFolder(below) else { return result }
+        // Every folder listed here stays open until the walk ends: the frontier's folders
+        // are opened relative to them (no path lookup from the root, no real-path check).
+        // At most 4 rounds of fewer than 64 folders, so the descriptors are bounded.
+        var listed: [OpaquePointer] = [top]
+        defer { for dir in listed { closedir(dir) } }
+        var frontier = children(of: top, relative: below, into: &result)
+        var rounds = 1
         while !frontier.isEmpty && frontier.count < 64 && rounds < 4 {
-            var next: [String] = []
-            for folder in frontier { walk(relative: folder, into: &result, subfolders: &next) }
+            var next: [ChildFolder] = []
+            for folder in frontier {
+                guard let dir = openChild(folder) else { continue }
+                listed.append(dir)
+                next += children(of: dir, relative: folder.path, into: &result)
+            }
             frontier = next
             rounds += 1
         }
@@ -68,7 +78,7 @@ public struct FileScanner: Sendable {
         let parts = ParallelSlots<WorkspaceScan>(count: folders.count)
         DispatchQueue.concurrentPerform(iterations: folders.count) { i in
             var part = WorkspaceScan()
-            walk(relative: folders[i], into: &part)
+            if let dir = openChild(folders[i]) { walkOpen(dir, relative: folders[i].path, into: &part) }
             parts.set(i, part)
         }
         for part in parts.values {
@@ -77,6 +87,34 @@ public struct FileScanner: Sendable {
             result.skipped += part.skipped
         }
         return result
+    }
+
+    /// A sub-folder found by the walk, to be opened relative to its open parent.
+    private struct ChildFolder: Sendable {
+        let parent: Int32
+        let name: String
+        let path: String
+    }
+
+    /// Lists the open folder `dir` (left open): its files go into `result`, its included
+    /// sub-folders (sorted) are returned.
+    private func children(of dir: OpaquePointer, relative: String, into result: inout WorkspaceScan) -> [ChildFolder] {
+        var subfolders: [(name: String, path: String)] = []
+        list(dir, relative: relative, into: &result, subfolders: &subfolders)
+        let parent = dirfd(dir)
+        return subfolders.map { ChildFolder(parent: parent, name: $0.name, path: $0.path) }
+    }
+
+    /// Opens a sub-folder relative to its parent's descriptor with O_NOFOLLOW: a name
+    /// swapped for a symlink (or anything but a folder) fails to open.
+    private func openChild(_ folder: ChildFolder) -> OpaquePointer? {
+        let fd = openat(folder.parent, folder.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard let dir = fdopendir(fd) else {
+            close(fd)
+            return nil
+        }
+        return dir
     }
 
     /// Looks only at `paths` (workspace-relative files or folders, e.g. the ones a file
@@ -125,16 +163,6 @@ public struct FileScanner: Sendable {
         walkOpen(dir, relative: relative, into: &result)
     }
 
-    /// Reads one folder: its files go into `result`, its included sub-folders (sorted) into
-    /// `subfolders`.
-    private func walk(relative: String, into result: inout WorkspaceScan, subfolders found: inout [String]) {
-        guard let dir = openFolder(relative) else { return }
-        defer { closedir(dir) }
-        var subfolders: [(name: String, path: String)] = []
-        list(dir, relative: relative, into: &result, subfolders: &subfolders)
-        found += subfolders.map(\.path)
-    }
-
     /// Opens the folder `relative` by path; nil when it is gone, not a folder, or was swapped
     /// for a symlink since its parent was read (its real path is then not the path meant).
     private func openFolder(_ relative: String) -> OpaquePointer? {
@@ -157,12 +185,7 @@ public struct FileScanner: Sendable {
         list(dir, relative: relative, into: &result, subfolders: &subfolders)
         let parent = dirfd(dir)
         for sub in subfolders {
-            let fd = openat(parent, sub.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            guard let child = fdopendir(fd) else {
-                close(fd)
-                continue
-            }
+            guard let child = openChild(ChildFolder(parent: parent, name: sub.name, path: sub.path)) else { continue }
             walkOpen(child, relative: sub.path, into: &result)
         }
     }
