@@ -55,7 +55,7 @@ extension NoteIndex {
         report.conflictCopies = scan.conflictCopies
         report.diagnostics = scan.skipped
         report.files = scan.files.count
-        var known = loaded.byPath
+        let known = loaded.byPath
         let policy = workspace.config.policy
         let hiddenFlagsCurrent = loaded.hiddenFlagsCurrent
         if paths != nil {
@@ -65,9 +65,12 @@ extension NoteIndex {
 
         let wasEmpty = known.isEmpty
         var work: [PendingFile] = []
+        // Lookups only (removing each found entry was a tenth of a no-change refresh): the
+        // walk yields each path once, so when every known file was found none is gone.
+        var found = 0
         for file in scan.files {
-            // What is left in `known` afterwards is gone from the disk.
-            if let old = known.removeValue(forKey: file.path) {
+            if let old = known[file.path] {
+                found += 1
                 if old.size == file.size && old.mtimeNanos == file.mtimeNanos && old.inode == file.inode && old.mtimeNanos != 0 {
                     report.unchanged += 1
                     continue
@@ -77,7 +80,13 @@ extension NoteIndex {
                 work.append(PendingFile(file: file, known: nil))
             }
         }
-        let gone = known
+        let gone: [String: KnownFile]
+        if found == known.count {
+            gone = [:]
+        } else {
+            let onDisk = Set(scan.files.map(\.path))
+            gone = known.filter { !onDisk.contains($0.key) }
+        }
         report.timings.walk = Timestamp.now() - started
         if work.isEmpty && gone.isEmpty {
             if !hiddenFlagsCurrent {
