@@ -47,6 +47,10 @@ let package = Package(
         // `openat2` with RESOLVE_NO_SYMLINKS (no glibc wrapper): reads that refuse a folder
         // swapped for a symlink in one system call (Sources/CNoFollowOpen/include/no_follow_open.h).
         .target(name: "CNoFollowOpen"),
+        // `sync_file_range` (declared only under _GNU_SOURCE): a fresh index build starts
+        // writing its file out while it still parses, so the final fsync has little left
+        // (Sources/CWriteback/include/writeback.h).
+        .target(name: "CWriteback"),
         // HTTP over libcurl: timeouts, redirects, size limits, streaming, server-sent events.
         .target(
             name: "NotesNetwork",
@@ -73,7 +77,7 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "CTokenReplay", "CSQLiteWAL", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "CTokenReplay", "CSQLiteWAL", "CWriteback", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings),
         // The agent's tools (SPEC §7): one implementation for the MCP server and the
@@ -126,7 +130,7 @@ let package = Package(
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "CTokenReplay", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
+        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "CTokenReplay", "CWriteback", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings),

@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 import GRDB
 import NotesCore
@@ -73,8 +74,18 @@ extension NoteIndex {
             return .declined
         }
         let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, histories: histories, bulk: true, policy: workspace.config.policy, startsEmpty: true)
-        _ = index(work, with: writer, report: &report, progress: progress)
+        // The build's file goes out to the disk while parsing goes on (SQLite spills its
+        // cache as it grows), so the fsync before the swap has little left to write.
+        #if canImport(Glibc)
+        let written = Glibc.open(temporary, O_RDONLY | O_CLOEXEC)
+        #else
+        let written = Darwin.open(temporary, O_RDONLY | O_CLOEXEC)
+        #endif
+        defer { if written >= 0 { close(written) } }
+        let startWriteback = { if written >= 0 { _ = notes_start_writeback(written) } }
+        _ = index(work, with: writer, report: &report, progress: progress, afterEachBatch: startWriteback)
         writer.finish()
+        startWriteback()
         do {
             if let failure = writer.failure { throw failure }
             let began = Timestamp.now()

@@ -185,7 +185,8 @@ extension NoteIndex {
     /// below the writer's priority) while `writer` applies the previous batch; returns the known files whose bytes changed without
     /// the tool (outside edits, for history). The caller finishes the writer.
     func index(_ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
-               progress: (@Sendable (RefreshProgress) -> Void)?) -> [(path: String, before: String?)] {
+               progress: (@Sendable (RefreshProgress) -> Void)?,
+               afterEachBatch: (() -> Void)? = nil) -> [(path: String, before: String?)] {
         var outsideEdits: [(path: String, before: String?)] = []
         let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root, policy: workspace.config.policy)
         let inFlight = DispatchSemaphore(value: 2)
@@ -220,6 +221,7 @@ extension NoteIndex {
                 writer.write(items)
                 inFlight.signal()
             }
+            afterEachBatch?()
         }
         writeQueue.sync {}
         return outsideEdits

@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 import NotesCore
 import NotesIndex
@@ -67,6 +68,21 @@ import Testing
         #expect(try index.refresh().modified == 1)
         #expect(inode(index.databasePath) == swapped)
         #expect(try f.search("changed", index).hits.map(\.path) == ["n0/note0.md"])
+    }
+
+    /// The hint a build gives the kernel so its final fsync has little left (Linux); it
+    /// must act on an open file and report a bad descriptor, not ignore it.
+    @Test func writebackStartsOnAFileAndRefusesABadDescriptor() throws {
+        let f = IndexFixture(filler: 0)
+        let path = f.root + "/written.bin"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 1 << 20)))
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        #expect(notes_start_writeback(fd) == 0)
+        close(fd)
+        errno = 0
+        #expect(notes_start_writeback(fd) == -1)
+        #expect(errno == EBADF)
     }
 
     @Test func aLeftoverFromACrashedBuildIsRemovedByTheNextOpen() throws {
