@@ -67,7 +67,7 @@ public struct FileScanner: Sendable {
         while !frontier.isEmpty && frontier.count < 64 && rounds < 4 {
             var next: [ChildFolder] = []
             for folder in frontier {
-                guard let dir = openChild(folder) else { continue }
+                guard let dir = openChild(folder.name, in: folder.parent) else { continue }
                 listed.append(dir)
                 next += children(of: dir, relative: folder.path, into: &result)
             }
@@ -78,7 +78,7 @@ public struct FileScanner: Sendable {
         let parts = ParallelSlots<WorkspaceScan>(count: folders.count)
         DispatchQueue.concurrentPerform(iterations: folders.count) { i in
             var part = WorkspaceScan()
-            if let dir = openChild(folders[i]) { walkOpen(dir, relative: folders[i].path, into: &part) }
+            if let dir = openChild(folders[i].name, in: folders[i].parent) { walkOpen(dir, relative: folders[i].path, into: &part) }
             parts.set(i, part)
         }
         for part in parts.values {
@@ -105,10 +105,10 @@ public struct FileScanner: Sendable {
         return subfolders.map { ChildFolder(parent: parent, name: $0.name, path: $0.path) }
     }
 
-    /// Opens a sub-folder relative to its parent's descriptor with O_NOFOLLOW: a name
-    /// swapped for a symlink (or anything but a folder) fails to open.
-    private func openChild(_ folder: ChildFolder) -> OpaquePointer? {
-        let fd = openat(folder.parent, folder.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    /// Opens the sub-folder `name` relative to its parent's descriptor with O_NOFOLLOW: a
+    /// name swapped for a symlink (or anything but a folder) fails to open.
+    private func openChild(_ name: String, in parent: Int32) -> OpaquePointer? {
+        let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         guard let dir = fdopendir(fd) else {
             close(fd)
@@ -185,7 +185,7 @@ public struct FileScanner: Sendable {
         list(dir, relative: relative, into: &result, subfolders: &subfolders)
         let parent = dirfd(dir)
         for sub in subfolders {
-            guard let child = openChild(ChildFolder(parent: parent, name: sub.name, path: sub.path)) else { continue }
+            guard let child = openChild(sub.name, in: parent) else { continue }
             walkOpen(child, relative: sub.path, into: &result)
         }
     }
