@@ -51,6 +51,9 @@ let package = Package(
         // writing its file out while it still parses, so the final fsync has little left
         // (Sources/CWriteback/include/writeback.h).
         .target(name: "CWriteback"),
+        // `statfs`'s filesystem type (not visible through Swift's Glibc module): whether folder
+        // ctimes can be trusted to skip listing unchanged folders (Sources/CFolderTimes/include/folder_times.h).
+        .target(name: "CFolderTimes"),
         // HTTP over libcurl: timeouts, redirects, size limits, streaming, server-sent events.
         .target(
             name: "NotesNetwork",
@@ -59,7 +62,7 @@ let package = Package(
         // Workspace, paths, the walk, front matter, provenance, versions, config.
         .target(
             name: "NotesCore",
-            dependencies: ["CCrypto", "CNoFollowOpen", .product(name: "Yams", package: "Yams")],
+            dependencies: ["CCrypto", "CNoFollowOpen", "CFolderTimes", .product(name: "Yams", package: "Yams")],
             // Optimised in debug builds too: the walk, front matter and line handling run over
             // every file of a workspace, which at -Onone would make the tests crawl.
             swiftSettings: strictSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),

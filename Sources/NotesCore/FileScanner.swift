@@ -1,3 +1,4 @@
+import CFolderTimes
 import Dispatch
 
 #if canImport(Glibc)
@@ -31,6 +32,85 @@ public struct WorkspaceScan: Sendable {
     public var conflictCopies: [String] = []
     /// Entries that look like documents but cannot be read as files (FIFOs, sockets...).
     public var skipped: [Diagnostic] = []
+    /// The folders this walk listed, with their stamps for the next walk.
+    public var listed: [ListedFolder] = []
+    /// Stamped folders that are gone (or no longer folders): their stamps, and every stamp
+    /// below them, are to be dropped.
+    public var goneFolders: [String] = []
+    /// Stamped folders this walk did not list because nothing was added, removed or
+    /// renamed in them (their known files were stat'ed by path instead).
+    public var foldersSkipped = 0
+    /// Whether `files` are exactly the known files given to ``FileScanner/scan(knowing:trustingChangesBefore:)``,
+    /// in that order, with fresh stat facts: the refresh then compares them pairwise.
+    public var matchesKnownFiles = false
+
+    /// Appends `other`, keeping its listed folders' file ranges pointing at its files.
+    mutating func append(_ other: WorkspaceScan) {
+        let offset = files.count
+        files += other.files
+        conflictCopies += other.conflictCopies
+        skipped += other.skipped
+        listed += other.listed.map { var folder = $0; folder.files = (folder.files.lowerBound + offset)..<(folder.files.upperBound + offset); return folder }
+        goneFolders += other.goneFolders
+        foldersSkipped += other.foldersSkipped
+    }
+}
+
+/// What one walk saw of a folder, so that the next walk can skip listing it: a folder's
+/// change time (ctime) moves whenever an entry is added to it, removed or renamed, and no
+/// program can set it back. Files changed in place are caught by their own stat, which
+/// every walk still does (SPEC §4.3).
+public struct FolderStamp: Hashable, Sendable {
+    /// Workspace-relative path; "" is the workspace itself.
+    public var path: String
+    public var inode: UInt64
+    /// The folder's ctime in nanoseconds, or 0: list it again next time (it changed too
+    /// recently to trust, holds entries the index does not record such as conflict copies,
+    /// or lives on a filesystem whose folder times are not trusted).
+    public var changeNanos: Int64
+
+    public init(path: String, inode: UInt64, changeNanos: Int64) {
+        self.path = path
+        self.inode = inode
+        self.changeNanos = changeNanos
+    }
+}
+
+/// A folder a walk listed: its stamp, and what the listing found in it. A stamp may only be
+/// kept once the index holds every one of those entries.
+public struct ListedFolder: Sendable {
+    public var stamp: FolderStamp
+    /// The folder's own files, as a range of ``WorkspaceScan/files``.
+    public var files: Range<Int>
+    /// Its included sub-folders (workspace-relative paths).
+    public var subfolders: [String]
+}
+
+/// When a listed folder's ctime may be kept as its stamp (see ``FolderStamp``).
+struct StampRules: Sendable {
+    /// The workspace's device: a folder on another filesystem mounted inside is always listed.
+    let device: UInt64
+    /// Folders changed at or after this instant (ns since the epoch) are stamped 0: another
+    /// change within the filesystem's timestamp granularity would leave the same ctime.
+    let trustBefore: Int64
+    /// Whether the filesystem keeps folder ctimes as Linux's local filesystems do.
+    let trusted: Bool
+
+    /// No stamps at all (a scan for a few paths, or an untrusted filesystem).
+    static let none = StampRules(device: 0, trustBefore: 0, trusted: false)
+
+    /// The stamp to record for a folder with `info` (from `fstat` before it was listed).
+    func stamp(path: String, _ info: stat, complete: Bool) -> FolderStamp {
+        let change = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        let kept = trusted && complete && UInt64(info.st_dev) == device && change > 0 && change < trustBefore
+        return FolderStamp(path: path, inode: UInt64(info.st_ino), changeNanos: kept ? change : 0)
+    }
+
+    /// Whether the folder `facts` (an `lstat` now) is the folder `stamp` recorded, unchanged.
+    func unchanged(_ facts: StatFacts, since stamp: FolderStamp) -> Bool {
+        trusted && stamp.changeNanos != 0 && facts.isFolder && facts.inode == stamp.inode
+            && facts.ctimeNanos == stamp.changeNanos && facts.device == device
+    }
 }
 
 /// Walks a workspace with `readdir` + `fstatat` (no symlinks followed, no special files
@@ -49,12 +129,18 @@ public struct FileScanner: Sendable {
         self.rules = rules
     }
 
-    /// Walks the whole tree (or the sub-folder `below`, relative).
+    /// Walks the whole tree (or the sub-folder `below`, relative), stamping every folder it
+    /// lists with its ctime when that is older than `trustingChangesBefore` (ns since the
+    /// epoch; see ``FolderStamp``).
     ///
     /// The top levels are read first, breadth-first, until there are enough folders to
     /// share; those are then walked on every core (a stat walk is mostly system time, which
     /// spreads over cores: a no-change refresh of 100k notes is bound by it).
-    public func scan(below: String = "") -> WorkspaceScan {
+    public func scan(below: String = "", trustingChangesBefore: Int64 = 0) -> WorkspaceScan {
+        scan(below: below, stamping: stampRules(trustBefore: trustingChangesBefore))
+    }
+
+    func scan(below: String, stamping: StampRules) -> WorkspaceScan {
         var result = WorkspaceScan()
         guard let top = openFolder(below) else { return result }
         // Every folder listed here stays open until the walk ends: the frontier's folders
@@ -62,14 +148,14 @@ public struct FileScanner: Sendable {
         // At most 4 rounds of fewer than 64 folders, so the descriptors are bounded.
         var listed: [OpaquePointer] = [top]
         defer { for dir in listed { closedir(dir) } }
-        var frontier = children(of: top, relative: below, into: &result)
+        var frontier = children(of: top, relative: below, stamping: stamping, into: &result)
         var rounds = 1
         while !frontier.isEmpty && frontier.count < 64 && rounds < 4 {
             var next: [ChildFolder] = []
             for folder in frontier {
                 guard let dir = openChild(folder.name, in: folder.parent) else { continue }
                 listed.append(dir)
-                next += children(of: dir, relative: folder.path, into: &result)
+                next += children(of: dir, relative: folder.path, stamping: stamping, into: &result)
             }
             frontier = next
             rounds += 1
@@ -78,15 +164,29 @@ public struct FileScanner: Sendable {
         let parts = ParallelSlots<WorkspaceScan>(count: folders.count)
         DispatchQueue.concurrentPerform(iterations: folders.count) { i in
             var part = WorkspaceScan()
-            if let dir = openChild(folders[i].name, in: folders[i].parent) { walkOpen(dir, relative: folders[i].path, into: &part) }
+            if let dir = openChild(folders[i].name, in: folders[i].parent) { walkOpen(dir, relative: folders[i].path, stamping: stamping, into: &part) }
             parts.set(i, part)
         }
-        for part in parts.values {
-            result.files += part.files
-            result.conflictCopies += part.conflictCopies
-            result.skipped += part.skipped
-        }
+        for part in parts.values { result.append(part) }
         return result
+    }
+
+    /// Whether walks of this workspace can skip unchanged folders (its filesystem keeps
+    /// folder times: see ``scan(knowing:trustingChangesBefore:prefetched:)``).
+    public var skipsUnchangedFolders: Bool { Self.keepsFolderTimes(root) }
+
+    /// The rules for stamping folders in this workspace (``StampRules``).
+    func stampRules(trustBefore: Int64) -> StampRules {
+        var info = stat()
+        guard trustBefore > 0, lstat(root.isEmpty ? "/" : root, &info) == 0 else { return .none }
+        return StampRules(device: UInt64(info.st_dev), trustBefore: trustBefore, trusted: Self.keepsFolderTimes(root))
+    }
+
+    /// Whether the filesystem at `path` is one whose folder ctimes move on every change of
+    /// their entries, at a fine granularity (Linux's local filesystems). Network and FUSE
+    /// filesystems, and anything unknown, are always listed in full.
+    static func keepsFolderTimes(_ path: String) -> Bool {
+        notes_keeps_folder_times(path.isEmpty ? "/" : path) != 0
     }
 
     /// A sub-folder found by the walk, to be opened relative to its open parent.
@@ -98,16 +198,16 @@ public struct FileScanner: Sendable {
 
     /// Lists the open folder `dir` (left open): its files go into `result`, its included
     /// sub-folders (sorted) are returned.
-    private func children(of dir: OpaquePointer, relative: String, into result: inout WorkspaceScan) -> [ChildFolder] {
+    private func children(of dir: OpaquePointer, relative: String, stamping: StampRules, into result: inout WorkspaceScan) -> [ChildFolder] {
         var subfolders: [(name: String, path: String)] = []
-        list(dir, relative: relative, into: &result, subfolders: &subfolders)
+        list(dir, relative: relative, stamping: stamping, into: &result, subfolders: &subfolders)
         let parent = dirfd(dir)
         return subfolders.map { ChildFolder(parent: parent, name: $0.name, path: $0.path) }
     }
 
     /// Opens the sub-folder `name` relative to its parent's descriptor with O_NOFOLLOW: a
     /// name swapped for a symlink (or anything but a folder) fails to open.
-    private func openChild(_ name: String, in parent: Int32) -> OpaquePointer? {
+    func openChild(_ name: String, in parent: Int32) -> OpaquePointer? {
         let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         guard let dir = fdopendir(fd) else {
@@ -160,12 +260,12 @@ public struct FileScanner: Sendable {
     /// Walks the folder `relative` and everything below it, depth first.
     private func walk(relative: String, into result: inout WorkspaceScan) {
         guard let dir = openFolder(relative) else { return }
-        walkOpen(dir, relative: relative, into: &result)
+        walkOpen(dir, relative: relative, stamping: .none, into: &result)
     }
 
     /// Opens the folder `relative` by path; nil when it is gone, not a folder, or was swapped
     /// for a symlink since its parent was read (its real path is then not the path meant).
-    private func openFolder(_ relative: String) -> OpaquePointer? {
+    func openFolder(_ relative: String) -> OpaquePointer? {
         let folder = relative.isEmpty ? (root.isEmpty ? "/" : root) : root + "/" + relative
         guard let dir = opendir(folder) else { return nil }
         if !relative.isEmpty, !FileSystem.descriptor(dirfd(dir), isAt: folder) {
@@ -179,26 +279,29 @@ public struct FileScanner: Sendable {
     /// opened relative to its parent's descriptor with O_NOFOLLOW: a name swapped for a
     /// symlink fails to open, so nothing outside is walked, with no per-folder path lookup
     /// or real-path check (a no-change refresh of 100k notes is bound by these system calls).
-    private func walkOpen(_ dir: OpaquePointer, relative: String, into result: inout WorkspaceScan) {
+    func walkOpen(_ dir: OpaquePointer, relative: String, stamping: StampRules, into result: inout WorkspaceScan) {
         defer { closedir(dir) }
         var subfolders: [(name: String, path: String)] = []
-        list(dir, relative: relative, into: &result, subfolders: &subfolders)
+        list(dir, relative: relative, stamping: stamping, into: &result, subfolders: &subfolders)
         let parent = dirfd(dir)
         for sub in subfolders {
             guard let child = openChild(sub.name, in: parent) else { continue }
-            walkOpen(child, relative: sub.path, into: &result)
+            walkOpen(child, relative: sub.path, stamping: stamping, into: &result)
         }
     }
 
     /// Lists the open folder `dir`: files into `result`, included sub-folders (sorted) into
-    /// `subfolders`.
+    /// `subfolders`, and the folder with its stamp into `result.listed` (its stat is taken
+    /// before its entries are read: a change while listing moves the ctime past the stamp).
     ///
     /// Names come first (`readdir`, whose entry type tells folders and links apart without a
     /// `stat`), then the files are stat'ed: in chunks on every core when the folder is large
     /// (a flat folder of thousands of notes is common, and its stats are most of a walk),
     /// in order either way, so the walk's output does not depend on the schedule.
-    private func list(_ dir: OpaquePointer, relative: String, into result: inout WorkspaceScan, subfolders found: inout [(name: String, path: String)]) {
+    func list(_ dir: OpaquePointer, relative: String, stamping: StampRules, into result: inout WorkspaceScan, subfolders found: inout [(name: String, path: String)]) {
         let dirFD = dirfd(dir)
+        var folderInfo = stat()
+        let stamped = stamping.trusted && fstat(dirFD, &folderInfo) == 0
         var subfolders: [(name: String, path: String)] = []
         var entries: [Entry] = []
         while let entry = readdir(dir) {
@@ -242,13 +345,21 @@ public struct FileScanner: Sendable {
             for entry in entries { place(entry, at: dirFD, into: &part) }
             parts = [part]
         }
+        let firstFile = result.files.count
+        var complete = true
         for part in parts {
             result.files += part.scan.files
             result.conflictCopies += part.scan.conflictCopies
             result.skipped += part.scan.skipped
             subfolders += part.subfolders
+            if !part.scan.conflictCopies.isEmpty || !part.scan.skipped.isEmpty { complete = false }
         }
-        found += subfolders.sorted { $0.path < $1.path }
+        subfolders.sort { $0.path < $1.path }
+        found += subfolders
+        // A folder with entries the index does not hold (conflict copies, special files) is
+        // listed on every walk, so they are reported every time.
+        let stamp = stamped ? stamping.stamp(path: relative, folderInfo, complete: complete) : FolderStamp(path: relative, inode: 0, changeNanos: 0)
+        result.listed.append(ListedFolder(stamp: stamp, files: firstFile..<result.files.count, subfolders: subfolders.map(\.path)))
     }
 
     /// A folder entry that needs a `stat` to be placed (a file, or of unknown type).

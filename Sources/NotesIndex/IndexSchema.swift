@@ -11,10 +11,11 @@ import NotesDocuments
 ///   section's file is `rowid >> 24` without a join, and a file's sections are one range.
 /// - `tags`, `metadata`, `links`, `diagnostics`: per-file facts for filters and status.
 /// - `files.hidden`: whether the agent's policy hides the file (``HiddenFiles``).
+/// - `folders`: each folder's stamp from the last walk that listed it (``FolderStamps``).
 enum IndexSchema {
     /// Bump to rebuild every existing index (the cache is re-derived from the files). The
     /// parser's version is part of it: a parsing change also rebuilds.
-    static let version = "5.\(DocumentParser.version)"
+    static let version = "6.\(DocumentParser.version)"
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
@@ -69,6 +70,7 @@ enum IndexSchema {
             CREATE TABLE metadata (file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);
             CREATE TABLE links (file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
             CREATE TABLE diagnostics (file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
+            CREATE TABLE folders (path TEXT PRIMARY KEY, inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL) WITHOUT ROWID;
             CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = '\(TokenReplay.tokenizer)');
             """)
         if secondaryIndexes { try createSecondaryIndexes(db) }

@@ -124,9 +124,10 @@ final class IndexWriter: @unchecked Sendable {
                 // Merging resumes with the next writes (measured: a search over an unmerged
                 // first index costs well under a millisecond more).
                 if bulk { try setMergeMode(bulk: false, db) }
-                for (_, file) in gone {
+                for (path, file) in gone {
                     try deleteContent(of: file.id, db)
                     try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [file.id])
+                    try FolderStamps.unstampFolder(of: path, db)
                     counts.removed += 1
                 }
             }
@@ -190,6 +191,7 @@ final class IndexWriter: @unchecked Sendable {
             goneByDigest[digest] = candidates
             existingID = gone.removeValue(forKey: from)?.id
             counts.renames.append(.init(from: from, to: file.path))
+            try FolderStamps.unstampFolder(of: from, db)
         } else {
             existingID = nil
             counts.added += 1

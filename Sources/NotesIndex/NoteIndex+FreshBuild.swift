@@ -34,7 +34,7 @@ extension NoteIndex {
 
     /// Builds `work` into a fresh database and swaps it in, when no other process has the
     /// index open (``IndexUseLock``).
-    func buildFresh(_ work: [PendingFile], racyBefore: Int64, histories: [String: PathHistory], report: inout RefreshReport,
+    func buildFresh(_ work: [PendingFile], stamps: WorkspaceScan, racyBefore: Int64, histories: [String: PathHistory], report: inout RefreshReport,
                     progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> FreshBuild {
         // This process's connections close first: a failed upgrade to the exclusive lock
         // drops the shared one (Linux), and no process may have the file open without it.
@@ -89,7 +89,12 @@ extension NoteIndex {
         do {
             if let failure = writer.failure { throw failure }
             let began = Timestamp.now()
-            try queue.write { db in try IndexSchema.createSecondaryIndexes(db) }
+            try queue.write { db in
+                try IndexSchema.createSecondaryIndexes(db)
+                // No other process can have touched this file: the walk's listings stand (a
+                // file that vanished before it was read moved its folder's ctime).
+                try FolderStamps.record(stamps, rules: IgnoreRules(globs: workspace.config.ignore), replacing: true, checking: false, db)
+            }
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
             try queue.close()
             try Self.sync(temporary)

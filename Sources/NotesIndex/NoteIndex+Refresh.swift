@@ -37,25 +37,27 @@ extension NoteIndex {
         let scanner = FileScanner(workspace: workspace)
         let scan: WorkspaceScan
         let loaded: KnownFiles
+        // Folders changed after this instant are listed again next time (``FolderStamp``).
+        let trustBefore = Int64((started - folderTrustDelay.withLock { $0 }) * 1e9)
         if let paths {
             scan = scanner.scan(paths: paths)
             loaded = try knownFiles(paths)
         } else {
-            // The index's list of files is read while the walk runs: the walk mostly waits
-            // on the kernel's stats, and the list is a seventh of a no-change refresh.
-            let reading = ParallelSlots<Result<KnownFiles, NotesError>>(count: 1)
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                reading.set(0, Result { () throws(NotesError) in try self.knownFiles(nil) })
+            // The known folders and files are stat'ed while the rest are still being read.
+            let prefetch = scanner.skipsUnchangedFolders ? StatPrefetch(root: workspace.root) : nil
+            loaded = try knownFiles(nil, prefetch: prefetch)
+            if let folders = loaded.folders {
+                scan = scanner.scan(knowing: KnownLayout(folders: folders, files: loaded.files.map(\.path)),
+                                    trustingChangesBefore: trustBefore, prefetched: prefetch)
+            } else {
+                scan = scanner.scan(trustingChangesBefore: trustBefore)
             }
-            scan = scanner.scan()
-            group.wait()
-            loaded = try reading.values[0].get()
         }
         report.conflictCopies = scan.conflictCopies
         report.diagnostics = scan.skipped
         report.files = scan.files.count
-        let known = loaded.byPath
+        report.foldersListed = scan.listed.count
+        report.foldersSkipped = scan.foldersSkipped
         let policy = workspace.config.policy
         let hiddenFlagsCurrent = loaded.hiddenFlagsCurrent
         if paths != nil {
@@ -63,36 +65,61 @@ extension NoteIndex {
             report.files = try fileCount()
         }
 
-        let wasEmpty = known.isEmpty
+        let wasEmpty = loaded.files.isEmpty
         var work: [PendingFile] = []
-        // Lookups only (removing each found entry was a tenth of a no-change refresh): the
-        // walk yields each path once, so when every known file was found none is gone.
-        var found = 0
-        for file in scan.files {
-            if let old = known[file.path] {
-                found += 1
+        var gone: [String: KnownFile]
+        if scan.matchesKnownFiles {
+            // Every folder was unchanged: the walk stat'ed exactly the known files, in order.
+            for (file, old) in zip(scan.files, loaded.files) {
                 if old.size == file.size && old.mtimeNanos == file.mtimeNanos && old.inode == file.inode && old.mtimeNanos != 0 {
                     report.unchanged += 1
-                    continue
+                } else {
+                    work.append(PendingFile(file: file, known: old))
                 }
-                work.append(PendingFile(file: file, known: old))
-            } else {
-                work.append(PendingFile(file: file, known: nil))
             }
-        }
-        let gone: [String: KnownFile]
-        if found == known.count {
             gone = [:]
         } else {
-            let onDisk = Set(scan.files.map(\.path))
-            gone = known.filter { !onDisk.contains($0.key) }
+            let known = loaded.byPath
+            // Lookups only (removing each found entry was a tenth of a no-change refresh): the
+            // walk yields each path once, so when every known file was found none is gone.
+            var found = 0
+            for file in scan.files {
+                if let old = known[file.path] {
+                    found += 1
+                    if old.size == file.size && old.mtimeNanos == file.mtimeNanos && old.inode == file.inode && old.mtimeNanos != 0 {
+                        report.unchanged += 1
+                        continue
+                    }
+                    work.append(PendingFile(file: file, known: old))
+                } else {
+                    work.append(PendingFile(file: file, known: nil))
+                }
+            }
+            if found == known.count {
+                gone = [:]
+            } else {
+                let onDisk = Set(scan.files.map(\.path))
+                gone = known.filter { !onDisk.contains($0.key) }
+            }
         }
+        if !loaded.hasDigests, !work.isEmpty || !gone.isEmpty {
+            (work, gone) = try withDigests(work, gone)
+        }
+        // Stamps to write once the files are (a fresh build writes them into its own file).
+        let stampsToRecord = paths == nil && FolderStamps.needsRecording(scan, known: loaded.folders)
         report.timings.walk = Timestamp.now() - started
         if work.isEmpty && gone.isEmpty {
-            if !hiddenFlagsCurrent {
-                // The policy changed (or another process's was in force): flag the files
-                // for this one, so agent searches need not ask the policy per file.
-                do { try pool.write { db in try HiddenFiles.adopt(policy, db) } } catch { throw Self.wrap(error) }
+            if !hiddenFlagsCurrent || stampsToRecord {
+                do {
+                    try pool.write { db in
+                        // The policy changed (or another process's was in force): flag the
+                        // files for this one, so agent searches need not ask the policy per file.
+                        if !hiddenFlagsCurrent { try HiddenFiles.adopt(policy, db) }
+                        if stampsToRecord { try FolderStamps.record(scan, rules: scanner.rules, replacing: loaded.folders == nil, checking: true, db) }
+                    }
+                } catch {
+                    throw Self.wrap(error)
+                }
             }
             report.seconds = Timestamp.now() - started
             return report
@@ -106,7 +133,7 @@ extension NoteIndex {
         var writer: IndexWriter?
         var outsideEdits: [(path: String, before: String?)] = []
         if paths == nil && wasEmpty && bulk {
-            switch try buildFresh(work, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
+            switch try buildFresh(work, stamps: scan, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
             case .built(let built): writer = built
             case .declined: break
             case .builtElsewhere: return try refreshOnce(only: paths, progress: progress)
@@ -120,6 +147,13 @@ extension NoteIndex {
             outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw Self.wrap(failure) }
+            if stampsToRecord {
+                do {
+                    try pool.write { db in try FolderStamps.record(scan, rules: scanner.rules, replacing: loaded.folders == nil, checking: true, db) }
+                } catch {
+                    throw Self.wrap(error)
+                }
+            }
         }
         history.recordOutsideEdits(outsideEdits)
 
@@ -137,44 +171,84 @@ extension NoteIndex {
         return report
     }
 
-    /// What the index holds about the files at `paths` (nil: all of them), and whether its
-    /// hidden flags were set under this workspace's policy.
-    func knownFiles(_ paths: Set<String>?) throws(NotesError) -> KnownFiles {
+    /// What the index holds about the files at `paths` (nil: all of them, with the folders'
+    /// stamps), and whether its hidden flags were set under this workspace's policy.
+    /// With `prefetch`, the whole workspace's known folders and files are handed to it as
+    /// they are read (to be stat'ed on other threads meanwhile).
+    func knownFiles(_ paths: Set<String>?, prefetch: StatPrefetch? = nil) throws(NotesError) -> KnownFiles {
         let policy = workspace.config.policy
+        let rules = IgnoreRules(globs: workspace.config.ignore)
         do {
             return try pool.read { db in
                 let hiddenFlagsCurrent = try HiddenFiles.isCurrent(db, policy: policy)
-                var result: [String: KnownFile] = [:]
-                if paths == nil { result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0) }
+                var result: [KnownFile] = []
                 // Raw column reads: this loads every file of a 100k-note workspace on each
                 // no-change refresh, where decoding through `Row` was a seventh of the time.
-                func collect(_ statement: Statement) throws {
+                // The whole workspace's read leaves the digests out (a third of the time;
+                // only changed and gone files need theirs: ``withDigests``).
+                func collect(_ statement: Statement, digests: Bool, feeding prefetch: StatPrefetch? = nil) throws {
                     let raw = statement.sqliteStatement
+                    var chunk: [String] = []
                     while true {
                         let code = sqlite3_step(raw)
-                        if code == SQLITE_DONE { break }
+                        if code == SQLITE_DONE {
+                            if !chunk.isEmpty { prefetch?.statFiles(chunk) }
+                            break
+                        }
                         guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
-                        guard let path = sqlite3_column_text(raw, 1), let digest = sqlite3_column_text(raw, 5) else { continue }
-                        result[String(cString: path)] = KnownFile(
-                            id: sqlite3_column_int64(raw, 0), size: Int(sqlite3_column_int64(raw, 2)),
+                        guard let text = sqlite3_column_text(raw, 1) else { continue }
+                        let digest = digests ? sqlite3_column_text(raw, 5).map { String(cString: $0) } ?? "" : ""
+                        let path = String(cString: text)
+                        if let prefetch {
+                            chunk.append(path)
+                            if chunk.count == StatPrefetch.chunkSize {
+                                prefetch.statFiles(chunk)
+                                chunk.removeAll(keepingCapacity: true)
+                            }
+                        }
+                        result.append(KnownFile(
+                            id: sqlite3_column_int64(raw, 0), path: path, size: Int(sqlite3_column_int64(raw, 2)),
                             mtimeNanos: sqlite3_column_int64(raw, 3), inode: UInt64(bitPattern: sqlite3_column_int64(raw, 4)),
-                            digest: String(cString: digest))
+                            digest: digest))
                     }
                 }
                 let columns = "SELECT id, path, size, mtime_ns, inode, digest FROM files"
                 guard let paths else {
-                    let statement = try db.makeStatement(sql: columns)
+                    // Read in the same transaction as the files, so both are one moment's.
+                    let folders = try FolderStamps.read(db, rules: rules)
+                    let feeding = folders == nil ? nil : prefetch
+                    feeding?.statFolders(folders?.map(\.path) ?? [])
+                    let statement = try db.makeStatement(sql: "SELECT id, path, size, mtime_ns, inode FROM files")
                     try statement.setArguments([])
-                    try collect(statement)
-                    return KnownFiles(byPath: result, hiddenFlagsCurrent: hiddenFlagsCurrent)
+                    try collect(statement, digests: false, feeding: feeding)
+                    return KnownFiles(files: result, folders: folders, hasDigests: false, hiddenFlagsCurrent: hiddenFlagsCurrent)
                 }
                 // The path itself, and everything below it ("/" sorts just before "0").
                 let statement = try db.cachedStatement(sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
                 for path in paths {
                     try statement.setArguments([path, path + "/", path + "0"])
-                    try collect(statement)
+                    try collect(statement, digests: true)
                 }
-                return KnownFiles(byPath: result, hiddenFlagsCurrent: hiddenFlagsCurrent)
+                return KnownFiles(files: result, folders: nil, hasDigests: true, hiddenFlagsCurrent: hiddenFlagsCurrent)
+            }
+        } catch {
+            throw Self.wrap(error)
+        }
+    }
+
+    /// `work` and `gone` with the known files' digests read (``knownFiles(_:)`` leaves them
+    /// out of the whole workspace's read).
+    func withDigests(_ work: [PendingFile], _ gone: [String: KnownFile]) throws(NotesError) -> ([PendingFile], [String: KnownFile]) {
+        do {
+            return try pool.read { db in
+                let statement = try db.makeStatement(sql: "SELECT digest FROM files WHERE id = ?")
+                func digest(_ id: Int64) throws -> String { try String.fetchOne(statement, arguments: [id]) ?? "" }
+                var work = work, gone = gone
+                for i in work.indices where work[i].known != nil {
+                    work[i].known!.digest = try digest(work[i].known!.id)
+                }
+                for (path, file) in gone { gone[path]!.digest = try digest(file.id) }
+                return (work, gone)
             }
         } catch {
             throw Self.wrap(error)
@@ -301,15 +375,25 @@ extension NoteIndex {
     }
 }
 
-/// What the index knew about a file before this refresh.
-/// The index's `files` rows by path, as a refresh compares them with the walk.
+/// What the index knew before this refresh: its `files` rows, as a refresh compares them
+/// with the walk, and the folders' stamps (nil when there are none valid).
 struct KnownFiles: Sendable {
-    var byPath: [String: KnownFile]
+    var files: [KnownFile]
+    var folders: [FolderStamp]?
+    /// Whether `files` carry their digests (else ``NoteIndex/withDigests(_:_:)`` reads them).
+    var hasDigests: Bool
     var hiddenFlagsCurrent: Bool
+
+    /// The files by path (a path has one row at most).
+    var byPath: [String: KnownFile] {
+        Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+    }
 }
 
+/// What the index knew about a file before this refresh.
 struct KnownFile: Sendable {
     var id: Int64
+    var path: String
     var size: Int
     var mtimeNanos: Int64
     var inode: UInt64

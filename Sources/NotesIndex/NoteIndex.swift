@@ -18,6 +18,10 @@ public final class NoteIndex: Sendable {
     var pool: DatabasePool { currentPool.withLock { $0 } }
     /// Whether this process watches the workspace (``watchForChanges()``).
     let watchState = Locked<WatchState>(.notStarted)
+    /// Seconds a folder must have been left alone before its stamp is trusted (its ctime
+    /// would not move for a change within the filesystem's timestamp granularity). Tests
+    /// shorten it rather than wait.
+    let folderTrustDelay = Locked<Double>(2)
     /// This process's hold on the database file (see ``IndexUseLock``).
     let useLock: IndexUseLock
     /// Whether the database is read through a memory map (``init(workspace:directory:longLived:)``).

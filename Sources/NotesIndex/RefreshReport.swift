@@ -31,6 +31,10 @@ public struct RefreshReport: Sendable, Codable {
     public var diagnostics: [Diagnostic] = []
     /// Sync-conflict copies seen by the walk (not indexed).
     public var conflictCopies: [String] = []
+    /// Folders the walk listed, and stamped folders it did not need to list (nothing
+    /// added, removed or renamed in them); not in the JSON, for tests.
+    var foldersListed = 0
+    var foldersSkipped = 0
     /// FTS column texts the writer inserted from tokens recorded on the parsing threads
     /// (``TokenReplay``); not in the JSON, for tests.
     var replayedTexts = 0

@@ -1,0 +1,230 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the index knew after the last walk: the folders' stamps and the files' paths.
+public struct KnownLayout: Sendable {
+    public var folders: [FolderStamp]
+    public var files: [String]
+
+    public init(folders: [FolderStamp], files: [String]) {
+        self.folders = folders
+        self.files = files
+    }
+}
+
+/// The stat facts a walk compares (an `lstat`, trimmed: a 100k-note workspace keeps one per file).
+struct StatFacts: Sendable {
+    var mode: UInt32
+    var device: UInt64
+    var inode: UInt64
+    var size: Int
+    var mtimeNanos: Int64
+    var ctimeNanos: Int64
+
+    init(_ info: stat) {
+        mode = UInt32(info.st_mode)
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int(info.st_size)
+        mtimeNanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        ctimeNanos = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+    }
+
+    var isFolder: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
+    var isRegularFile: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
+}
+
+/// `lstat`s of the known folders and files, made on other threads while the refresh is
+/// still reading the rest of them from the index (the read and the stats overlap instead of
+/// following each other). Folders are given first, then files in chunks, in order.
+public final class StatPrefetch: @unchecked Sendable {
+    private let rootFD: Int32
+    private let group = DispatchGroup()
+    private let lock = NSLock()
+    private var folderFacts: [StatFacts?] = []
+    private var fileChunks: [[StatFacts?]] = []
+    private var folderCount = 0
+    private var fileCount = 0
+
+    /// Paths are looked up relative to the workspace `root`.
+    public init(root: String) {
+        rootFD = open(root.isEmpty ? "/" : root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+
+    deinit {
+        group.wait()
+        if rootFD >= 0 { close(rootFD) }
+    }
+
+    /// Starts statting the known folders (call once, before any files).
+    public func statFolders(_ paths: [String]) {
+        folderCount = paths.count
+        start(paths) { [self] facts in folderFacts = facts }
+    }
+
+    /// Starts statting the next chunk of known files.
+    public func statFiles(_ paths: [String]) {
+        let chunk = fileChunks.count
+        fileChunks.append([])
+        fileCount += paths.count
+        start(paths) { [self] facts in fileChunks[chunk] = facts }
+    }
+
+    private func start(_ paths: [String], store: @escaping @Sendable ([StatFacts?]) -> Void) {
+        let rootFD = rootFD
+        let lock = lock
+        DispatchQueue.global().async(group: group) {
+            var facts: [StatFacts?] = []
+            facts.reserveCapacity(paths.count)
+            var info = stat()
+            for path in paths {
+                let code = rootFD < 0 ? -1 : fstatat(rootFD, path.isEmpty ? "." : path, &info, AT_SYMLINK_NOFOLLOW)
+                facts.append(code == 0 ? StatFacts(info) : nil)
+            }
+            lock.lock()
+            store(facts)
+            lock.unlock()
+        }
+    }
+
+    /// Waits for every stat and returns them (nil: no such entry), folders and files in
+    /// the order given.
+    func results() -> (folders: [StatFacts?], files: [StatFacts?]) {
+        group.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        return (folderFacts, fileChunks.flatMap { $0 })
+    }
+
+    /// Stats `folders` and `files` now, on every core.
+    static func all(root: String, folders: [String], files: [String]) -> StatPrefetch {
+        let prefetch = StatPrefetch(root: root)
+        prefetch.statFolders(folders)
+        for start in stride(from: 0, to: files.count, by: chunkSize) {
+            prefetch.statFiles(Array(files[start..<min(start + chunkSize, files.count)]))
+        }
+        return prefetch
+    }
+
+    /// Files per chunk handed to a thread.
+    public static let chunkSize = 512
+}
+
+extension FileScanner {
+    /// Walks the workspace listing only the folders whose stamp moved (see ``FolderStamp``):
+    /// every stamped folder is `lstat`ed by path, every known file in an unchanged folder is
+    /// `lstat`ed by path, and changed, new or untrusted folders are listed as in ``scan(below:trustingChangesBefore:)``.
+    /// A folder counts as unchanged only below unchanged (or freshly listed) parents, so a
+    /// parent swapped for a symlink is noticed before anything below it is believed.
+    ///
+    /// Falls back to the full walk when there are no stamps, on a filesystem whose folder
+    /// times are not trusted, or when the known files do not fit the known folders.
+    public func scan(knowing known: KnownLayout, trustingChangesBefore: Int64, prefetched: StatPrefetch? = nil) -> WorkspaceScan {
+        let stamping = stampRules(trustBefore: trustingChangesBefore)
+        guard stamping.trusted, !known.folders.isEmpty else { return scan(below: "", stamping: stamping) }
+        let stats = (prefetched ?? StatPrefetch.all(root: root, folders: known.folders.map(\.path), files: known.files)).results()
+        guard stats.folders.count == known.folders.count, stats.files.count == known.files.count else {
+            return scan(below: "", stamping: stamping)
+        }
+
+        // 1. Each stamped folder's own state.
+        let folders = known.folders
+        var index: [String: Int] = [:]
+        index.reserveCapacity(folders.count)
+        for (i, folder) in folders.enumerated() { index[folder.path] = i }
+        guard let top = index[""] else { return scan(below: "", stamping: stamping) }
+        var childrenOf = [[Int]](repeating: [], count: folders.count)
+        for (i, folder) in folders.enumerated() where !folder.path.isEmpty {
+            guard let parent = index[Self.parentPath(folder.path)] else { return scan(below: "", stamping: stamping) }
+            childrenOf[parent].append(i)
+        }
+        let unchanged = folders.indices.map { i in stats.folders[i].map { stamping.unchanged($0, since: folders[i]) } ?? false }
+
+        // When most folders changed (a copied workspace, a restored backup), the parallel
+        // full walk is faster than listing them one by one.
+        if unchanged.count(where: { $0 }) * 2 < folders.count { return scan(below: "", stamping: stamping) }
+
+        // 2. From the top down: unchanged folders are believed, changed ones listed.
+        var result = WorkspaceScan()
+        var trusted = [Bool](repeating: false, count: folders.count)
+        /// Visits folder `i`; `parent` is its parent's open descriptor when the parent was
+        /// listed in this walk (the folder is then opened relative to it, with O_NOFOLLOW),
+        /// nil when the parent was believed unchanged (opened by path, with a check that no
+        /// symlink was crossed). Descriptors stay open only along the current branch.
+        func visit(_ i: Int, parent: Int32?) {
+            let folder = folders[i]
+            if unchanged[i] {
+                trusted[i] = true
+                result.foldersSkipped += 1
+                for child in childrenOf[i] { visit(child, parent: nil) }
+                return
+            }
+            let opened = parent.map { openChild(Self.lastName(folder.path), in: $0) } ?? openFolder(folder.path)
+            guard let dir = opened else {
+                result.goneFolders.append(folder.path)
+                return
+            }
+            defer { closedir(dir) }
+            var subfolders: [(name: String, path: String)] = []
+            list(dir, relative: folder.path, stamping: stamping, into: &result, subfolders: &subfolders)
+            let listedPaths = Set(subfolders.map(\.path))
+            for child in childrenOf[i] where !listedPaths.contains(folders[child].path) {
+                result.goneFolders.append(folders[child].path)
+            }
+            for sub in subfolders {
+                if let child = index[sub.path] {
+                    visit(child, parent: dirfd(dir))
+                } else if let childDir = openChild(sub.name, in: dirfd(dir)) {
+                    // A new folder: everything below it is new too.
+                    walkOpen(childDir, relative: sub.path, stamping: stamping, into: &result)
+                }
+            }
+        }
+        visit(top, parent: nil)
+
+        // 3. The known files of unchanged folders (already stat'ed by path).
+        let everyFolderTrusted = result.listed.isEmpty && result.goneFolders.isEmpty
+        var files: [ScannedFile] = []
+        files.reserveCapacity(known.files.count + result.files.count)
+        for (i, path) in known.files.enumerated() {
+            if !everyFolderTrusted {
+                guard let parent = index[Self.parentPath(path)] else {
+                    // A file of a folder that has no stamp: the index's picture is not one
+                    // this walk can build on.
+                    if isIncluded(path) && !isBelowAny(path, result.goneFolders) { return scan(below: "", stamping: stamping) }
+                    continue
+                }
+                if !trusted[parent] { continue }  // listed, or gone
+            }
+            // Gone, or no longer a file: its folder's next listing confirms it.
+            guard let facts = stats.files[i], facts.isRegularFile else { continue }
+            files.append(ScannedFile(path: path, size: facts.size, mtimeNanos: facts.mtimeNanos, inode: facts.inode))
+        }
+        let matches = everyFolderTrusted && files.count == known.files.count
+        var combined = WorkspaceScan(files: files)
+        combined.append(result)
+        combined.matchesKnownFiles = matches
+        return combined
+    }
+
+    /// The folder part of a workspace-relative path ("" for a top-level entry).
+    public static func parentPath(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return String(path[..<slash])
+    }
+
+    static func lastName(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
+    }
+
+    private func isBelowAny(_ path: String, _ folders: [String]) -> Bool {
+        folders.contains { $0.isEmpty || path.hasPrefix($0 + "/") }
+    }
+}
