@@ -40,6 +40,9 @@ public struct WorkspaceScan: Sendable {
     /// Stamped folders this walk did not list because nothing was added, removed or
     /// renamed in them (their known files were stat'ed by path instead).
     public var foldersSkipped = 0
+    /// Whether this walk listed every folder of the workspace (a full walk): stamps of
+    /// folders it did not list are stale.
+    public var listedEverything = false
     /// Whether `files` are exactly the known files given to ``FileScanner/scan(knowing:trustingChangesBefore:)``,
     /// in that order, with fresh stat facts: the refresh then compares them pairwise.
     public var matchesKnownFiles = false
@@ -168,6 +171,7 @@ public struct FileScanner: Sendable {
             parts.set(i, part)
         }
         for part in parts.values { result.append(part) }
+        result.listedEverything = below.isEmpty
         return result
     }
 

@@ -41,7 +41,7 @@ enum FolderStamps {
 
     /// Whether the walk `scan` changed any stamp the index holds (`known`, nil: none valid).
     static func needsRecording(_ scan: WorkspaceScan, known: [FolderStamp]?) -> Bool {
-        guard let known else { return !scan.listed.isEmpty }
+        guard let known, !scan.listedEverything else { return !scan.listed.isEmpty }
         if !scan.goneFolders.isEmpty { return true }
         guard !scan.listed.isEmpty else { return false }
         let old = Dictionary(known.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
