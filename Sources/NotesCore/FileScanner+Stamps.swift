@@ -210,6 +210,7 @@ extension FileScanner {
         var combined = WorkspaceScan(files: files)
         combined.append(result)
         combined.matchesKnownFiles = matches
+        combined.stamped = true
         return combined
     }
 

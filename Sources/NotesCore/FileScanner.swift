@@ -43,6 +43,9 @@ public struct WorkspaceScan: Sendable {
     /// Whether this walk listed every folder of the workspace (a full walk): stamps of
     /// folders it did not list are stale.
     public var listedEverything = false
+    /// Whether the folders were stamped (the filesystem keeps folder times): else the
+    /// stamps in `listed` are placeholders, not to be recorded.
+    public var stamped = false
     /// Whether `files` are exactly the known files given to ``FileScanner/scan(knowing:trustingChangesBefore:)``,
     /// in that order, with fresh stat facts: the refresh then compares them pairwise.
     public var matchesKnownFiles = false
@@ -172,6 +175,7 @@ public struct FileScanner: Sendable {
         }
         for part in parts.values { result.append(part) }
         result.listedEverything = below.isEmpty
+        result.stamped = stamping.trusted
         return result
     }
 

@@ -40,8 +40,12 @@ enum FolderStamps {
     }
 
     /// Whether the walk `scan` changed any stamp the index holds (`known`, nil: none valid).
+    /// A walk that repeats what the index holds writes nothing (reads stay read-only, SPEC
+    /// §4.3's freshness aside).
     static func needsRecording(_ scan: WorkspaceScan, known: [FolderStamp]?) -> Bool {
-        guard let known, !scan.listedEverything else { return !scan.listed.isEmpty }
+        guard scan.stamped else { return false }
+        guard let known else { return !scan.listed.isEmpty }
+        if scan.listedEverything { return Set(scan.listed.map(\.stamp)) != Set(known) }
         if !scan.goneFolders.isEmpty { return true }
         guard !scan.listed.isEmpty else { return false }
         let old = Dictionary(known.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })

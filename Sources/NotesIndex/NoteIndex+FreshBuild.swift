@@ -92,8 +92,11 @@ extension NoteIndex {
             try queue.write { db in
                 try IndexSchema.createSecondaryIndexes(db)
                 // No other process can have touched this file: the walk's listings stand (a
-                // file that vanished before it was read moved its folder's ctime).
-                try FolderStamps.record(stamps, rules: IgnoreRules(globs: workspace.config.ignore), replacing: true, checking: false, db)
+                // file that vanished before it was read moved its folder's ctime). Only a
+                // walk that listed every folder has every stamp; else the next walk makes them.
+                if stamps.listedEverything && stamps.stamped {
+                    try FolderStamps.record(stamps, rules: IgnoreRules(globs: workspace.config.ignore), replacing: true, checking: false, db)
+                }
             }
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
             try queue.close()

@@ -177,6 +177,28 @@ import Testing
         try expectIndexMatchesFiles(fixture, again)
     }
 
+    @Test func onlyFilesystemsThatKeepFolderTimesAreStamped() throws {
+        // procfs invents its folder times: walked in full every time, no stamps kept.
+        #expect(FileScanner(root: "/proc", rules: IgnoreRules()).skipsUnchangedFolders == false)
+        let scan = FileScanner(root: "/proc/self/fdinfo", rules: IgnoreRules()).scan(trustingChangesBefore: Int64(Date().timeIntervalSince1970 * 1e9))
+        #expect(scan.stamped == false && scan.listed.allSatisfy { $0.stamp.changeNanos == 0 })
+        #expect(FolderStamps.needsRecording(scan, known: nil) == false)
+    }
+
+    @Test func aRepeatedWalkWritesNothing() throws {
+        let fixture = IndexFixture(files: Self.tree)
+        // Files saved within 2 s are re-read (and their rows rewritten) until they are older.
+        for file in FileScanner(workspace: try Workspace(root: fixture.root)).scan().files {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: fixture.root + "/" + file.path)
+        }
+        let index = try stamped(fixture)
+        let wal = index.databasePath + "-wal"
+        let before = FileManager.default.contents(atPath: wal)
+        _ = try index.refresh()
+        _ = try index.refresh()
+        #expect(FileManager.default.contents(atPath: wal) == before)
+    }
+
     @Test func foldersHoldingConflictCopiesAreListedEveryTime() throws {
         let fixture = IndexFixture(files: Self.tree.merging(["a/one.sync-conflict-20260101-120000-ABC.md": "copy\n"]) { a, _ in a })
         let index = try stamped(fixture)
