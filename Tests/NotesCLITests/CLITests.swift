@@ -106,6 +106,38 @@ struct NotesRunner {
     }
 }
 
+/// The walk skips listing folders that have not changed for 2 s (folder stamps): the real
+/// binary must still see every change below such folders.
+@Suite struct SettledFolderTests {
+    let notes = NotesRunner()
+
+    @Test func searchSeesChangesBelowFoldersThatSettled() throws {
+        #expect(notes("search", "whale", "-l").status == 0)
+        usleep(2_200_000)  // every folder now older than the 2 s the stamps wait for
+        #expect(notes("search", "whale", "-l").status == 0)  // this walk stamps them
+        let research = notes.workspace + "/Research"
+        let topic = try #require(try FileManager.default.contentsOfDirectory(atPath: research).sorted().first)
+
+        // An edit in place first, while every folder is stamped: found by the file's own stat.
+        let existing = try #require(try FileManager.default.contentsOfDirectory(atPath: "\(research)/\(topic)").sorted().first { $0.hasSuffix(".md") })
+        let handle = try #require(FileHandle(forWritingAtPath: "\(research)/\(topic)/\(existing)"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\nAnd of marmosetlantern.\n".utf8))
+        try handle.close()
+        #expect(notes("search", "marmosetlantern", "-l").stdout == "Research/\(topic)/\(existing)\n")
+
+        try "A note about quagmirefinch.\n".write(toFile: "\(research)/\(topic)/added.md", atomically: false, encoding: .utf8)
+        #expect(notes("search", "quagmirefinch", "-l").stdout == "Research/\(topic)/added.md\n")
+
+        try FileManager.default.createDirectory(atPath: "\(research)/\(topic)/deeper/still", withIntermediateDirectories: true)
+        try "Hidden deep: ottervellum.\n".write(toFile: "\(research)/\(topic)/deeper/still/deep.md", atomically: true, encoding: .utf8)
+        #expect(notes("search", "ottervellum", "-l").stdout == "Research/\(topic)/deeper/still/deep.md\n")
+
+        try FileManager.default.removeItem(atPath: "\(research)/\(topic)/added.md")
+        #expect(notes("search", "quagmirefinch").status == 1)
+    }
+}
+
 @Suite(.serialized) struct ReadListStatusTests {
     let notes = NotesRunner()
 
