@@ -47,10 +47,9 @@ public final class StatPrefetch: @unchecked Sendable {
     private let rootFD: Int32
     private let group = DispatchGroup()
     private let lock = NSLock()
+    /// Guarded by `lock`: the stat threads store into them while the reader adds chunks.
     private var folderFacts: [StatFacts?] = []
     private var fileChunks: [[StatFacts?]] = []
-    private var folderCount = 0
-    private var fileCount = 0
 
     /// Paths are looked up relative to the workspace `root`.
     public init(root: String) {
@@ -64,15 +63,15 @@ public final class StatPrefetch: @unchecked Sendable {
 
     /// Starts statting the known folders (call once, before any files).
     public func statFolders(_ paths: [String]) {
-        folderCount = paths.count
         start(paths) { [self] facts in folderFacts = facts }
     }
 
     /// Starts statting the next chunk of known files.
     public func statFiles(_ paths: [String]) {
+        lock.lock()
         let chunk = fileChunks.count
         fileChunks.append([])
-        fileCount += paths.count
+        lock.unlock()
         start(paths) { [self] facts in fileChunks[chunk] = facts }
     }
 
