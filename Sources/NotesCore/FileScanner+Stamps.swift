@@ -40,6 +40,13 @@ struct StatFacts: Sendable {
     var isRegularFile: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
 }
 
+extension ScannedFile {
+    /// The file at `path` with the stat facts a walk keeps.
+    init(path: String, _ facts: StatFacts) {
+        self.init(path: path, size: facts.size, mtimeNanos: facts.mtimeNanos, inode: facts.inode)
+    }
+}
+
 /// `lstat`s of the known folders and files, made on other threads while the refresh is
 /// still reading the rest of them from the index (the read and the stats overlap instead of
 /// following each other). Folders are given first, then files in chunks, in order.
@@ -126,10 +133,11 @@ extension FileScanner {
     /// times are not trusted, or when the known files do not fit the known folders.
     public func scan(knowing known: KnownLayout, trustingChangesBefore: Int64, prefetched: StatPrefetch? = nil) -> WorkspaceScan {
         let stamping = stampRules(trustBefore: trustingChangesBefore)
-        guard stamping.trusted, !known.folders.isEmpty else { return scan(below: "", stamping: stamping) }
+        let fullWalk = { scan(below: "", stamping: stamping) }
+        guard stamping.trusted, !known.folders.isEmpty else { return fullWalk() }
         let stats = (prefetched ?? StatPrefetch.all(root: root, folders: known.folders.map(\.path), files: known.files)).results()
         guard stats.folders.count == known.folders.count, stats.files.count == known.files.count else {
-            return scan(below: "", stamping: stamping)
+            return fullWalk()
         }
 
         // 1. Each stamped folder's own state.
@@ -137,17 +145,17 @@ extension FileScanner {
         var index: [String: Int] = [:]
         index.reserveCapacity(folders.count)
         for (i, folder) in folders.enumerated() { index[folder.path] = i }
-        guard let top = index[""] else { return scan(below: "", stamping: stamping) }
+        guard let top = index[""] else { return fullWalk() }
         var childrenOf = [[Int]](repeating: [], count: folders.count)
         for (i, folder) in folders.enumerated() where !folder.path.isEmpty {
-            guard let parent = index[Self.parentPath(folder.path)] else { return scan(below: "", stamping: stamping) }
+            guard let parent = index[Self.parentPath(folder.path)] else { return fullWalk() }
             childrenOf[parent].append(i)
         }
         let unchanged = folders.indices.map { i in stats.folders[i].map { stamping.unchanged($0, since: folders[i]) } ?? false }
 
         // When most folders changed (a copied workspace, a restored backup), the parallel
         // full walk is faster than listing them one by one.
-        if unchanged.count(where: { $0 }) * 2 < folders.count { return scan(below: "", stamping: stamping) }
+        if unchanged.count(where: { $0 }) * 2 < folders.count { return fullWalk() }
 
         // 2. From the top down: unchanged folders are believed, changed ones listed.
         var result = WorkspaceScan()
@@ -196,14 +204,14 @@ extension FileScanner {
                 guard let parent = index[Self.parentPath(path)] else {
                     // A file of a folder that has no stamp: the index's picture is not one
                     // this walk can build on.
-                    if isIncluded(path) && !isBelowAny(path, result.goneFolders) { return scan(below: "", stamping: stamping) }
+                    if isIncluded(path) && !isBelowAny(path, result.goneFolders) { return fullWalk() }
                     continue
                 }
                 if !trusted[parent] { continue }  // listed, or gone
             }
             // Gone, or no longer a file: its folder's next listing confirms it.
             guard let facts = stats.files[i], facts.isRegularFile else { continue }
-            files.append(ScannedFile(path: path, size: facts.size, mtimeNanos: facts.mtimeNanos, inode: facts.inode))
+            files.append(ScannedFile(path: path, facts))
         }
         let matches = everyFolderTrusted && files.count == known.files.count
         var combined = WorkspaceScan(files: files)

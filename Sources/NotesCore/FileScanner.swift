@@ -105,11 +105,11 @@ struct StampRules: Sendable {
     /// No stamps at all (a scan for a few paths, or an untrusted filesystem).
     static let none = StampRules(device: 0, trustBefore: 0, trusted: false)
 
-    /// The stamp to record for a folder with `info` (from `fstat` before it was listed).
-    func stamp(path: String, _ info: stat, complete: Bool) -> FolderStamp {
-        let change = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-        let kept = trusted && complete && UInt64(info.st_dev) == device && change > 0 && change < trustBefore
-        return FolderStamp(path: path, inode: UInt64(info.st_ino), changeNanos: kept ? change : 0)
+    /// The stamp to record for a folder with `facts` (from `fstat` before it was listed).
+    func stamp(path: String, _ facts: StatFacts, complete: Bool) -> FolderStamp {
+        let change = facts.ctimeNanos
+        let kept = trusted && complete && facts.device == device && change > 0 && change < trustBefore
+        return FolderStamp(path: path, inode: facts.inode, changeNanos: kept ? change : 0)
     }
 
     /// Whether the folder `facts` (an `lstat` now) is the folder `stamp` recorded, unchanged.
@@ -245,8 +245,7 @@ public struct FileScanner: Sendable {
             } else if rules.verdict(name: name, path: path) == .conflictCopy {
                 result.conflictCopies.append(path)
             } else if type == S_IFREG {
-                let nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-                result.files.append(ScannedFile(path: path, size: Int(info.st_size), mtimeNanos: nanos, inode: UInt64(info.st_ino)))
+                result.files.append(ScannedFile(path: path, StatFacts(info)))
             } else if type != S_IFLNK, FileFormat(path: path).isIndexed {
                 result.skipped.append(Diagnostic(path: path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
             }
@@ -366,7 +365,7 @@ public struct FileScanner: Sendable {
         found += subfolders
         // A folder with entries the index does not hold (conflict copies, special files) is
         // listed on every walk, so they are reported every time.
-        let stamp = stamped ? stamping.stamp(path: relative, folderInfo, complete: complete) : FolderStamp(path: relative, inode: 0, changeNanos: 0)
+        let stamp = stamped ? stamping.stamp(path: relative, StatFacts(folderInfo), complete: complete) : FolderStamp(path: relative, inode: 0, changeNanos: 0)
         result.listed.append(ListedFolder(stamp: stamp, files: firstFile..<result.files.count, subfolders: subfolders.map(\.path)))
     }
 
@@ -402,8 +401,7 @@ public struct FileScanner: Sendable {
             return
         }
         if type == S_IFREG {
-            let nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            listing.scan.files.append(ScannedFile(path: entry.path, size: Int(info.st_size), mtimeNanos: nanos, inode: UInt64(info.st_ino)))
+            listing.scan.files.append(ScannedFile(path: entry.path, StatFacts(info)))
         } else if type != S_IFLNK, FileFormat(path: entry.path).isIndexed {
             listing.scan.skipped.append(Diagnostic(path: entry.path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
         }

@@ -55,10 +55,10 @@ enum FolderStamps {
     /// Records what the walk `scan` saw: drops gone folders' stamps (and those below them),
     /// writes the listed folders' stamps. With `checking`, a stamp is written as 0 unless
     /// every entry its listing found has its row (see the type's invariant); a fresh build's
-    /// private file, which no other process can have touched, skips the check. `replacing`
-    /// clears stamps made under other rules first.
-    static func record(_ scan: WorkspaceScan, rules: IgnoreRules, replacing: Bool, checking: Bool, _ db: Database) throws {
-        if replacing {
+    /// private file, which no other process can have touched, skips the check. A walk that
+    /// listed every folder replaces all stamps (stale ones, or ones made under other rules).
+    static func record(_ scan: WorkspaceScan, rules: IgnoreRules, checking: Bool, _ db: Database) throws {
+        if scan.listedEverything {
             try db.execute(sql: "DELETE FROM folders")
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('folder_rules', ?)", arguments: [fingerprint(rules)])
         }

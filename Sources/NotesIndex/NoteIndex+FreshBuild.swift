@@ -95,7 +95,7 @@ extension NoteIndex {
                 // file that vanished before it was read moved its folder's ctime). Only a
                 // walk that listed every folder has every stamp; else the next walk makes them.
                 if stamps.listedEverything && stamps.stamped {
-                    try FolderStamps.record(stamps, rules: IgnoreRules(globs: workspace.config.ignore), replacing: true, checking: false, db)
+                    try FolderStamps.record(stamps, rules: IgnoreRules(globs: workspace.config.ignore), checking: false, db)
                 }
             }
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }

@@ -115,7 +115,7 @@ extension NoteIndex {
                         // The policy changed (or another process's was in force): flag the
                         // files for this one, so agent searches need not ask the policy per file.
                         if !hiddenFlagsCurrent { try HiddenFiles.adopt(policy, db) }
-                        if stampsToRecord { try FolderStamps.record(scan, rules: scanner.rules, replacing: loaded.folders == nil || scan.listedEverything, checking: true, db) }
+                        if stampsToRecord { try FolderStamps.record(scan, rules: scanner.rules, checking: true, db) }
                     }
                 } catch {
                     throw Self.wrap(error)
@@ -149,7 +149,7 @@ extension NoteIndex {
             if let failure = used.failure { throw Self.wrap(failure) }
             if stampsToRecord {
                 do {
-                    try pool.write { db in try FolderStamps.record(scan, rules: scanner.rules, replacing: loaded.folders == nil || scan.listedEverything, checking: true, db) }
+                    try pool.write { db in try FolderStamps.record(scan, rules: scanner.rules, checking: true, db) }
                 } catch {
                     throw Self.wrap(error)
                 }

@@ -228,7 +228,7 @@ import Testing
         #expect(scan.listed.first { $0.stamp.path == "x/y" }?.stamp.changeNanos != 0)
         try index.pool.write { db in
             try db.execute(sql: "DELETE FROM files WHERE path = 'x/y/four.md'")
-            try FolderStamps.record(scan, rules: IgnoreRules(), replacing: false, checking: true, db)
+            try FolderStamps.record(scan, rules: IgnoreRules(), checking: true, db)
         }
         let recorded = try stamps(index)
         #expect(recorded["x/y"] == 0)
