@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -45,81 +44,6 @@ extension ScannedFile {
     init(path: String, _ facts: StatFacts) {
         self.init(path: path, size: facts.size, mtimeNanos: facts.mtimeNanos, inode: facts.inode)
     }
-}
-
-/// `lstat`s of the known folders and files, made on other threads while the refresh is
-/// still reading the rest of them from the index (the read and the stats overlap instead of
-/// following each other). Folders are given first, then files in chunks, in order.
-public final class StatPrefetch: @unchecked Sendable {
-    private let rootFD: Int32
-    private let group = DispatchGroup()
-    private let lock = NSLock()
-    /// Guarded by `lock`: the stat threads store into them while the reader adds chunks.
-    private var folderFacts: [StatFacts?] = []
-    private var fileChunks: [[StatFacts?]] = []
-
-    /// Paths are looked up relative to the workspace `root`.
-    public init(root: String) {
-        rootFD = open(root.isEmpty ? "/" : root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    }
-
-    deinit {
-        group.wait()
-        if rootFD >= 0 { close(rootFD) }
-    }
-
-    /// Starts statting the known folders (call once, before any files).
-    public func statFolders(_ paths: [String]) {
-        start(paths) { [self] facts in folderFacts = facts }
-    }
-
-    /// Starts statting the next chunk of known files.
-    public func statFiles(_ paths: [String]) {
-        lock.lock()
-        let chunk = fileChunks.count
-        fileChunks.append([])
-        lock.unlock()
-        start(paths) { [self] facts in fileChunks[chunk] = facts }
-    }
-
-    private func start(_ paths: [String], store: @escaping @Sendable ([StatFacts?]) -> Void) {
-        let rootFD = rootFD
-        let lock = lock
-        DispatchQueue.global().async(group: group) {
-            var facts: [StatFacts?] = []
-            facts.reserveCapacity(paths.count)
-            var info = stat()
-            for path in paths {
-                let code = rootFD < 0 ? -1 : fstatat(rootFD, path.isEmpty ? "." : path, &info, AT_SYMLINK_NOFOLLOW)
-                facts.append(code == 0 ? StatFacts(info) : nil)
-            }
-            lock.lock()
-            store(facts)
-            lock.unlock()
-        }
-    }
-
-    /// Waits for every stat and returns them (nil: no such entry), folders and files in
-    /// the order given.
-    func results() -> (folders: [StatFacts?], files: [StatFacts?]) {
-        group.wait()
-        lock.lock()
-        defer { lock.unlock() }
-        return (folderFacts, fileChunks.flatMap { $0 })
-    }
-
-    /// Stats `folders` and `files` now, on every core.
-    static func all(root: String, folders: [String], files: [String]) -> StatPrefetch {
-        let prefetch = StatPrefetch(root: root)
-        prefetch.statFolders(folders)
-        for start in stride(from: 0, to: files.count, by: chunkSize) {
-            prefetch.statFiles(Array(files[start..<min(start + chunkSize, files.count)]))
-        }
-        return prefetch
-    }
-
-    /// Files per chunk handed to a thread.
-    public static let chunkSize = 512
 }
 
 extension FileScanner {

@@ -1,0 +1,159 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `lstat`s of the known folders and files, made while the refresh is still reading the rest
+/// of them from the index (the read and the stats overlap instead of following each other).
+/// Folders are given first, then files in chunks, in order.
+///
+/// Helper threads start when the prefetch is made, so their start-up overlaps the index
+/// read; while the reader adds chunks they stat them on the other cores, and ``results()``
+/// makes the calling thread stat whatever is left alongside them instead of waiting. With
+/// one helper fewer than there are cores, every core stats and none is shared by two threads.
+public final class StatPrefetch: @unchecked Sendable {
+    /// Held by the helper threads too: it is freed when the last of them has stopped.
+    let queue: StatQueue
+
+    /// Paths are looked up relative to the workspace `root`.
+    public init(root: String, helpers: Int = StatPrefetch.helperCount) {
+        queue = StatQueue(rootFD: open(root.isEmpty ? "/" : root, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        for _ in 0..<max(helpers, 0) {
+            let queue = queue
+            let thread = Thread { queue.help() }
+            thread.name = "notes-stat"
+            thread.start()
+        }
+    }
+
+    /// A prefetch dropped unread (an error while reading the index) lets its helpers go.
+    deinit {
+        queue.finishAdding(cancelling: true)
+    }
+
+    /// Starts statting the known folders (call once, before any files).
+    public func statFolders(_ paths: [String]) {
+        queue.add(paths, folders: true)
+    }
+
+    /// Starts statting the next chunk of known files.
+    public func statFiles(_ paths: [String]) {
+        queue.add(paths, folders: false)
+    }
+
+    /// Stats what is still queued on this thread too, waits for the helpers, and returns
+    /// every stat (nil: no such entry), folders and files in the order given.
+    func results() -> (folders: [StatFacts?], files: [StatFacts?]) {
+        queue.finishAdding(cancelling: false)
+        queue.help()
+        return queue.collected()
+    }
+
+    /// Stats `folders` and `files` now, on every core.
+    static func all(root: String, folders: [String], files: [String]) -> StatPrefetch {
+        let prefetch = StatPrefetch(root: root)
+        prefetch.statFolders(folders)
+        for start in stride(from: 0, to: files.count, by: chunkSize) {
+            prefetch.statFiles(Array(files[start..<min(start + chunkSize, files.count)]))
+        }
+        return prefetch
+    }
+
+    /// Files per chunk handed to a thread.
+    public static let chunkSize = 512
+
+    /// Helper threads besides the reader: one fewer than the cores, at least one.
+    public static let helperCount = max(ProcessInfo.processInfo.activeProcessorCount - 1, 1)
+}
+
+/// The chunks of paths, their stats, and the state the helpers wait on. The helper threads
+/// hold this (not the ``StatPrefetch``), so a dropped prefetch can still close it.
+final class StatQueue: @unchecked Sendable {
+    private let rootFD: Int32
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var chunks: [[String]] = []
+    private var stats: [[StatFacts?]] = []
+    private var folderChunk: Int?
+    private var taken = 0
+    private var finished = 0
+    private var closed = false
+    private var cancelled = false
+
+    init(rootFD: Int32) {
+        self.rootFD = rootFD
+    }
+
+    deinit {
+        if rootFD >= 0 { close(rootFD) }
+    }
+
+    func add(_ paths: [String], folders: Bool) {
+        condition.lock()
+        if folders { folderChunk = chunks.count }
+        chunks.append(paths)
+        stats.append([])
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// No more chunks will come; `cancelling` also drops the ones not yet started.
+    func finishAdding(cancelling: Bool) {
+        condition.lock()
+        closed = true
+        if cancelling { cancelled = true }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Stats chunks until none is left and no more will come.
+    func help() {
+        while let (index, paths) = next() {
+            let facts = Self.lstat(paths, at: rootFD)
+            condition.lock()
+            stats[index] = facts
+            finished += 1
+            if finished == chunks.count { condition.broadcast() }
+            condition.unlock()
+        }
+    }
+
+    /// Every chunk's stats once all are in: folders, then the files in order.
+    func collected() -> (folders: [StatFacts?], files: [StatFacts?]) {
+        condition.lock()
+        defer { condition.unlock() }
+        while finished < chunks.count { condition.wait() }
+        var files: [StatFacts?] = []
+        files.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
+        for (index, chunk) in stats.enumerated() where index != folderChunk { files += chunk }
+        return (folderChunk.map { stats[$0] } ?? [], files)
+    }
+
+    private func next() -> (Int, [String])? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if cancelled { return nil }
+            if taken < chunks.count {
+                taken += 1
+                return (taken - 1, chunks[taken - 1])
+            }
+            if closed { return nil }
+            condition.wait()
+        }
+    }
+
+    private static func lstat(_ paths: [String], at rootFD: Int32) -> [StatFacts?] {
+        var facts: [StatFacts?] = []
+        facts.reserveCapacity(paths.count)
+        var info = stat()
+        for path in paths {
+            let code = rootFD < 0 ? -1 : fstatat(rootFD, path.isEmpty ? "." : path, &info, AT_SYMLINK_NOFOLLOW)
+            facts.append(code == 0 ? StatFacts(info) : nil)
+        }
+        return facts
+    }
+}
