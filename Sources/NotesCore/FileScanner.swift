@@ -355,9 +355,7 @@ public struct FileScanner: Sendable {
         let firstFile = result.files.count
         var complete = true
         for part in parts {
-            result.files += part.scan.files
-            result.conflictCopies += part.scan.conflictCopies
-            result.skipped += part.scan.skipped
+            result.append(part.scan)
             subfolders += part.subfolders
             if !part.scan.conflictCopies.isEmpty || !part.scan.skipped.isEmpty { complete = false }
         }

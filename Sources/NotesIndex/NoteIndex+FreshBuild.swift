@@ -33,8 +33,9 @@ extension NoteIndex {
     }
 
     /// Builds `work` into a fresh database and swaps it in, when no other process has the
-    /// index open (``IndexUseLock``).
-    func buildFresh(_ work: [PendingFile], stamps: WorkspaceScan, racyBefore: Int64, histories: [String: PathHistory], report: inout RefreshReport,
+    /// index open (``IndexUseLock``); the folder stamps of the walk `stamps` are recorded
+    /// under its ignore `rules`.
+    func buildFresh(_ work: [PendingFile], stamps: WorkspaceScan, rules: IgnoreRules, racyBefore: Int64, histories: [String: PathHistory], report: inout RefreshReport,
                     progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> FreshBuild {
         // This process's connections close first: a failed upgrade to the exclusive lock
         // drops the shared one (Linux), and no process may have the file open without it.
@@ -95,7 +96,7 @@ extension NoteIndex {
                 // file that vanished before it was read moved its folder's ctime). Only a
                 // walk that listed every folder has every stamp; else the next walk makes them.
                 if stamps.listedEverything && stamps.stamped {
-                    try FolderStamps.record(stamps, rules: IgnoreRules(globs: workspace.config.ignore), checking: false, db)
+                    try FolderStamps.record(stamps, rules: rules, checking: false, db)
                 }
             }
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }

@@ -41,11 +41,11 @@ extension NoteIndex {
         let trustBefore = Int64((started - folderTrustDelay.withLock { $0 }) * 1e9)
         if let paths {
             scan = scanner.scan(paths: paths)
-            loaded = try knownFiles(paths)
+            loaded = try knownFiles(paths, stampRules: scanner.rules)
         } else {
             // The known folders and files are stat'ed while the rest are still being read.
             let prefetch = scanner.skipsUnchangedFolders ? StatPrefetch(root: workspace.root) : nil
-            loaded = try knownFiles(nil, prefetch: prefetch)
+            loaded = try knownFiles(nil, stampRules: scanner.rules, prefetch: prefetch)
             if let folders = loaded.folders {
                 scan = scanner.scan(knowing: KnownLayout(folders: folders, files: loaded.files.map(\.path)),
                                     trustingChangesBefore: trustBefore, prefetched: prefetch)
@@ -74,7 +74,7 @@ extension NoteIndex {
         if scan.matchesKnownFiles {
             // Every folder was unchanged: the walk stat'ed exactly the known files, in order.
             for (file, old) in zip(scan.files, loaded.files) {
-                if old.size == file.size && old.mtimeNanos == file.mtimeNanos && old.inode == file.inode && old.mtimeNanos != 0 {
+                if old.isUnchanged(file) {
                     report.unchanged += 1
                 } else {
                     work.append(PendingFile(file: file, known: old))
@@ -89,7 +89,7 @@ extension NoteIndex {
             for file in scan.files {
                 if let old = known[file.path] {
                     found += 1
-                    if old.size == file.size && old.mtimeNanos == file.mtimeNanos && old.inode == file.inode && old.mtimeNanos != 0 {
+                    if old.isUnchanged(file) {
                         report.unchanged += 1
                         continue
                     }
@@ -136,7 +136,7 @@ extension NoteIndex {
         var writer: IndexWriter?
         var outsideEdits: [(path: String, before: String?)] = []
         if paths == nil && wasEmpty && bulk {
-            switch try buildFresh(work, stamps: scan, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
+            switch try buildFresh(work, stamps: scan, rules: scanner.rules, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
             case .built(let built): writer = built
             case .declined: break
             case .builtElsewhere: return try refreshOnce(only: paths, progress: progress)
@@ -181,11 +181,11 @@ extension NoteIndex {
 
     /// What the index holds about the files at `paths` (nil: all of them, with the folders'
     /// stamps), and whether its hidden flags were set under this workspace's policy.
-    /// With `prefetch`, the whole workspace's known folders and files are handed to it as
-    /// they are read (to be stat'ed on other threads meanwhile).
-    func knownFiles(_ paths: Set<String>?, prefetch: StatPrefetch? = nil) throws(NotesError) -> KnownFiles {
+    /// Stamps are read only when made under `rules` (the walk's ignore rules). With
+    /// `prefetch`, the whole workspace's known folders and files are handed to it as they
+    /// are read (to be stat'ed on other threads meanwhile).
+    func knownFiles(_ paths: Set<String>?, stampRules rules: IgnoreRules, prefetch: StatPrefetch? = nil) throws(NotesError) -> KnownFiles {
         let policy = workspace.config.policy
-        let rules = IgnoreRules(globs: workspace.config.ignore)
         do {
             return try pool.read { db in
                 let hiddenFlagsCurrent = try HiddenFiles.isCurrent(db, policy: policy)
@@ -406,6 +406,12 @@ struct KnownFile: Sendable {
     var mtimeNanos: Int64
     var inode: UInt64
     var digest: String
+
+    /// Whether the walk's stat of `file` says it is as indexed: same size, mtime and inode
+    /// (a row written with mtime 0, racy when indexed, is always looked at again).
+    func isUnchanged(_ file: ScannedFile) -> Bool {
+        size == file.size && mtimeNanos == file.mtimeNanos && inode == file.inode && mtimeNanos != 0
+    }
 }
 
 /// A file the walk says must be looked at.

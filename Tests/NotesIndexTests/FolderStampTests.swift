@@ -273,7 +273,7 @@ import Testing
                 let path = root + "/" + file
                 if var bytes = fm.contents(atPath: path), !bytes.isEmpty {
                     bytes[bytes.count - 1] = bytes[bytes.count - 1] == 0x0A ? 0x20 : 0x0A
-                    fm.createFile(atPath: path, contents: bytes)
+                    #expect(fm.createFile(atPath: path, contents: bytes), "could not rewrite \(file)")
                 }
             }
             default: settle()
