@@ -31,7 +31,18 @@ extension NoteIndex {
         try recoveringFromDamage { () throws(NotesError) -> RefreshReport in try refreshOnce(only: paths, progress: progress) }
     }
 
-    func refreshOnce(only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> RefreshReport {
+    /// Builds the index again from the files (`notes index --rebuild`), forgetting what it
+    /// held. When no other process has the index open, a large workspace is built into a
+    /// private file that replaces the old one (``buildFresh``): the old rows are never
+    /// deleted one by one, which cost more than the build itself (FTS5 tokenizes each deleted
+    /// row again to take its terms out). Otherwise the live index is emptied and refilled.
+    public func rebuild(progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
+        try recoveringFromDamage { () throws(NotesError) -> RefreshReport in try refreshOnce(only: nil, progress: progress, fromScratch: true) }
+    }
+
+    /// One refresh of `paths` (nil: the whole workspace); `fromScratch` ignores what the
+    /// index holds and replaces it (``rebuild(progress:)``).
+    func refreshOnce(only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)?, fromScratch: Bool = false) throws(NotesError) -> RefreshReport {
         let started = Timestamp.now()
         var report = RefreshReport()
         let scanner = FileScanner(workspace: workspace)
@@ -39,7 +50,10 @@ extension NoteIndex {
         let loaded: KnownFiles
         // Folders changed after this instant are listed again next time (``FolderStamp``).
         let trustBefore = Int64((started - folderTrustDelay.withLock { $0 }) * 1e9)
-        if let paths {
+        if fromScratch {
+            scan = scanner.scan(trustingChangesBefore: trustBefore)
+            loaded = KnownFiles(files: [], folders: nil, hasDigests: true, hiddenFlagsCurrent: true)
+        } else if let paths {
             scan = scanner.scan(paths: paths)
             loaded = try knownFiles(paths, stampRules: scanner.rules)
         } else {
@@ -111,6 +125,10 @@ extension NoteIndex {
         // Stamps to write once the files are (a fresh build writes them into its own file).
         let stampsToRecord = paths == nil && FolderStamps.needsRecording(scan, known: loaded.folders)
         report.timings.walk = Timestamp.now() - started
+        let workBytes = work.reduce(0) { $0 + $1.file.size }
+        let bulk = work.count >= Self.bulkFiles || workBytes >= Self.bulkBytes
+        // A rebuild too small for a private build empties the live index and refills it.
+        if fromScratch && !bulk { try erase() }
         if work.isEmpty && gone.isEmpty {
             if !hiddenFlagsCurrent || stampsToRecord {
                 do {
@@ -129,8 +147,6 @@ extension NoteIndex {
         }
 
         let history = HistoryStore(workspace: workspace)
-        let workBytes = work.reduce(0) { $0 + $1.file.size }
-        let bulk = work.count >= Self.bulkFiles || workBytes >= Self.bulkBytes
         let racyBefore = Int64((started - 2) * 1e9)
         let histories = history.allHistories()
         var writer: IndexWriter?
@@ -138,7 +154,9 @@ extension NoteIndex {
         if paths == nil && wasEmpty && bulk {
             switch try buildFresh(work, stamps: scan, rules: scanner.rules, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
             case .built(let built): writer = built
-            case .declined: break
+            case .declined: if fromScratch { try erase() }
+            // Another process built the index from the files while this one waited: a
+            // rebuild too, so what is left is an ordinary refresh.
             case .builtElsewhere: return try refreshOnce(only: paths, progress: progress)
             }
         }

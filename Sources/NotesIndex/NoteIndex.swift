@@ -181,8 +181,9 @@ public final class NoteIndex: Sendable {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
     }
 
-    /// Drops everything and starts from an empty index (`notes index --rebuild`).
-    public func erase() throws(NotesError) {
+    /// Empties the live index, row by row (a rebuild that cannot build aside: another
+    /// process has the index open, or the workspace is small; ``rebuild(progress:)``).
+    func erase() throws(NotesError) {
         do {
             try pool.write { db in
                 for table in ["files", "sections", "tags", "metadata", "links", "diagnostics"] {

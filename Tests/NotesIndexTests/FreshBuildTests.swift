@@ -59,15 +59,69 @@ import Testing
         #expect(try answers(f, index).allSatisfy { !$0.contains(": 0 ") })
 
         // A rebuild is a first build again; incremental refreshes write in place.
-        try index.erase()
-        let erased = inode(index.databasePath)
-        #expect(try index.refresh().added == 2_100)
-        #expect(inode(index.databasePath) != erased)
+        let full = inode(index.databasePath)
+        #expect(try index.rebuild().added == 2_100)
+        #expect(inode(index.databasePath) != full)
         f.write("n0/note0.md", "# Note 0\n\nword0 changed\n")
         let swapped = inode(index.databasePath)
         #expect(try index.refresh().modified == 1)
         #expect(inode(index.databasePath) == swapped)
         #expect(try f.search("changed", index).hits.map(\.path) == ["n0/note0.md"])
+    }
+
+    /// Takes a file's tags out of the index behind the refresh's back (so only a rebuild,
+    /// which re-reads every file, can bring them back).
+    func dropTags(of path: String, _ index: NoteIndex) {
+        let result = run("/usr/bin/env", ["python3", "-c", """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1])
+            (id,) = c.execute('SELECT id FROM files WHERE path = ?', (sys.argv[2],)).fetchone()
+            c.execute('DELETE FROM tags WHERE file_id = ?', (id,))
+            c.commit()
+            print('dropped')
+            """, index.databasePath, path])
+        #expect(result.stdout == "dropped\n", "\(result.stderr)")
+    }
+
+    /// `notes index --rebuild` re-reads every file, even unchanged ones. Alone, it builds aside
+    /// and swaps (no row-by-row deletes of the old index); with another instance holding the
+    /// index open it empties the live file and refills it; a workspace under the bulk size
+    /// is refilled in place. All three give the answers of a first build.
+    @Test func aRebuildReadsEveryFileAgain() throws {
+        let reference = Self.fixture()
+        let expected = try answers(reference, reference.refreshed())
+
+        let f = Self.fixture()
+        let index = try f.refreshed()
+        dropTags(of: "n0/note7.md", index)
+        #expect(try f.search("tag:t0 word7", index).hits.isEmpty, "the tags were not dropped")
+        _ = try index.refresh()
+        #expect(try f.search("tag:t0 word7", index).hits.isEmpty, "a refresh re-read an unchanged file")
+        let before = inode(index.databasePath)
+        let report = try index.rebuild()
+        #expect(report.added == 2_100 && report.unchanged == 0 && report.files == 2_100)
+        #expect(inode(index.databasePath) != before, "a rebuild alone did not build aside")
+        #expect(try answers(f, index) == expected)
+        #expect(try f.search("tag:t0 word7", index).hits.map(\.path) == ["n0/note7.md"])
+
+        let g = Self.fixture()
+        let live = try g.refreshed()
+        dropTags(of: "n0/note7.md", live)
+        let other = try g.open()
+        let liveBefore = inode(live.databasePath)
+        #expect(try live.rebuild().added == 2_100)
+        #expect(inode(live.databasePath) == liveBefore, "a rebuild swapped the file under another open instance")
+        #expect(try answers(g, other) == expected)
+        #expect(try g.search("note", other).total == 2_100, "rows left twice or missing")
+
+        let small = IndexFixture(files: ["a.md": "# Alpha\n\nkeyword one #red\n", "b.md": "# Beta\n\nkeyword two #red\n"], filler: 3)
+        let smallIndex = try small.refreshed()
+        let smallBefore = inode(smallIndex.databasePath)
+        dropTags(of: "a.md", smallIndex)
+        #expect(try small.search("tag:red keyword", smallIndex).hits.map(\.path) == ["b.md"])
+        #expect(try smallIndex.rebuild().added == 5)
+        #expect(inode(smallIndex.databasePath) == smallBefore, "a small rebuild is refilled in place")
+        #expect(try small.search("tag:red keyword", smallIndex).hits.map(\.path).sorted() == ["a.md", "b.md"])
     }
 
     /// The hint a build gives the kernel so its final fsync has little left (Linux); it

@@ -29,10 +29,9 @@ extension NotesCommand {
         func run() throws {
             let ws = try workspace.openWorkspace()
             let index = try workspace.openIndex(ws)
-            if rebuild { try index.erase() }
             let progress = ProgressBar(label: rebuild ? "Rebuilding" : "Indexing")
             let damage = check ? try index.checkAndRepair() : []
-            let report = try index.refresh(progress: progress.update)
+            let report = rebuild ? try index.rebuild(progress: progress.update) : try index.refresh(progress: progress.update)
             progress.finish()
             let damagedHistory = check ? HistoryStore(workspace: ws).damagedObjects() : []
             if json {
