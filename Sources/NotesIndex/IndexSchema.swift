@@ -9,13 +9,15 @@ import NotesDocuments
 ///   change detection, the content digest, title and effective provenance.
 /// - `sections` / `fts`: one row per section; `rowid = file id << 24 | ordinal`, so a
 ///   section's file is `rowid >> 24` without a join, and a file's sections are one range.
+///   `sections.fts_digest` hashes the section's FTS row (``SearchableText/digests``): a
+///   modified or renamed file rewrites only the FTS rows whose texts changed.
 /// - `tags`, `metadata`, `links`, `diagnostics`: per-file facts for filters and status.
 /// - `files.hidden`: whether the agent's policy hides the file (``HiddenFiles``).
 /// - `folders`: each folder's stamp from the last walk that listed it (``FolderStamps``).
 enum IndexSchema {
     /// Bump to rebuild every existing index (the cache is re-derived from the files). The
     /// parser's version is part of it: a parsing change also rebuilds.
-    static let version = "6.\(DocumentParser.version)"
+    static let version = "7.\(DocumentParser.version)"
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
@@ -64,7 +66,8 @@ enum IndexSchema {
                 heading TEXT NOT NULL,
                 level INTEGER NOT NULL,
                 line INTEGER NOT NULL,
-                aligned INTEGER NOT NULL
+                aligned INTEGER NOT NULL,
+                fts_digest INTEGER NOT NULL
             );
             CREATE TABLE tags (file_id INTEGER NOT NULL, tag TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (file_id, tag)) WITHOUT ROWID;
             CREATE TABLE metadata (file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);

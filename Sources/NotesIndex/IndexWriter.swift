@@ -101,7 +101,7 @@ final class IndexWriter: @unchecked Sendable {
             file = try DirectStatement(db, IndexWriter.insertFileSQL)
             fileUpdate = try DirectStatement(db, IndexWriter.updateFileSQL)
             fts = try DirectStatement(db, "INSERT INTO fts (rowid, title, heading, tags, body) VALUES (?, ?, ?, ?, ?)")
-            section = try DirectStatement(db, "INSERT INTO sections (id, heading, level, line, aligned) VALUES (?, ?, ?, ?, ?)")
+            section = try DirectStatement(db, "INSERT INTO sections (id, heading, level, line, aligned, fts_digest) VALUES (?, ?, ?, ?, ?, ?)")
             tag = try DirectStatement(db, "INSERT OR IGNORE INTO tags (file_id, tag) VALUES (?, ?)")
             metadata = try DirectStatement(db, "INSERT INTO metadata (file_id, key, value) VALUES (?, ?, ?)")
             link = try DirectStatement(db, "INSERT INTO links (file_id, kind, target, text, line) VALUES (?, ?, ?, ?, ?)")
@@ -157,13 +157,13 @@ final class IndexWriter: @unchecked Sendable {
             // A re-check of a recently written file (recorded with mtime 0) is not a touch.
             if known.mtimeNanos != 0 { counts.touched += 1 }
         case .listedOnly(let digest, let diagnostics):
-            let id = try upsert(file: file, mtime: mtime, digest: digest, document: nil, hidden: item.hidden, inserts, db)
+            let (id, _) = try upsert(file: file, mtime: mtime, digest: digest, document: nil, text: nil, hidden: item.hidden, inserts, db)
             try insertDiagnostics(diagnostics, fileID: id, inserts)
             counts.diagnostics += diagnostics
         case .parsed(let digest, let document, let bytes, let text):
-            let id = try upsert(file: file, mtime: mtime, digest: digest, document: document, hidden: item.hidden, inserts, db)
+            let (id, keptRows) = try upsert(file: file, mtime: mtime, digest: digest, document: document, text: text, hidden: item.hidden, inserts, db)
             _ = TokenReplay.replayedCount()
-            try insertContent(document, text: text, fileID: id, inserts)
+            try insertContent(document, text: text, fileID: id, keeping: keptRows, inserts)
             counts.replayedTexts += TokenReplay.replayedCount()
             counts.diagnostics += document.diagnostics
             counts.bytesParsed += bytes
@@ -171,9 +171,9 @@ final class IndexWriter: @unchecked Sendable {
     }
 
     /// Writes the `files` row (new, modified or renamed) and returns its id. Content rows of
-    /// an existing id are deleted first.
-    private func upsert(file: ScannedFile, mtime: Int64, digest: String, document: ParsedDocument?, hidden: Bool,
-                        _ inserts: WriteStatements, _ db: Database) throws -> Int64 {
+    /// an existing id are deleted first, except the FTS rows `text` has unchanged (returned).
+    private func upsert(file: ScannedFile, mtime: Int64, digest: String, document: ParsedDocument?, text: SearchableText?, hidden: Bool,
+                        _ inserts: WriteStatements, _ db: Database) throws -> (id: Int64, keptRows: Set<Int64>) {
         let kind = DocumentKind(path: file.path)
         let format = FileFormat(path: file.path)
         let mtimeSeconds = Double(file.mtimeNanos) / 1e9
@@ -196,7 +196,8 @@ final class IndexWriter: @unchecked Sendable {
             existingID = nil
             counts.added += 1
         }
-        if let id = existingID { try deleteContent(of: id, db) }
+        var keptRows = Set<Int64>()
+        if let id = existingID { keptRows = try deleteContent(of: id, keepingUnchanged: text?.digests ?? [], db) }
         // The columns in `fileColumns` order (then the id, for an update).
         let row = existingID == nil ? inserts.file : inserts.fileUpdate
         row.bind(file.path); row.bind(kind.rawValue); row.bind(format.rawValue); row.bind(file.size); row.bind(mtime)
@@ -208,7 +209,7 @@ final class IndexWriter: @unchecked Sendable {
         row.bind(hidden)
         if let id = existingID { row.bind(id) }
         try row.run()
-        return existingID ?? db.lastInsertedRowID
+        return (existingID ?? db.lastInsertedRowID, keptRows)
     }
 
     private static let fileColumns = [
@@ -218,26 +219,51 @@ final class IndexWriter: @unchecked Sendable {
     private static let insertFileSQL = "INSERT INTO files (\(fileColumns.joined(separator: ", "))) VALUES (\(fileColumns.map { _ in "?" }.joined(separator: ", ")))"
     private static let updateFileSQL = "UPDATE files SET \(fileColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
 
-    private func deleteContent(of id: Int64, _ db: Database) throws {
+    /// Deletes file `id`'s content rows, except the FTS rows whose texts a new version of
+    /// the file has unchanged (`newDigests`: its sections' ``SearchableText/digests``, by
+    /// ordinal), which are returned: FTS5 tokenizes a deleted row again to take its terms
+    /// out, so an append to a long file rewrites its last section only, and a renamed file
+    /// keeps all of its rows. The other tables' rows are all rewritten (cheap).
+    @discardableResult
+    private func deleteContent(of id: Int64, keepingUnchanged newDigests: [Int64] = [], _ db: Database) throws -> Set<Int64> {
         let low = id << IndexSchema.sectionBits
         let high = low + (1 << IndexSchema.sectionBits) - 1
-        try db.cachedStatement(sql: "DELETE FROM fts WHERE rowid BETWEEN ? AND ?").execute(arguments: [low, high])
+        // Row by row by rowid, found in `sections` (one row per FTS row): a rowid range on
+        // the FTS table itself cost several times more per deleted row.
+        var old: [(rowid: Int64, digest: Int64)] = []
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT id, fts_digest FROM sections WHERE id BETWEEN ? AND ?"), arguments: [low, high])
+        while let row = try rows.next() { old.append((row[0], row[1])) }
+        var kept = Set<Int64>()
+        let deleteRow = try db.cachedStatement(sql: "DELETE FROM fts WHERE rowid = ?")
+        for (rowid, digest) in old {
+            let ordinal = Int(rowid - low)
+            if ordinal < newDigests.count && newDigests[ordinal] == digest {
+                kept.insert(rowid)
+            } else {
+                try deleteRow.execute(arguments: [rowid])
+            }
+        }
         try db.cachedStatement(sql: "DELETE FROM sections WHERE id BETWEEN ? AND ?").execute(arguments: [low, high])
         for table in ["tags", "metadata", "links", "diagnostics"] {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE file_id = ?").execute(arguments: [id])
         }
+        return kept
     }
 
-    private func insertContent(_ document: ParsedDocument, text: SearchableText, fileID: Int64, _ inserts: WriteStatements) throws {
+    /// Inserts the content rows of file `fileID`; FTS rows in `keptRows` are already there.
+    private func insertContent(_ document: ParsedDocument, text: SearchableText, fileID: Int64, keeping keptRows: Set<Int64>, _ inserts: WriteStatements) throws {
         let limit = Int64(1) << IndexSchema.sectionBits
         for (ordinal, section) in document.sections.enumerated() where Int64(ordinal) < limit {
             let rowid = fileID << IndexSchema.sectionBits | Int64(ordinal)
-            let prepared = text.sections[ordinal]
-            let fts = inserts.fts
-            fts.bind(rowid); fts.bind(text.title); fts.bind(prepared.heading); fts.bind(text.tags); fts.bind(prepared.body)
-            try text.replaying(section: ordinal) { try fts.run() }
+            if !keptRows.contains(rowid) {
+                let prepared = text.sections[ordinal]
+                let fts = inserts.fts
+                fts.bind(rowid); fts.bind(text.title); fts.bind(prepared.heading); fts.bind(text.tags); fts.bind(prepared.body)
+                try text.replaying(section: ordinal) { try fts.run() }
+            }
             let row = inserts.section
             row.bind(rowid); row.bind(section.heading); row.bind(section.level); row.bind(section.line); row.bind(section.lineAligned)
+            row.bind(text.digests[ordinal])
             try row.run()
         }
         for tag in document.tags {

@@ -1,3 +1,4 @@
+import NotesCore
 import NotesDocuments
 
 /// A document's text as it goes into the FTS table (``FTSText/prepare(_:)``), prepared on
@@ -12,6 +13,9 @@ struct SearchableText: Sendable {
     /// The tokens of title, tags, then each section's heading and body; nil when recording
     /// failed (the INSERT then tokenizes as usual).
     var tokens: RecordedTokens?
+    /// Per section: a hash of its FTS row's four texts (the first 8 bytes of a SHA-256 over
+    /// them, each preceded by its length). Equal digests mean the row need not be rewritten.
+    var digests: [Int64]
 
     init(_ document: ParsedDocument) {
         title = FTSText.prepare(document.title)
@@ -21,6 +25,18 @@ struct SearchableText: Sendable {
         texts.reserveCapacity(2 + 2 * sections.count)
         for section in sections { texts.append(section.heading); texts.append(section.body) }
         tokens = RecordedTokens(texts)
+        digests = sections.map { [title, tags] in Self.digest(title, $0.heading, tags, $0.body) }
+    }
+
+    /// The hash of one FTS row's texts (``digests``).
+    static func digest(_ texts: String...) -> Int64 {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(texts.reduce(0) { $0 + $1.utf8.count + 8 })
+        for text in texts {
+            withUnsafeBytes(of: UInt64(text.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: text.utf8)
+        }
+        return SHA256.digest(of: bytes).prefix(8).reduce(0) { $0 << 8 | Int64($1) }
     }
 
     /// Runs `insert` (the INSERT of section `ordinal`'s FTS row: title, heading, tags, body)
