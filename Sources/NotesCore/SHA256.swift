@@ -15,6 +15,24 @@ public enum SHA256 {
         return Array(bytes).withUnsafeBytes { digest($0) }
     }
 
+    /// The first 8 bytes, as a big-endian integer, of the digest of `parts`, each preceded
+    /// by its length: a list of byte strings hashed without joining them (and no two lists
+    /// hash the same input).
+    public static func prefix64(of parts: [UnsafeBufferPointer<UInt8>]) -> Int64 {
+        let empty: [UInt8] = [0]
+        return empty.withUnsafeBufferPointer { placeholder in
+            let pointers = parts.map { $0.baseAddress ?? placeholder.baseAddress }
+            let lengths = parts.map(\.count)
+            var out = [UInt8](repeating: 0, count: 32)
+            let ok = out.withUnsafeMutableBufferPointer { digest in
+                notes_sha256_parts(pointers, lengths, Int32(parts.count), digest.baseAddress)
+            }
+            // EVP fails only when libcrypto cannot allocate a context.
+            precondition(ok != 0, "libcrypto could not compute SHA-256")
+            return out.prefix(8).reduce(0) { $0 << 8 | Int64($1) }
+        }
+    }
+
     /// The digest of `bytes` as lowercase hex.
     public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         hexString(digest(of: bytes))

@@ -29,14 +29,9 @@ struct SearchableText: Sendable {
     }
 
     /// The hash of one FTS row's texts (``digests``).
-    static func digest(_ texts: String...) -> Int64 {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(texts.reduce(0) { $0 + $1.utf8.count + 8 })
-        for text in texts {
-            withUnsafeBytes(of: UInt64(text.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: text.utf8)
-        }
-        return SHA256.digest(of: bytes).prefix(8).reduce(0) { $0 << 8 | Int64($1) }
+    static func digest(_ title: String, _ heading: String, _ tags: String, _ body: String) -> Int64 {
+        var title = title, heading = heading, tags = tags, body = body
+        return title.withUTF8 { t in heading.withUTF8 { h in tags.withUTF8 { g in body.withUTF8 { b in SHA256.prefix64(of: [t, h, g, b]) } } } }
     }
 
     /// Runs `insert` (the INSERT of section `ordinal`'s FTS row: title, heading, tags, body)

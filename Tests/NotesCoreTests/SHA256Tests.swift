@@ -23,4 +23,28 @@ import Testing
         #expect(ContentVersion(of: Array("hello\n".utf8)) == a)
         #expect(ContentVersion(of: Array("hello \n".utf8)) != a)
     }
+
+    /// `prefix64` hashes a list of byte strings, each after its length (8 bytes, little
+    /// endian), without joining them: the same as hashing the joined bytes; splitting the
+    /// same characters differently gives another value.
+    @Test func prefix64HashesLengthPrefixedPartsWithoutJoiningThem() {
+        func joined(_ parts: [[UInt8]]) -> [UInt8] {
+            parts.flatMap { part in (0..<8).map { UInt8(truncatingIfNeeded: part.count >> (8 * $0)) } + part }
+        }
+        func prefix64(_ parts: [[UInt8]]) -> Int64 {
+            func go(_ i: Int, _ buffers: [UnsafeBufferPointer<UInt8>]) -> Int64 {
+                i == parts.count ? SHA256.prefix64(of: buffers) : parts[i].withUnsafeBufferPointer { go(i + 1, buffers + [$0]) }
+            }
+            return go(0, [])
+        }
+        let cases: [[[UInt8]]] = [[Array("ab".utf8), Array("c".utf8)], [Array("a".utf8), Array("bc".utf8)], [[], [], Array("abc".utf8), []],
+                                  [Array(repeating: 0x61, count: 100_000), Array("é 中".utf8)]]
+        var seen = Set<Int64>()
+        for parts in cases {
+            let expected = SHA256.digest(of: joined(parts)).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            #expect(prefix64(parts) == expected)
+            seen.insert(prefix64(parts))
+        }
+        #expect(seen.count == cases.count)
+    }
 }
