@@ -229,7 +229,7 @@ final class IndexWriter: @unchecked Sendable {
         let low = id << IndexSchema.sectionBits
         let high = low + (1 << IndexSchema.sectionBits) - 1
         // Row by row by rowid, found in `sections` (one row per FTS row): a rowid range on
-        // the FTS table itself cost several times more per deleted row.
+        // the FTS table itself cost up to 1.5× more per deleted row.
         var old: [(rowid: Int64, digest: Int64)] = []
         let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT id, fts_digest FROM sections WHERE id BETWEEN ? AND ?"), arguments: [low, high])
         while let row = try rows.next() { old.append((row[0], row[1])) }
