@@ -2,12 +2,6 @@
 // non-variadic, non-deprecated entry points, so Swift sees plain typed functions.
 #include <openssl/evp.h>
 #include <stdint.h>
-#include <string.h>
-
-static inline int notes_sha256(const void *data, size_t count, unsigned char out[32]) {
-    unsigned int length = 0;
-    return EVP_Digest(data, count, out, &length, EVP_sha256(), NULL) == 1 && length == 32;
-}
 
 // The SHA-256 implementation, fetched once: the implicit fetch of EVP_sha256() on every call
 // costs more than hashing a short text. (A function-local static: Swift's importer does not
@@ -22,6 +16,12 @@ static inline const EVP_MD *notes_sha256_md(void) {
     if (__atomic_compare_exchange_n(&fetched, &expected, made, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return made;
     EVP_MD_free(made);  // another thread fetched it first
     return expected;
+}
+
+// SHA-256 of `count` bytes (a file's content version).
+static inline int notes_sha256(const void *data, size_t count, unsigned char out[32]) {
+    unsigned int length = 0;
+    return EVP_Digest(data, count, out, &length, notes_sha256_md(), NULL) == 1 && length == 32;
 }
 
 // SHA-256 over `count` byte strings, each preceded by its length as 8 little-endian bytes
