@@ -54,6 +54,9 @@ let package = Package(
         // `statfs`'s filesystem type (not visible through Swift's Glibc module): whether folder
         // ctimes can be trusted to skip listing unchanged folders (Sources/CFolderTimes/include/folder_times.h).
         .target(name: "CFolderTimes"),
+        // cmark's allocations in a per-thread arena: nodes and buffers carved from kept
+        // chunks, freed all at once (Sources/CMarkdownArena/include/markdown_arena.h).
+        .target(name: "CMarkdownArena", dependencies: ["CCmark"]),
         // HTTP over libcurl: timeouts, redirects, size limits, streaming, server-sent events.
         .target(
             name: "NotesNetwork",
@@ -69,7 +72,7 @@ let package = Package(
         // Bytes -> a parsed document (title, tags, headings, links, sections).
         .target(
             name: "NotesDocuments",
-            dependencies: ["NotesCore", "CCmark"],
+            dependencies: ["NotesCore", "CCmark", "CMarkdownArena"],
             swiftSettings: strictSettings),
         // The one write path: policy, the agent's guard, stamping, history, proposals,
         // atomic locked writes.
@@ -132,7 +135,7 @@ let package = Package(
         // Temp folders, repository paths and a process runner, for tests only.
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "CCmark", "CMarkdownArena", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "CTokenReplay", "CWriteback", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesTestSupport"], swiftSettings: strictSettings),

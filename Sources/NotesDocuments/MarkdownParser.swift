@@ -1,4 +1,5 @@
 import CCmark
+import CMarkdownArena
 import Foundation
 import NotesCore
 
@@ -21,10 +22,11 @@ enum MarkdownParser {
         var utf8 = Array(body.utf8)
         guard let document = utf8.withUnsafeMutableBufferPointer({ buffer -> OpaquePointer? in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
-                cmark_parse_document($0, buffer.count, CMARK_OPT_DEFAULT)
+                notes_markdown_parse($0, buffer.count, CMARK_OPT_DEFAULT)
             }
         }) else { return outline }
-        defer { cmark_node_free(document) }
+        // Everything cmark made (nodes, their strings, the iterator) goes at once here.
+        defer { notes_markdown_release(document) }
         let source = CodeSpanSource(bytes: utf8)
         utf8 = []
         guard let iterator = cmark_iter_new(document) else { return outline }
