@@ -68,10 +68,11 @@ enum MarkdownParser {
                     }
                 } else if let done = block {
                     let text = done.text
-                    for tag in InlineScanner.tags(in: done.scanText) where tagSet.insert(tag.lowercased()).inserted {
+                    let scanText = done.codeSpans.isEmpty ? text : done.scanText
+                    for tag in InlineScanner.tags(in: scanText) where tagSet.insert(tag.lowercased()).inserted {
                         outline.tags.append(tag)
                     }
-                    for wiki in InlineScanner.wikilinks(in: done.scanText) {
+                    for wiki in InlineScanner.wikilinks(in: scanText) {
                         outline.links.append(DocumentLink(kind: .wiki, target: wiki.target, text: wiki.alias ?? wiki.target, line: done.line + wiki.lineOffset))
                     }
                     if done.headingLevel > 0 {
@@ -83,30 +84,28 @@ enum MarkdownParser {
                     block = nil
                 }
             case CMARK_NODE_TEXT:
-                block?.append(literal(node), isCode: false)
+                block?.append(literalBytes(node), isCode: false)
             case CMARK_NODE_CODE:
-                let code = literal(node)
+                let code = literalBytes(node)
                 block?.append(code, isCode: true)
                 // cmark turns a code span's line breaks into spaces; put them back after the
                 // span so the text that follows stays on its own line.
                 if let breaks = block?.lineBreaks(inCode: code, source: source), breaks > 0 {
-                    block?.append(String(repeating: "\n", count: breaks), isCode: false)
+                    block?.appendLineBreaks(breaks)
                 }
             case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
-                block?.append("\n", isCode: false)
+                block?.appendLineBreaks(1)
             case CMARK_NODE_HTML_INLINE:
                 // Stripped, but its line breaks are kept so later text stays on its line.
-                let breaks = literal(node).countByte(0x0A)
-                if breaks > 0 { block?.append(String(repeating: "\n", count: breaks), isCode: false) }
+                let breaks = literalBytes(node).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+                if breaks > 0 { block?.appendLineBreaks(breaks) }
             case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
                 guard let current = block else { continue }
                 if entering {
                     let url = cmark_node_get_url(node).map { String(cString: $0) } ?? ""
-                    openLinks.append((url, current.text.utf8.count, current.newlines))
+                    openLinks.append((url, current.bytes.count, current.newlines))
                 } else if let open = openLinks.popLast() {
-                    let utf8 = current.text.utf8
-                    let start = utf8.index(utf8.startIndex, offsetBy: min(open.textStart, utf8.count))
-                    let text = String(current.text[start...]).replacingNewlines()
+                    let text = current.text(from: min(open.textStart, current.bytes.count)).replacingNewlines()
                     if !open.url.isEmpty {
                         outline.links.append(DocumentLink(kind: .markdown, target: open.url, text: text, line: current.line + open.newlinesBefore))
                     }
@@ -132,15 +131,23 @@ enum MarkdownParser {
     private static func literal(_ node: OpaquePointer) -> String {
         cmark_node_get_literal(node).map { String(cString: $0) } ?? ""
     }
+
+    /// A node's literal in place (valid until the document is released; cmark has already
+    /// replaced any invalid UTF-8).
+    private static func literalBytes(_ node: OpaquePointer) -> UnsafeBufferPointer<UInt8> {
+        guard let literal = cmark_node_get_literal(node) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: UnsafeRawPointer(literal).assumingMemoryBound(to: UInt8.self), count: strlen(literal))
+    }
 }
 
-/// Collects the inline text of one paragraph or heading.
+/// Collects the inline text of one paragraph or heading, as UTF-8 bytes (cmark's literals
+/// appended where they lie: building Strings piece by piece cost as much as cmark's parse).
 private struct InlineCollector {
     let line: Int
     let headingLevel: Int
-    var text = ""
-    /// The same text with code spans blanked out, for finding #tags and [[links]].
-    var scanText = ""
+    var bytes: [UInt8] = []
+    /// Where code spans lie in ``bytes``: blanked in ``scanText``.
+    var codeSpans: [Range<Int>] = []
     var newlines = 0
     /// A paragraph over several lines (first line, its column, last line), until its first
     /// code span turns it into ``codeSearch``.
@@ -152,24 +159,42 @@ private struct InlineCollector {
     init(line: Int, headingLevel: Int) {
         self.line = line
         self.headingLevel = headingLevel
+        bytes.reserveCapacity(128)
     }
 
     /// Adds inline text. Code spans count as text for search but never as tags or links.
-    mutating func append(_ piece: String, isCode: Bool) {
-        text += piece
-        if isCode {
-            // Blanked byte by byte (on bytes: mapping Characters cost more than cmark's
-            // whole parse); only line breaks survive, so line offsets still hold.
-            scanText += piece.mappingBytes { $0 == 0x0A ? 0x0A : 0x20 }
-        } else {
-            scanText += piece
+    mutating func append(_ piece: UnsafeBufferPointer<UInt8>, isCode: Bool) {
+        let start = bytes.count
+        bytes.append(contentsOf: piece)
+        if isCode && !piece.isEmpty { codeSpans.append(start..<bytes.count) }
+        for byte in piece where byte == 0x0A { newlines += 1 }
+    }
+
+    mutating func appendLineBreaks(_ count: Int) {
+        bytes.append(contentsOf: repeatElement(0x0A, count: count))
+        newlines += count
+    }
+
+    /// The text collected.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The text from byte `offset` (where a piece began) on.
+    func text(from offset: Int) -> String { String(decoding: bytes[offset...], as: UTF8.self) }
+
+    /// The same text with code spans blanked byte by byte (only line breaks survive, so
+    /// line offsets still hold), for finding #tags and [[links]].
+    var scanText: String {
+        guard !codeSpans.isEmpty else { return text }
+        var blanked = bytes
+        for span in codeSpans {
+            for i in span where blanked[i] != 0x0A { blanked[i] = 0x20 }
         }
-        newlines += piece.countByte(0x0A)
+        return String(decoding: blanked, as: UTF8.self)
     }
 
     /// The line breaks cmark folded inside this code span (see ``CodeSpanSource``); the
     /// paragraph's source is looked at only once it has a code span.
-    mutating func lineBreaks(inCode code: String, source: CodeSpanSource) -> Int {
+    mutating func lineBreaks(inCode code: UnsafeBufferPointer<UInt8>, source: CodeSpanSource) -> Int {
         if let lines = paragraph {
             paragraph = nil
             codeSearch = source.paragraph(startLine: lines.start, startColumn: lines.column, endLine: lines.end)
@@ -237,7 +262,7 @@ final class CodeSpanSource {
     /// Finds the next code span in `search` whose text is `literal`, returns how many line
     /// breaks it covers and moves `search` past it; answers 0 and ends the search when the
     /// next span found is not that one.
-    func lineBreaks(inSpan literal: String, searching search: inout Search?) -> Int {
+    func lineBreaks(inSpan literal: some Sequence<UInt8>, searching search: inout Search?) -> Int {
         guard let range = search?.range, var budget = search?.budget else { return 0 }
         let backtick = UInt8(ascii: "`")
         var i = range.lowerBound
@@ -259,7 +284,7 @@ final class CodeSpanSource {
                 guard j - runStart == opening else { continue }
                 let content = bytes[i..<runStart]
                 search = j < range.upperBound ? Search(range: j..<range.upperBound, budget: budget) : nil
-                guard Self.normalised(content).elementsEqual(literal.utf8) else {
+                guard Self.normalised(content).elementsEqual(literal) else {
                     search = nil
                     return 0
                 }
