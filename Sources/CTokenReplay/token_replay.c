@@ -19,7 +19,7 @@ typedef struct {
 
 static int reserve(notes_token_buffer *b, size_t n) {
     if (b->count + n <= b->capacity) return SQLITE_OK;
-    size_t capacity = b->capacity ? b->capacity : 4096;
+    size_t capacity = b->capacity ? b->capacity * 2 : 256;
     while (capacity < b->count + n) capacity *= 2;
     uint8_t *grown = realloc(b->bytes, capacity);
     if (!grown) return SQLITE_NOMEM;
@@ -123,6 +123,8 @@ int notes_tokens_record(const char *text, int length, notes_token_buffer *buffer
     if (rc != SQLITE_OK) buffer->count = before;
     return rc;
 }
+
+int notes_tokens_reserve(notes_token_buffer *buffer, size_t bytes) { return reserve(buffer, bytes); }
 
 void notes_tokens_free(notes_token_buffer *buffer) {
     free(buffer->bytes);

@@ -44,6 +44,10 @@ final class RecordedTokens: @unchecked Sendable {
         var buffer = notes_token_buffer()
         var ranges: [Range<Int>] = []
         ranges.reserveCapacity(texts.count)
+        // A recording takes 3 bytes per token plus the token: about 1.3 times its text
+        // (up to 2 for one-letter words); growing the buffer copied it.
+        let textBytes = texts.reduce(0) { $0 + $1.utf8.count }
+        guard notes_tokens_reserve(&buffer, textBytes + textBytes / 2 + 64) == SQLITE_OK else { return nil }
         for text in texts {
             var text = text
             let start = buffer.count

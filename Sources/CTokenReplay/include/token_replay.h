@@ -58,6 +58,10 @@ int notes_tokens_replay(const uint8_t *tokens, size_t tokens_length, void *conte
 /// Frees a buffer's bytes.
 void notes_tokens_free(notes_token_buffer *buffer);
 
+/// Makes room for `bytes` more bytes of recording (SQLITE_NOMEM when there is none):
+/// sized up front from the texts, a buffer is not copied as it grows.
+int notes_tokens_reserve(notes_token_buffer *buffer, size_t bytes);
+
 /// Arms the calling thread's replay for the next statement (the columns are not copied and
 /// must stay valid until `notes_tokens_disarm`). At most 8 columns.
 void notes_tokens_arm(const notes_token_column *columns, int count);
