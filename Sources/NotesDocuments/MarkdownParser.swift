@@ -183,11 +183,16 @@ private struct InlineCollector {
 
     /// The same text with code spans blanked byte by byte (only line breaks survive, so
     /// line offsets still hold), for finding #tags and [[links]].
+    /// Without a `#` or `[` nothing is found either way, and the text is returned as is.
     var scanText: String {
-        guard !codeSpans.isEmpty else { return text }
+        guard !codeSpans.isEmpty,
+              bytes.contains(where: { $0 == 0x23 || $0 == 0x5B })
+        else { return text }
         var blanked = bytes
-        for span in codeSpans {
-            for i in span where blanked[i] != 0x0A { blanked[i] = 0x20 }
+        blanked.withUnsafeMutableBufferPointer { out in
+            for span in codeSpans {
+                for i in span where out[i] != 0x0A { out[i] = 0x20 }
+            }
         }
         return String(decoding: blanked, as: UTF8.self)
     }

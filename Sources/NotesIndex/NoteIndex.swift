@@ -1,3 +1,4 @@
+import CSQLiteSetup
 import Foundation
 import GRDB
 import NotesCore
@@ -37,6 +38,8 @@ public final class NoteIndex: Sendable {
     /// quarter off an MCP search at 100k notes). A short command would pay more in page
     /// faults than it saves (+15% for a whole-process search), so it reads with `pread`.
     public init(workspace: Workspace, directory: String, longLived: Bool = false) throws(NotesError) {
+        // Before this process's first connection (CSQLiteSetup); too late is harmless.
+        _ = notes_sqlite_setup()
         self.workspace = workspace
         self.directory = directory
         self.isMapped = longLived
