@@ -47,6 +47,23 @@ final class DirectStatement {
         }
     }
 
+    /// Binds the next parameter to `bytes` (UTF-8 text) without SQLite copying them: they
+    /// must stay valid until ``runDroppingBindings()`` returns (SQLITE_STATIC). For long
+    /// texts bound for one run (an FTS row): the copy cost more than the bind itself.
+    func bindInPlace(_ bytes: UnsafeBufferPointer<UInt8>) {
+        index += 1
+        // A NULL pointer would bind NULL: the empty string needs a real one.
+        let pointer = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+        sqlite3_bind_text(statement, index, pointer, Int32(bytes.count), Self.inPlace)
+    }
+
+    /// ``run()``, then every parameter set back to NULL, so no pointer from
+    /// ``bindInPlace(_:)`` outlives the bytes it points to.
+    func runDroppingBindings() throws {
+        defer { sqlite3_clear_bindings(statement) }
+        try run()
+    }
+
     /// Runs the statement with the values bound since the last run.
     func run() throws {
         index = 0
@@ -58,6 +75,9 @@ final class DirectStatement {
         }
         sqlite3_reset(statement)
     }
+
+    /// SQLITE_STATIC: SQLite uses the bytes where they are.
+    private static var inPlace: sqlite3_destructor_type? { nil }
 
     /// SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
     private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }

@@ -256,10 +256,13 @@ final class IndexWriter: @unchecked Sendable {
         for (ordinal, section) in document.sections.enumerated() where Int64(ordinal) < limit {
             let rowid = fileID << IndexSchema.sectionBits | Int64(ordinal)
             if !keptRows.contains(rowid) {
-                let prepared = text.sections[ordinal]
                 let fts = inserts.fts
-                fts.bind(rowid); fts.bind(text.title); fts.bind(prepared.heading); fts.bind(text.tags); fts.bind(prepared.body)
-                try text.replaying(section: ordinal) { try fts.run() }
+                // The texts are bound in place (not copied by SQLite) for the one INSERT.
+                try text.replaying(section: ordinal) { title, heading, tags, body in
+                    fts.bind(rowid)
+                    fts.bindInPlace(title); fts.bindInPlace(heading); fts.bindInPlace(tags); fts.bindInPlace(body)
+                    try fts.runDroppingBindings()
+                }
             }
             let row = inserts.section
             row.bind(rowid); row.bind(section.heading); row.bind(section.level); row.bind(section.line); row.bind(section.lineAligned)

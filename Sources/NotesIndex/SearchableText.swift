@@ -34,18 +34,21 @@ struct SearchableText: Sendable {
         return title.withUTF8 { t in heading.withUTF8 { h in tags.withUTF8 { g in body.withUTF8 { b in SHA256.prefix64(of: [t, h, g, b]) } } } }
     }
 
-    /// Runs `insert` (the INSERT of section `ordinal`'s FTS row: title, heading, tags, body)
-    /// with the recorded tokens of its four columns armed for replay.
-    func replaying<T>(section ordinal: Int, _ insert: () throws -> T) rethrows -> T {
-        guard let tokens else { return try insert() }
+    /// Runs `insert` (the INSERT of section `ordinal`'s FTS row) with the UTF-8 of its four
+    /// texts (title, heading, tags, body), valid while `insert` runs, and the recorded tokens
+    /// of the four armed for replay.
+    func replaying<T>(section ordinal: Int, _ insert: (_ title: UnsafeBufferPointer<UInt8>, _ heading: UnsafeBufferPointer<UInt8>,
+                                                        _ tags: UnsafeBufferPointer<UInt8>, _ body: UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
         var title = title, tags = tags, heading = sections[ordinal].heading, body = sections[ordinal].body
         return try title.withUTF8 { t in
             try tags.withUTF8 { g in
                 try heading.withUTF8 { h in
                     try body.withUTF8 { b in
-                        try TokenReplay.replaying([tokens.column(0, text: t), tokens.column(1, text: g),
-                                                   tokens.column(2 + 2 * ordinal, text: h), tokens.column(3 + 2 * ordinal, text: b)],
-                                                  insert)
+                        guard let tokens else { return try insert(t, h, g, b) }
+                        return try TokenReplay.replaying([tokens.column(0, text: t), tokens.column(1, text: g),
+                                                          tokens.column(2 + 2 * ordinal, text: h), tokens.column(3 + 2 * ordinal, text: b)]) {
+                            try insert(t, h, g, b)
+                        }
                     }
                 }
             }
