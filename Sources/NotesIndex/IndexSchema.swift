@@ -11,13 +11,15 @@ import NotesDocuments
 ///   section's file is `rowid >> 24` without a join, and a file's sections are one range.
 ///   `sections.fts_digest` hashes the section's FTS row (``SearchableText/digests``): a
 ///   modified or renamed file rewrites only the FTS rows whose texts changed.
-/// - `tags`, `metadata`, `links`, `diagnostics`: per-file facts for filters and status.
+/// - `tags`, `metadata`, `links`, `diagnostics`: per-file facts for filters and status. The
+///   last three number their rows like sections (`id = file id << 24 | n`), so a file's rows
+///   are one range and need no index on `file_id` for the per-file deletes.
 /// - `files.hidden`: whether the agent's policy hides the file (``HiddenFiles``).
 /// - `folders`: each folder's stamp from the last walk that listed it (``FolderStamps``).
 enum IndexSchema {
     /// Bump to rebuild every existing index (the cache is re-derived from the files). The
     /// parser's version is part of it: a parsing change also rebuilds.
-    static let version = "7.\(DocumentParser.version)"
+    static let version = "8.\(DocumentParser.version)"
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
@@ -31,7 +33,7 @@ enum IndexSchema {
         return "bm25(fts, \(weights.title), \(weights.heading), \(weights.tags), \(weights.body))"
     }()
 
-    /// Sections per file are numbered below 2^24.
+    /// A file's rows in `sections`, `metadata`, `links` and `diagnostics` are numbered below 2^24.
     static let sectionBits: Int64 = 24
 
     /// Creates every table and, unless a bulk load follows (``createSecondaryIndexes(_:)``
@@ -70,26 +72,24 @@ enum IndexSchema {
                 fts_digest INTEGER NOT NULL
             );
             CREATE TABLE tags (file_id INTEGER NOT NULL, tag TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (file_id, tag)) WITHOUT ROWID;
-            CREATE TABLE metadata (file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);
-            CREATE TABLE links (file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
-            CREATE TABLE diagnostics (file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
+            CREATE TABLE metadata (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);
+            CREATE TABLE links (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
+            CREATE TABLE diagnostics (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
             CREATE TABLE folders (path TEXT PRIMARY KEY, inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL) WITHOUT ROWID;
             CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = '\(TokenReplay.tokenizer)');
+            -- Partial: holds only the few hidden files, so it costs nothing to keep during a
+            -- bulk load (built afterwards it was a scan of every files row).
+            CREATE INDEX files_hidden ON files(id) WHERE hidden;
             """)
         if secondaryIndexes { try createSecondaryIndexes(db) }
     }
 
-    /// The indexes for filters and per-file deletes. (No index on `digest`: renames are
-    /// found in memory from the `files` rows the refresh reads anyway.)
+    /// The indexes for filters. (None on `digest`: renames are found in memory from the
+    /// `files` rows the refresh reads anyway. None on `links`: nothing queries them yet.)
     static func createSecondaryIndexes(_ db: Database) throws {
         try db.execute(sql: """
             CREATE INDEX tags_by_tag ON tags(tag);
             CREATE INDEX metadata_by_key ON metadata(key, value);
-            CREATE INDEX metadata_by_file ON metadata(file_id);
-            CREATE INDEX links_by_file ON links(file_id);
-            CREATE INDEX links_by_target ON links(target);
-            CREATE INDEX diagnostics_by_file ON diagnostics(file_id);
-            CREATE INDEX files_hidden ON files(id) WHERE hidden;
             """)
     }
 }

@@ -103,9 +103,9 @@ final class IndexWriter: @unchecked Sendable {
             fts = try DirectStatement(db, "INSERT INTO fts (rowid, title, heading, tags, body) VALUES (?, ?, ?, ?, ?)")
             section = try DirectStatement(db, "INSERT INTO sections (id, heading, level, line, aligned, fts_digest) VALUES (?, ?, ?, ?, ?, ?)")
             tag = try DirectStatement(db, "INSERT OR IGNORE INTO tags (file_id, tag) VALUES (?, ?)")
-            metadata = try DirectStatement(db, "INSERT INTO metadata (file_id, key, value) VALUES (?, ?, ?)")
-            link = try DirectStatement(db, "INSERT INTO links (file_id, kind, target, text, line) VALUES (?, ?, ?, ?, ?)")
-            diagnostic = try DirectStatement(db, "INSERT INTO diagnostics (file_id, code, message, line) VALUES (?, ?, ?, ?)")
+            metadata = try DirectStatement(db, "INSERT INTO metadata (id, file_id, key, value) VALUES (?, ?, ?, ?)")
+            link = try DirectStatement(db, "INSERT INTO links (id, file_id, kind, target, text, line) VALUES (?, ?, ?, ?, ?, ?)")
+            diagnostic = try DirectStatement(db, "INSERT INTO diagnostics (id, file_id, code, message, line) VALUES (?, ?, ?, ?, ?)")
         }
     }
 
@@ -244,8 +244,9 @@ final class IndexWriter: @unchecked Sendable {
             }
         }
         try db.cachedStatement(sql: "DELETE FROM sections WHERE id BETWEEN ? AND ?").execute(arguments: [low, high])
-        for table in ["tags", "metadata", "links", "diagnostics"] {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE file_id = ?").execute(arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM tags WHERE file_id = ?").execute(arguments: [id])
+        for table in ["metadata", "links", "diagnostics"] {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id BETWEEN ? AND ?").execute(arguments: [low, high])
         }
         return kept
     }
@@ -273,14 +274,17 @@ final class IndexWriter: @unchecked Sendable {
             inserts.tag.bind(fileID); inserts.tag.bind(tag)
             try inserts.tag.run()
         }
+        var n: Int64 = 0
         for field in document.metadata where !Self.dedicatedKeys.contains(field.key.lowercased()) {
-            for value in field.value.strings where value.utf8.count <= 512 {
+            for value in field.value.strings where value.utf8.count <= 512 && n < limit {
+                inserts.metadata.bind(fileID << IndexSchema.sectionBits | n); n += 1
                 inserts.metadata.bind(fileID); inserts.metadata.bind(field.key); inserts.metadata.bind(value)
                 try inserts.metadata.run()
             }
         }
-        for link in document.links {
+        for (n, link) in document.links.enumerated() where Int64(n) < limit {
             let insert = inserts.link
+            insert.bind(fileID << IndexSchema.sectionBits | Int64(n))
             insert.bind(fileID); insert.bind(link.kind.rawValue); insert.bind(link.target); insert.bind(link.text); insert.bind(link.line)
             try insert.run()
         }
@@ -292,8 +296,9 @@ final class IndexWriter: @unchecked Sendable {
     static let dedicatedKeys: Set<String> = ["title", "tags", "tag", "created_by", "created_at", "last_modified_by", "last_modified_at"]
 
     private func insertDiagnostics(_ diagnostics: [Diagnostic], fileID: Int64, _ inserts: WriteStatements) throws {
-        for d in diagnostics {
+        for (n, d) in diagnostics.enumerated() where Int64(n) < 1 << IndexSchema.sectionBits {
             let insert = inserts.diagnostic
+            insert.bind(fileID << IndexSchema.sectionBits | Int64(n))
             insert.bind(fileID); insert.bind(d.code.rawValue); insert.bind(d.message); insert.bind(d.line)
             try insert.run()
         }

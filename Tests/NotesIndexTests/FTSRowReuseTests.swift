@@ -35,6 +35,17 @@ import Testing
             out += try Row.fetchAll(db, sql: "SELECT rowid, title, heading, tags, body FROM fts").map {
                 "row \(name($0[0])) \($0[1] as String)|\($0[2] as String)|\($0[3] as String)|\($0[4] as String)"
             }
+            // The per-file rows, numbered like sections (a file's rows are one id range).
+            out += try Row.fetchAll(db, sql: "SELECT id, file_id, key, value FROM metadata").map {
+                "metadata \(name($0[0])) \(paths[$0[1]] ?? "?") \($0[2] as String)=\($0[3] as String)"
+            }
+            out += try Row.fetchAll(db, sql: "SELECT id, file_id, kind, target, text, line FROM links").map {
+                "link \(name($0[0])) \(paths[$0[1]] ?? "?") \($0[2] as String) \($0[3] as String) \($0[4] as String) \($0[5] as Int)"
+            }
+            out += try Row.fetchAll(db, sql: "SELECT id, file_id, code, message FROM diagnostics").map {
+                "diagnostic \(name($0[0])) \(paths[$0[1]] ?? "?") \($0[2] as String) \($0[3] as String)"
+            }
+            out += try Row.fetchAll(db, sql: "SELECT file_id, tag FROM tags").map { "tag \(paths[$0[0]] ?? "?") \($0[1] as String)" }
             return out.sorted()
         }
     }
@@ -95,7 +106,8 @@ import Testing
         func text(_ sections: [String]) -> String { sections.joined(separator: "\n\n") + "\n" }
         for i in 0..<8 {
             let path = "notes/n\(i).md"
-            files[path] = ["---\ntitle: Note \(i)\ntags: [t\(i % 3)]\n---\n# Note \(i)"] + (0..<Int.random(in: 3...12, using: &random)).map { "## Part \($0)\n\nword\($0) sea \(i)" }
+            files[path] = ["---\ntitle: Note \(i)\ntags: [t\(i % 3)]\nstatus: s\(i)\n---\n# Note \(i)"]
+                + (0..<Int.random(in: 3...12, using: &random)).map { "## Part \($0)\n\nword\($0) sea \(i) [[n\(($0 + i) % 8)]] [site](https://example.com/\($0))" }
         }
         let f = IndexFixture(files: files.mapValues(text), filler: 0)
         let index = try f.open()
@@ -114,6 +126,7 @@ import Testing
                     if k < sections.count { sections[k] = sections[k].replacingOccurrences(of: "sea", with: "ocean \(step)") }
                 case 5: sections[0] = sections[0].replacingOccurrences(of: "title: ", with: "title: Renamed ")
                 case 6: sections[0] = sections[0].replacingOccurrences(of: "tags: [", with: "tags: [s\(step), ")
+                    .replacingOccurrences(of: "status: ", with: "owner: o\(step)\nstatus: ")
                 case 7:
                     let to = "moved/m\(step)-\(path.split(separator: "/").last!)"
                     files[path] = nil
