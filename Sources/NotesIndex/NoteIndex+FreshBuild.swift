@@ -39,16 +39,21 @@ extension NoteIndex {
                     progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> FreshBuild {
         // This process's connections close first: a failed upgrade to the exclusive lock
         // drops the shared one (Linux), and no process may have the file open without it.
-        let closed = currentPool.withLock { (pool: inout DatabasePool) -> Bool in (try? pool.close()) != nil }
+        let closed = currentPool.withLock { (pool: inout DatabasePool?) -> Bool in
+            guard let open = pool else { return true }
+            guard (try? open.close()) != nil else { return false }
+            pool = nil
+            return true
+        }
         guard closed else { return .declined }
         switch useLock.tryExclusive() {
         case .exclusive:
             break
         case .othersHaveItOpen:
-            try reopen()
+            reopen()
             return .declined
         case .anotherProcessBuilt:
-            try reopen()
+            reopen()
             return .builtElsewhere
         }
         defer { useLock.share() }
@@ -71,7 +76,7 @@ extension NoteIndex {
             }
         } catch {
             Self.removeDatabase(at: temporary)
-            try reopen()
+            reopen()
             return .declined
         }
         let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, histories: histories, bulk: true, policy: workspace.config.policy, startsEmpty: true)
@@ -106,7 +111,7 @@ extension NoteIndex {
         } catch {
             try? queue.close()
             Self.removeDatabase(at: temporary)
-            try reopen()
+            reopen()
             throw Self.wrap(error)
         }
         try swapIn(temporary)
@@ -123,29 +128,17 @@ extension NoteIndex {
         let code = errno
         if renamed { try? Self.sync(directory) }
         Self.removeDatabase(at: temporary)
-        try reopen()
+        reopen()
         if !renamed {
             throw NotesError(.internal, "cannot put the new search index in place: \(String(cString: strerror(code)))",
                              hint: "check that \(directory) is writable")
         }
     }
 
-    /// Opens the live database again after ``buildFresh`` closed it.
-    private func reopen() throws(NotesError) {
-        let path = databasePath
-        let root = workspace.root
-        let policy = workspace.config.policy
-        let mapped = isMapped
-        let outcome = currentPool.withLock { (pool: inout DatabasePool) -> Result<Void, NotesError> in
-            Result { () throws(NotesError) in
-                do {
-                    pool = try Self.open(path: path, root: root, policy: policy, mapped: mapped)
-                } catch {
-                    pool = try Self.recreate(at: path, root: root, policy: policy, mapped: mapped)
-                }
-            }
-        }
-        try outcome.get()
+    /// Lets the live database be opened again on first use after ``buildFresh`` closed it
+    /// (a `notes index` that only builds never opens it; the next reader does).
+    private func reopen() {
+        currentPool.withLock { (pool: inout DatabasePool?) in pool = nil }
     }
 
     /// fsyncs a file or folder.

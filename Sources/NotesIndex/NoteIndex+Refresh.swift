@@ -50,7 +50,8 @@ extension NoteIndex {
         let loaded: KnownFiles
         // Folders changed after this instant are listed again next time (``FolderStamp``).
         let trustBefore = Int64((started - folderTrustDelay.withLock { $0 }) * 1e9)
-        if fromScratch {
+        if fromScratch || (paths == nil && !isPoolOpen && !FileSystem.exists(databasePath)) {
+            // A rebuild, or no database yet (nothing known; not created just to be read).
             scan = scanner.scan(trustingChangesBefore: trustBefore)
             loaded = KnownFiles(files: [], folders: nil, hasDigests: true, hiddenFlagsCurrent: true)
         } else if let paths {
@@ -164,7 +165,7 @@ extension NoteIndex {
         if let writer {
             used = writer
         } else {
-            used = IndexWriter(pool: pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: policy)
+            used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: policy)
             outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw Self.wrap(failure) }

@@ -14,9 +14,29 @@ public final class NoteIndex: Sendable {
     public let workspace: Workspace
     /// The folder holding `index.sqlite` (outside the workspace).
     public let directory: String
-    /// The connection pool; replaced when the database turns out to be damaged.
-    let currentPool: Locked<DatabasePool>
-    var pool: DatabasePool { currentPool.withLock { $0 } }
+    /// The connection pool; replaced when the database turns out to be damaged. nil until
+    /// first use when there was no database yet (a first build then writes its own file
+    /// without creating the live one first), and after a first build swapped its file in.
+    let currentPool: Locked<DatabasePool?>
+
+    /// The connection pool, opened (or created) on first use.
+    var pool: DatabasePool {
+        get throws(NotesError) {
+            let path = databasePath, root = workspace.root, policy = workspace.config.policy, mapped = isMapped
+            let outcome = currentPool.withLock { (pool: inout DatabasePool?) -> Result<DatabasePool, NotesError> in
+                if let pool { return .success(pool) }
+                return Result { () throws(NotesError) -> DatabasePool in
+                    let opened = try Self.openOrStartOver(path: path, root: root, policy: policy, mapped: mapped)
+                    pool = opened
+                    return opened
+                }
+            }
+            return try outcome.get()
+        }
+    }
+
+    /// Whether the pool is open now (a first build skips opening one it does not need).
+    var isPoolOpen: Bool { currentPool.withLock { $0 != nil } }
     /// Whether this process watches the workspace (``watchForChanges()``).
     let watchState = Locked<WatchState>(.notStarted)
     /// Seconds a folder must have been left alone before its stamp is trusted (its ctime
@@ -48,23 +68,33 @@ public final class NoteIndex: Sendable {
         let path = directory + "/index.sqlite"
         // A fresh build holds the lock exclusively, so one left now was cut short by a crash.
         if useLock.isHeld { Self.removeDatabase(at: path + ".building") }
-        let pool: DatabasePool
+        // No database yet: the first refresh builds one (in a file of its own when it is
+        // large, ``buildFresh``); creating the live schema first only to replace it cost a
+        // few milliseconds of every first build.
+        guard FileSystem.exists(path) else {
+            currentPool = Locked(nil)
+            return
+        }
+        currentPool = Locked(try Self.openOrStartOver(path: path, root: workspace.root, policy: workspace.config.policy, mapped: longLived))
+    }
+
+    /// Opens the database at `path`, or an empty one in its place when it is corrupt, foreign
+    /// or of another schema (it is a cache). Anything else (busy past the timeout,
+    /// unreadable) is reported: deleting a database other processes use would leave them
+    /// writing into an unlinked file.
+    static func openOrStartOver(path: String, root: String, policy: PathPolicy, mapped: Bool) throws(NotesError) -> DatabasePool {
         do {
-            pool = try Self.open(path: path, root: workspace.root, policy: workspace.config.policy, mapped: longLived)
+            return try Self.open(path: path, root: root, policy: policy, mapped: mapped)
         } catch {
-            // Corrupt, foreign or of another schema: it is a cache, start over. Anything else
-            // (busy past the timeout, unreadable) is reported: deleting a database other
-            // processes use would leave them writing into an unlinked file.
             let wrapped = Self.wrap(error)
             guard error is NotesError || wrapped.cause == .indexDamaged else { throw wrapped }
-            pool = try Self.recreate(at: path, root: workspace.root, policy: workspace.config.policy, mapped: longLived)
+            return try Self.recreate(at: path, root: root, policy: policy, mapped: mapped)
         }
-        currentPool = Locked(pool)
     }
 
     deinit {
-        // Leaves a short log for the next process (``WALSharing``).
-        WALSharing.compact(pool, logPath: databasePath + "-wal")
+        // Leaves a short log for the next process (``WALSharing``); a pool never opened has none.
+        if let pool = currentPool.withLock({ $0 }) { WALSharing.compact(pool, logPath: databasePath + "-wal") }
     }
 
     static func recreate(at path: String, root: String, policy: PathPolicy, mapped: Bool) throws(NotesError) -> DatabasePool {
@@ -79,8 +109,8 @@ public final class NoteIndex: Sendable {
     /// Replaces a damaged database with an empty one (the caller refreshes it from the
     /// files). Other processes using the old file get their own damage error and do the same.
     func startOver() throws(NotesError) {
-        let outcome = currentPool.withLock { (pool: inout DatabasePool) -> Result<Void, NotesError> in
-            try? pool.close()
+        let outcome = currentPool.withLock { (pool: inout DatabasePool?) -> Result<Void, NotesError> in
+            try? pool?.close()
             return Result { () throws(NotesError) in
                 pool = try Self.recreate(at: databasePath, root: workspace.root, policy: workspace.config.policy, mapped: isMapped)
             }

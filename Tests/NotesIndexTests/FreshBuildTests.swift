@@ -1,7 +1,7 @@
 import CWriteback
 import Foundation
 import NotesCore
-import NotesIndex
+@testable import NotesIndex
 import NotesTestSupport
 import Testing
 
@@ -32,11 +32,15 @@ import Testing
     @Test func aFirstBuildIsWrittenAsideAndSwappedIn() throws {
         let f = Self.fixture()
         let index = try f.open()
+        // No live database is created before the build writes its own file.
+        #expect(!FileManager.default.fileExists(atPath: index.databasePath))
+        #expect(!index.isPoolOpen)
         let before = inode(index.databasePath)
         let report = try index.refresh()
         #expect(report.added == 2_100)
         #expect(inode(index.databasePath) != before, "the database file was not replaced")
         #expect(!FileManager.default.fileExists(atPath: index.databasePath + ".building"))
+        #expect(!index.isPoolOpen, "the build opened the database it only had to swap in")
         // The swapped-in file is a normal WAL index with its secondary indexes.
         let mode = run("/usr/bin/env", ["python3", "-c", """
             import sqlite3, sys
@@ -52,7 +56,9 @@ import Testing
         let g = Self.fixture()
         let live = try g.open()
         let other = try g.open()
+        _ = try other.pool  // the other instance has the live database open (created)
         let liveBefore = inode(live.databasePath)
+        #expect(liveBefore != 0)
         #expect(try live.refresh().added == 2_100)
         #expect(inode(live.databasePath) == liveBefore, "a fresh build swapped the file under another open instance")
         #expect(try answers(f, index) == answers(g, other))
