@@ -18,8 +18,10 @@
 
 /// Parses `length` bytes of CommonMark (like `cmark_parse_document`). Every node, string
 /// and iterator made from the document (`cmark_iter_new`) lives until
-/// `notes_markdown_release` on the same thread; a thread parses one document at a time
-/// (a second parse before the release uses cmark's allocator). NULL when cmark fails.
+/// `notes_markdown_release` on the same thread; so does what cmark renders from it
+/// (`cmark_render_*`), which must therefore never be passed to `free`. A thread parses one
+/// document at a time (a second parse before the release uses cmark's allocator). NULL
+/// when cmark fails.
 cmark_node *notes_markdown_parse(const char *text, size_t length, int options);
 
 /// Frees `document` (from `notes_markdown_parse` on this thread) and everything made from
