@@ -51,9 +51,10 @@ extension NoteIndex {
         // Folders changed after this instant are listed again next time (``FolderStamp``).
         let trustBefore = Int64((started - folderTrustDelay.withLock { $0 }) * 1e9)
         if fromScratch || (paths == nil && !isPoolOpen && !FileSystem.exists(databasePath)) {
-            // A rebuild, or no database yet (nothing known; not created just to be read).
+            // A rebuild, or no database yet (nothing known; not created just to be read: an
+            // empty workspace's refresh still writes the policy's name, as on a new database).
             scan = scanner.scan(trustingChangesBefore: trustBefore)
-            loaded = KnownFiles(files: [], folders: nil, hasDigests: true, hiddenFlagsCurrent: true)
+            loaded = KnownFiles(files: [], folders: nil, hasDigests: true, hiddenFlagsCurrent: fromScratch)
         } else if let paths {
             scan = scanner.scan(paths: paths)
             loaded = try knownFiles(paths, stampRules: scanner.rules)

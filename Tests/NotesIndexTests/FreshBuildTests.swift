@@ -1,5 +1,6 @@
 import CWriteback
 import Foundation
+import GRDB
 import NotesCore
 @testable import NotesIndex
 import NotesTestSupport
@@ -26,6 +27,22 @@ import Testing
         try ["word7", "common", "tag:t3 word10", "project:p1 note", "title:note word2099"].map { query in
             let results = try f.search(query, index)
             return "\(query): \(results.total) " + results.hits.map(\.path).joined(separator: ",")
+        }
+    }
+
+    /// Below the bulk size there is no build aside: the first refresh creates the live
+    /// database itself (an empty workspace too), with the policy its hidden flags follow.
+    @Test func aSmallFirstRefreshCreatesTheLiveDatabase() throws {
+        for files in [[:], ["a.md": "# A\n\nwhale\n", "b/c.md": "# C\n\nsea\n"]] {
+            let f = IndexFixture(files: files, filler: 0)
+            let index = try f.open()
+            #expect(!FileManager.default.fileExists(atPath: index.databasePath))
+            let report = try index.refresh()
+            #expect(report.added == files.count)
+            #expect(FileManager.default.fileExists(atPath: index.databasePath))
+            let policy = try index.pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'hidden_policy'") }
+            #expect(policy == index.workspace.config.policy.fingerprint)
+            #expect(try f.search("whale", index).total == (files.isEmpty ? 0 : 1))
         }
     }
 
