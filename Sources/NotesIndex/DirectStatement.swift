@@ -40,11 +40,7 @@ final class DirectStatement {
     func bind(_ value: String?) {
         index += 1
         guard var value else { sqlite3_bind_null(statement, index); return }
-        value.withUTF8 { bytes in
-            // A NULL pointer would bind NULL: the empty string needs a real one.
-            let pointer = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
-            sqlite3_bind_text(statement, index, pointer, Int32(bytes.count), Self.transient)
-        }
+        value.withUTF8 { bindText($0, Self.transient) }
     }
 
     /// Binds the next parameter to `bytes` (UTF-8 text) without SQLite copying them: they
@@ -52,9 +48,14 @@ final class DirectStatement {
     /// texts bound for one run (an FTS row): the copy cost more than the bind itself.
     func bindInPlace(_ bytes: UnsafeBufferPointer<UInt8>) {
         index += 1
+        bindText(bytes, Self.inPlace)
+    }
+
+    /// Binds parameter `index` to UTF-8 `bytes`, copied or not as `destructor` says.
+    private func bindText(_ bytes: UnsafeBufferPointer<UInt8>, _ destructor: sqlite3_destructor_type?) {
         // A NULL pointer would bind NULL: the empty string needs a real one.
         let pointer = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
-        sqlite3_bind_text(statement, index, pointer, Int32(bytes.count), Self.inPlace)
+        sqlite3_bind_text(statement, index, pointer, Int32(bytes.count), destructor)
     }
 
     /// ``run()``, then every parameter set back to NULL, so no pointer from

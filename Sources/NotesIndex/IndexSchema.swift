@@ -35,6 +35,14 @@ enum IndexSchema {
 
     /// A file's rows in `sections`, `metadata`, `links` and `diagnostics` are numbered below 2^24.
     static let sectionBits: Int64 = 24
+    /// How many rows of one table a file can have (the rest are not indexed).
+    static let rowsPerFile: Int64 = 1 << sectionBits
+
+    /// The id of file `fileID`'s row number `n` (below ``rowsPerFile``) in a per-file table.
+    static func rowID(file fileID: Int64, _ n: Int) -> Int64 { fileID << sectionBits | Int64(n) }
+
+    /// The ids file `fileID`'s rows can have in a per-file table.
+    static func rowIDs(file fileID: Int64) -> ClosedRange<Int64> { rowID(file: fileID, 0)...rowID(file: fileID, 0) + rowsPerFile - 1 }
 
     /// Creates every table and, unless a bulk load follows (``createSecondaryIndexes(_:)``
     /// after it: building an index once is cheaper than maintaining it row by row), the

@@ -226,8 +226,8 @@ final class IndexWriter: @unchecked Sendable {
     /// keeps all of its rows. The other tables' rows are all rewritten (cheap).
     @discardableResult
     private func deleteContent(of id: Int64, keepingUnchanged newDigests: [Int64] = [], _ db: Database) throws -> Set<Int64> {
-        let low = id << IndexSchema.sectionBits
-        let high = low + (1 << IndexSchema.sectionBits) - 1
+        let ids = IndexSchema.rowIDs(file: id)
+        let (low, high) = (ids.lowerBound, ids.upperBound)
         // Row by row by rowid, found in `sections` (one row per FTS row): a rowid range on
         // the FTS table itself cost up to 1.5× more per deleted row.
         var old: [(rowid: Int64, digest: Int64)] = []
@@ -253,9 +253,9 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Inserts the content rows of file `fileID`; FTS rows in `keptRows` are already there.
     private func insertContent(_ document: ParsedDocument, text: SearchableText, fileID: Int64, keeping keptRows: Set<Int64>, _ inserts: WriteStatements) throws {
-        let limit = Int64(1) << IndexSchema.sectionBits
-        for (ordinal, section) in document.sections.enumerated() where Int64(ordinal) < limit {
-            let rowid = fileID << IndexSchema.sectionBits | Int64(ordinal)
+        let limit = Int(IndexSchema.rowsPerFile)
+        for (ordinal, section) in document.sections.enumerated() where ordinal < limit {
+            let rowid = IndexSchema.rowID(file: fileID, ordinal)
             if !keptRows.contains(rowid) {
                 let fts = inserts.fts
                 // The texts are bound in place (not copied by SQLite) for the one INSERT.
@@ -274,17 +274,17 @@ final class IndexWriter: @unchecked Sendable {
             inserts.tag.bind(fileID); inserts.tag.bind(tag)
             try inserts.tag.run()
         }
-        var n: Int64 = 0
+        var n = 0
         for field in document.metadata where !Self.dedicatedKeys.contains(field.key.lowercased()) {
             for value in field.value.strings where value.utf8.count <= 512 && n < limit {
-                inserts.metadata.bind(fileID << IndexSchema.sectionBits | n); n += 1
+                inserts.metadata.bind(IndexSchema.rowID(file: fileID, n)); n += 1
                 inserts.metadata.bind(fileID); inserts.metadata.bind(field.key); inserts.metadata.bind(value)
                 try inserts.metadata.run()
             }
         }
-        for (n, link) in document.links.enumerated() where Int64(n) < limit {
+        for (n, link) in document.links.enumerated() where n < limit {
             let insert = inserts.link
-            insert.bind(fileID << IndexSchema.sectionBits | Int64(n))
+            insert.bind(IndexSchema.rowID(file: fileID, n))
             insert.bind(fileID); insert.bind(link.kind.rawValue); insert.bind(link.target); insert.bind(link.text); insert.bind(link.line)
             try insert.run()
         }
@@ -296,9 +296,9 @@ final class IndexWriter: @unchecked Sendable {
     static let dedicatedKeys: Set<String> = ["title", "tags", "tag", "created_by", "created_at", "last_modified_by", "last_modified_at"]
 
     private func insertDiagnostics(_ diagnostics: [Diagnostic], fileID: Int64, _ inserts: WriteStatements) throws {
-        for (n, d) in diagnostics.enumerated() where Int64(n) < 1 << IndexSchema.sectionBits {
+        for (n, d) in diagnostics.enumerated() where n < Int(IndexSchema.rowsPerFile) {
             let insert = inserts.diagnostic
-            insert.bind(fileID << IndexSchema.sectionBits | Int64(n))
+            insert.bind(IndexSchema.rowID(file: fileID, n))
             insert.bind(fileID); insert.bind(d.code.rawValue); insert.bind(d.message); insert.bind(d.line)
             try insert.run()
         }

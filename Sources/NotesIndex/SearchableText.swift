@@ -30,8 +30,14 @@ struct SearchableText: Sendable {
 
     /// The hash of one FTS row's texts (``digests``).
     static func digest(_ title: String, _ heading: String, _ tags: String, _ body: String) -> Int64 {
+        withUTF8(title, heading, tags, body) { t, h, g, b in SHA256.prefix64(of: [t, h, g, b]) }
+    }
+
+    /// Calls `body` with the UTF-8 of one FTS row's four texts (title, heading, tags, body).
+    static func withUTF8<T>(_ title: String, _ heading: String, _ tags: String, _ body: String,
+                            _ use: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
         var title = title, heading = heading, tags = tags, body = body
-        return title.withUTF8 { t in heading.withUTF8 { h in tags.withUTF8 { g in body.withUTF8 { b in SHA256.prefix64(of: [t, h, g, b]) } } } }
+        return try title.withUTF8 { t in try heading.withUTF8 { h in try tags.withUTF8 { g in try body.withUTF8 { b in try use(t, h, g, b) } } } }
     }
 
     /// Runs `insert` (the INSERT of section `ordinal`'s FTS row) with the UTF-8 of its four
@@ -39,18 +45,11 @@ struct SearchableText: Sendable {
     /// of the four armed for replay.
     func replaying<T>(section ordinal: Int, _ insert: (_ title: UnsafeBufferPointer<UInt8>, _ heading: UnsafeBufferPointer<UInt8>,
                                                         _ tags: UnsafeBufferPointer<UInt8>, _ body: UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        var title = title, tags = tags, heading = sections[ordinal].heading, body = sections[ordinal].body
-        return try title.withUTF8 { t in
-            try tags.withUTF8 { g in
-                try heading.withUTF8 { h in
-                    try body.withUTF8 { b in
-                        guard let tokens else { return try insert(t, h, g, b) }
-                        return try TokenReplay.replaying([tokens.column(0, text: t), tokens.column(1, text: g),
-                                                          tokens.column(2 + 2 * ordinal, text: h), tokens.column(3 + 2 * ordinal, text: b)]) {
-                            try insert(t, h, g, b)
-                        }
-                    }
-                }
+        try Self.withUTF8(title, sections[ordinal].heading, tags, sections[ordinal].body) { t, h, g, b in
+            guard let tokens else { return try insert(t, h, g, b) }
+            return try TokenReplay.replaying([tokens.column(0, text: t), tokens.column(1, text: g),
+                                              tokens.column(2 + 2 * ordinal, text: h), tokens.column(3 + 2 * ordinal, text: b)]) {
+                try insert(t, h, g, b)
             }
         }
     }

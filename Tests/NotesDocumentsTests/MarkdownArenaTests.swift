@@ -13,29 +13,22 @@ import Glibc
 @Suite struct MarkdownArenaTests {
     /// The document as cmark's XML with source positions, parsed in the arena.
     static func arenaXML(_ text: String) -> String? {
-        var bytes = Array(text.utf8)
-        return bytes.withUnsafeMutableBufferPointer { buffer -> String? in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) { pointer -> String? in
-                guard let document = notes_markdown_parse(pointer, buffer.count, CMARK_OPT_SOURCEPOS) else { return nil }
-                defer { notes_markdown_release(document) }
-                // The rendering is carved from the arena too: copied, never freed.
-                guard let xml = cmark_render_xml(document, CMARK_OPT_SOURCEPOS) else { return nil }
-                return String(cString: xml)
-            }
+        text.withCString { pointer -> String? in
+            guard let document = notes_markdown_parse(pointer, text.utf8.count, CMARK_OPT_SOURCEPOS) else { return nil }
+            defer { notes_markdown_release(document) }
+            // The rendering is carved from the arena too: copied, never freed.
+            return cmark_render_xml(document, CMARK_OPT_SOURCEPOS).map { String(cString: $0) }
         }
     }
 
     /// The same through `cmark_parse_document` (malloc).
     static func cmarkXML(_ text: String) -> String? {
-        var bytes = Array(text.utf8)
-        return bytes.withUnsafeMutableBufferPointer { buffer -> String? in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) { pointer -> String? in
-                guard let document = cmark_parse_document(pointer, buffer.count, CMARK_OPT_SOURCEPOS) else { return nil }
-                defer { cmark_node_free(document) }
-                guard let xml = cmark_render_xml(document, CMARK_OPT_SOURCEPOS) else { return nil }
-                defer { free(xml) }
-                return String(cString: xml)
-            }
+        text.withCString { pointer -> String? in
+            guard let document = cmark_parse_document(pointer, text.utf8.count, CMARK_OPT_SOURCEPOS) else { return nil }
+            defer { cmark_node_free(document) }
+            guard let xml = cmark_render_xml(document, CMARK_OPT_SOURCEPOS) else { return nil }
+            defer { free(xml) }
+            return String(cString: xml)
         }
     }
 
@@ -79,13 +72,10 @@ import Glibc
         let big = (0..<12_000).map { "- item \($0) with *emphasis*\n" }.joined()
         #expect(big.utf8.count < 512 * 1024)
         var peak = 0
-        var bytes = Array(big.utf8)
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
-                let document = notes_markdown_parse(pointer, buffer.count, CMARK_OPT_DEFAULT)
-                peak = notes_markdown_arena_reserved()
-                notes_markdown_release(document)
-            }
+        big.withCString { pointer in
+            let document = notes_markdown_parse(pointer, big.utf8.count, CMARK_OPT_DEFAULT)
+            peak = notes_markdown_arena_reserved()
+            notes_markdown_release(document)
         }
         #expect(peak > 4 * kept)
         #expect(notes_markdown_arena_reserved() == kept)
@@ -93,22 +83,18 @@ import Glibc
 
     @Test func aSecondDocumentBeforeReleaseUsesCmarksAllocator() {
         _ = Self.arenaXML("warm up")
-        var first = Array("# One\n\ntext".utf8), second = Array("# Two\n\n- a\n- b".utf8)
-        first.withUnsafeMutableBufferPointer { a in
-            second.withUnsafeMutableBufferPointer { b in
-                a.baseAddress!.withMemoryRebound(to: CChar.self, capacity: a.count) { pa in
-                    b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { pb in
-                        let one = notes_markdown_parse(pa, a.count, CMARK_OPT_DEFAULT)
-                        let before = notes_markdown_arena_reserved()
-                        let two = notes_markdown_parse(pb, b.count, CMARK_OPT_DEFAULT)
-                        // Nothing of the second came from the arena.
-                        #expect(notes_markdown_arena_reserved() == before)
-                        #expect(String(cString: cmark_node_get_literal(cmark_node_first_child(cmark_node_first_child(two)))) == "Two")
-                        notes_markdown_release(two)  // cmark_node_free
-                        #expect(String(cString: cmark_node_get_literal(cmark_node_first_child(cmark_node_first_child(one)))) == "One")
-                        notes_markdown_release(one)
-                    }
-                }
+        let first = "# One\n\ntext", second = "# Two\n\n- a\n- b"
+        first.withCString { pa in
+            second.withCString { pb in
+                let one = notes_markdown_parse(pa, first.utf8.count, CMARK_OPT_DEFAULT)
+                let before = notes_markdown_arena_reserved()
+                let two = notes_markdown_parse(pb, second.utf8.count, CMARK_OPT_DEFAULT)
+                // Nothing of the second came from the arena.
+                #expect(notes_markdown_arena_reserved() == before)
+                #expect(String(cString: cmark_node_get_literal(cmark_node_first_child(cmark_node_first_child(two)))) == "Two")
+                notes_markdown_release(two)  // cmark_node_free
+                #expect(String(cString: cmark_node_get_literal(cmark_node_first_child(cmark_node_first_child(one)))) == "One")
+                notes_markdown_release(one)
             }
         }
         #expect(notes_markdown_arena_reserved() == 64 * 1024)
