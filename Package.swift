@@ -32,11 +32,12 @@ let package = Package(
         // commands that never touch the network skip loading it and its ~25 dependencies
         // (no pkgConfig here, which would add -lcurl; see Sources/CCurl/shim.h).
         .systemLibrary(name: "CCurl"),
-        // SHA-256 from OpenSSL's libcrypto (libssl-dev, which libcurl4-openssl-dev pulls in):
-        // hardware SHA extensions where the CPU has them; see docs/decisions.md.
-        .systemLibrary(
-            name: "CCrypto", pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // SHA-256 from OpenSSL's libcrypto (headers from libssl-dev, which libcurl4-openssl-dev
+        // pulls in): hardware SHA extensions where the CPU has them; see docs/decisions.md.
+        // Not linked: the shim opens libcrypto.so.3 on the first hash of 128 bytes or more and
+        // hashes shorter inputs itself, so commands that hash nothing but the workspace path
+        // skip loading it (no pkgConfig here, which would add -lcrypto; see Sources/CCrypto/shim.h).
+        .systemLibrary(name: "CCrypto"),
         // FTS5 tokens recorded on the parsing threads and replayed by the writer's INSERTs, so
         // the single writer skips tokenizing (C: it sits between two FTS5 C interfaces; see
         // Sources/CTokenReplay/include/token_replay.h). Uses the system SQLite's headers.

@@ -1,11 +1,15 @@
 import CCrypto
+import Foundation
 
 /// SHA-256 (FIPS 180-4), used for content versions and rename detection.
 ///
 /// Computed by OpenSSL's libcrypto, which uses the CPU's SHA extensions where present: on
 /// this project's benchmark machine that is ~20× faster than the portable Swift version it
-/// replaced, and hashing every file is part of indexing. Verified against the NIST vectors
-/// in the tests.
+/// replaced, and hashing every file is part of indexing. libcrypto is opened on the first
+/// input of 128 bytes or more; shorter ones (the workspace path that names the index
+/// folder, small FTS rows) are hashed by portable C code, so a command that hashes nothing
+/// else never loads it (Sources/CCrypto/shim.h). Verified against the NIST vectors, and the
+/// two implementations against each other, in the tests.
 public enum SHA256 {
     /// The 32-byte digest of `bytes`.
     public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
@@ -27,8 +31,7 @@ public enum SHA256 {
             let ok = out.withUnsafeMutableBufferPointer { digest in
                 notes_sha256_parts(pointers, lengths, Int32(parts.count), digest.baseAddress)
             }
-            // EVP fails only when libcrypto cannot allocate a context.
-            precondition(ok != 0, "libcrypto could not compute SHA-256")
+            if ok == 0 { unavailable() }
             return out.prefix(8).reduce(0) { $0 << 8 | Int64($1) }
         }
     }
@@ -41,9 +44,27 @@ public enum SHA256 {
     private static func digest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         let ok = out.withUnsafeMutableBufferPointer { notes_sha256(buffer.baseAddress, buffer.count, $0.baseAddress) }
-        // EVP_Digest fails only when libcrypto cannot allocate a context.
-        precondition(ok != 0, "libcrypto could not compute SHA-256")
+        if ok == 0 { unavailable() }
         return out
+    }
+
+    /// The digest by the portable code alone, whatever the length (for the tests that
+    /// compare it with libcrypto's).
+    static func portableDigest(of bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBytes { input in
+            out.withUnsafeMutableBufferPointer { notes_sha256_portable_digest(input.baseAddress, input.count, $0.baseAddress) }
+        }
+        return out
+    }
+
+    /// Ends the process with one line saying why: nothing that versions files can go on
+    /// without SHA-256, and libcrypto fails only when it cannot be loaded (a machine without
+    /// OpenSSL 3's runtime library) or cannot allocate.
+    private static func unavailable() -> Never {
+        let reason = notes_crypto_load().map { String(cString: $0) } ?? "libcrypto could not allocate memory"
+        FileHandle.standardError.write(Data("notes: cannot compute SHA-256: \(reason) (install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)\n".utf8))
+        exit(2)
     }
 
     static func hexString(_ digest: [UInt8]) -> String {

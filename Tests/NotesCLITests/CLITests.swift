@@ -138,6 +138,48 @@ struct NotesRunner {
     }
 }
 
+/// libcrypto is opened on the first SHA-256 of 128 bytes or more (Sources/CCrypto/shim.h),
+/// not at start: a search with nothing to re-read never loads it (the workspace path that
+/// names the index folder is hashed by the portable code); re-indexing a changed file does.
+/// Observed through glibc's loader log (`LD_DEBUG=files` names every library it opens,
+/// dlopen included).
+@Suite struct LibraryLoadingTests {
+    let notes = NotesRunner()
+
+    @Test func libcryptoIsLoadedOnlyWhenALongInputIsHashed() throws {
+        // Files older than the 2 s the index distrusts, so the search re-reads none of them.
+        let past = Date(timeIntervalSinceNow: -3600)
+        let files = try #require(FileManager.default.enumerator(atPath: notes.workspace))
+        for case let name as String in files {
+            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: notes.workspace + "/" + name)
+        }
+        #expect(notes("index").status == 0)
+        func logged(_ arguments: [String], defaultIndexFolder: Bool = false) -> ProcessResult {
+            var environment = notes.environment
+            environment["LD_DEBUG"] = "files"
+            if defaultIndexFolder {  // named by the hash of the workspace path
+                environment["NOTES_INDEX_DIR"] = nil
+                environment["XDG_CACHE_HOME"] = notes.dir.path + "/cache"
+            }
+            return run(Repository.notesBinary, arguments, environment: environment, directory: notes.workspace)
+        }
+        let search = logged(["search", "whale", "-l"])
+        #expect(search.status == 0)
+        #expect(search.stderr.contains("file=libsqlite3"), "the loader log is on: \(search.stderr.prefix(300))")
+        #expect(!search.stderr.contains("libcrypto"))
+        #expect(logged(["index"], defaultIndexFolder: true).status == 0)
+        let named = logged(["search", "whale", "-l"], defaultIndexFolder: true)
+        #expect(named.status == 0, "\(named.stderr.suffix(300))")
+        #expect(!named.stderr.contains("libcrypto"))
+
+        try String(repeating: "A longer note about quillwort, past the portable code's 128 bytes. ", count: 4)
+            .write(toFile: notes.workspace + "/long.md", atomically: true, encoding: .utf8)
+        let index = logged(["index"])
+        #expect(index.status == 0)
+        #expect(index.stderr.contains("libcrypto.so.3"))
+    }
+}
+
 @Suite(.serialized) struct ReadListStatusTests {
     let notes = NotesRunner()
 

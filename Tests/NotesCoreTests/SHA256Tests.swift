@@ -1,4 +1,5 @@
 @testable import NotesCore
+import NotesTestSupport
 import Testing
 
 @Suite struct SHA256Tests {
@@ -14,6 +15,23 @@ import Testing
         let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
         #expect(SHA256.hex(of: million) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
         #expect(SHA256.hex(of: "abc".utf8.lazy.map { $0 }) == SHA256.hex(of: Array("abc".utf8)))
+    }
+
+    /// Inputs under 128 bytes are hashed by the portable code, longer ones by libcrypto: the
+    /// portable code passes the NIST vectors at any length, and both agree on every length
+    /// around the switch and on long random inputs.
+    @Test func thePortableCodeAndLibcryptoAgree() {
+        func hex(_ digest: [UInt8]) -> String { SHA256.hexString(digest) }
+        #expect(hex(SHA256.portableDigest(of: [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)))
+            == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(hex(SHA256.portableDigest(of: Array("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu".utf8)))
+            == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1")
+        var generator = SeededGenerator(seed: 256)
+        let bytes = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for length in Array(0...300) + [1_023, 4_096, 65_537, 70_000] {
+            let input = Array(bytes.prefix(length))
+            #expect(SHA256.digest(of: input) == SHA256.portableDigest(of: input), "length \(length)")
+        }
     }
 
     @Test func versionIsTheFirst16HexDigitsAndChangesWithTheBytes() {
