@@ -178,6 +178,24 @@ struct NotesRunner {
         #expect(index.status == 0)
         #expect(index.stderr.contains("libcrypto.so.3"))
     }
+
+    /// A machine without libcrypto: one line saying what is missing, exit status 2, no crash
+    /// report; the index is as it was (the next refresh with the library succeeds).
+    @Test func aMissingLibcryptoIsOneLineAndExitStatus2() throws {
+        try String(repeating: "A note long enough for libcrypto: bramblewick. ", count: 4)
+            .write(toFile: notes.workspace + "/long.md", atomically: true, encoding: .utf8)
+        var environment = notes.environment
+        environment["NOTES_LIBCRYPTO"] = "libnotes-no-such-library.so.9"
+        let failed = run(Repository.notesBinary, ["search", "bramblewick"], environment: environment, directory: notes.workspace)
+        #expect(failed.status == 2)
+        let lines = failed.stderr.lines().filter { !$0.isEmpty }
+        #expect(lines.count == 1, "\(failed.stderr)")
+        #expect(lines.first?.hasPrefix("notes: cannot compute SHA-256: libnotes-no-such-library.so.9") == true)
+        #expect(lines.first?.hasSuffix("(install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)") == true)
+        let found = notes("search", "bramblewick", "-l")
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout == "long.md\n")
+    }
 }
 
 @Suite(.serialized) struct ReadListStatusTests {
