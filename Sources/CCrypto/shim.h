@@ -89,13 +89,17 @@ static inline void notes_sha256_portable_update(notes_sha256_portable *s, const 
 
 static inline void notes_sha256_portable_final(notes_sha256_portable *s, unsigned char out[32]) {
     uint64_t bits = s->length * 8;
-    uint8_t pad = 0x80;
-    notes_sha256_portable_update(s, &pad, 1);
-    uint8_t zero = 0;
-    while (s->used != 56) notes_sha256_portable_update(s, &zero, 1);
-    uint8_t length[8];
-    for (int i = 0; i < 8; i++) length[i] = (uint8_t)(bits >> (56 - 8 * i));
-    notes_sha256_portable_update(s, length, 8);
+    // The padding: 0x80, zeros up to 8 bytes before a block's end (in a second block when
+    // fewer than 9 bytes are left), then the message length in bits, big-endian.
+    s->block[s->used++] = 0x80;
+    if (s->used > 56) {
+        memset(s->block + s->used, 0, 64 - s->used);
+        notes_sha256_compress(s->state, s->block);
+        s->used = 0;
+    }
+    memset(s->block + s->used, 0, 56 - s->used);
+    for (int i = 0; i < 8; i++) s->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+    notes_sha256_compress(s->state, s->block);
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (unsigned char)(s->state[i] >> 24);
         out[4 * i + 1] = (unsigned char)(s->state[i] >> 16);
