@@ -32,26 +32,12 @@ import sys
 import tempfile
 import time
 
-
-def warm(paths):
-    """Reads every file under `paths` (this VM's reclaim evicts cold page cache within a minute)."""
-    for root in paths:
-        if os.path.isfile(root):
-            with open(root, "rb") as f:
-                while f.read(1 << 20):
-                    pass
-            continue
-        for d, _, names in os.walk(root):
-            for n in names:
-                try:
-                    with open(os.path.join(d, n), "rb") as f:
-                        while f.read(1 << 20):
-                            pass
-                except OSError:
-                    pass
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the working tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import warm  # noqa: E402  (bench/run.py: the page-cache warming every timed step uses)
 
 
-def run(argv, env):
+def measure(argv, env):
     """Runs one process; returns (wall ms, cpu ms, exit status)."""
     start = time.perf_counter()
     process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -108,10 +94,10 @@ def main():
                     index_dir = os.path.join(work, "fresh")
                     shutil.rmtree(index_dir, ignore_errors=True)
                     env["NOTES_INDEX_DIR"] = index_dir
-                    warm([workspace])
+                    warm(workspace)
                 else:
-                    warm([workspace, shared])
-                wall, cpu, status = run([binary] + command + ["-w", workspace], env)
+                    warm(workspace, shared)
+                wall, cpu, status = measure([binary] + command + ["-w", workspace], env)
                 if status not in (0, 1):  # 1: a search with no hits
                     failures += 1
                 results[name][0].append(wall)
