@@ -108,6 +108,15 @@ static inline void notes_sha256_portable_final(notes_sha256_portable *s, unsigne
     }
 }
 
+// SHA-256 of `count` bytes by the portable code alone, whatever the length (used below for
+// short inputs; tests compare it with libcrypto's).
+static inline void notes_sha256_portable_digest(const void *data, size_t count, unsigned char out[32]) {
+    notes_sha256_portable state;
+    notes_sha256_portable_init(&state);
+    notes_sha256_portable_update(&state, data, count);
+    notes_sha256_portable_final(&state, out);
+}
+
 // MARK: - libcrypto, opened on first use
 
 /// The libcrypto entry points used, filled by notes_crypto_open().
@@ -173,16 +182,18 @@ static inline const char *notes_crypto_load(void) {
 // missing or out of memory: `notes_crypto_load()` says which).
 static inline int notes_sha256(const void *data, size_t count, unsigned char out[32]) {
     if (count < NOTES_SHA256_SHORT) {
-        notes_sha256_portable state;
-        notes_sha256_portable_init(&state);
-        notes_sha256_portable_update(&state, data, count);
-        notes_sha256_portable_final(&state, out);
+        notes_sha256_portable_digest(data, count, out);
         return 1;
     }
     if (notes_crypto_load() != NULL) return 0;
     struct notes_crypto_library *lib = notes_crypto_shared();
     unsigned int length = 0;
     return lib->digest(data, count, out, &length, lib->md, NULL) == 1 && length == 32;
+}
+
+// A part's length as the 8 little-endian bytes that precede it in `notes_sha256_parts`.
+static inline void notes_sha256_length_prefix(size_t length, unsigned char prefix[8]) {
+    for (int b = 0; b < 8; b++) prefix[b] = (unsigned char)((uint64_t)length >> (8 * b));
 }
 
 // SHA-256 over `count` byte strings, each preceded by its length as 8 little-endian bytes
@@ -195,7 +206,7 @@ static inline int notes_sha256_parts(const uint8_t *const *parts, const size_t *
         notes_sha256_portable_init(&state);
         for (int i = 0; i < count; i++) {
             unsigned char prefix[8];
-            for (int b = 0; b < 8; b++) prefix[b] = (unsigned char)((uint64_t)lengths[i] >> (8 * b));
+            notes_sha256_length_prefix(lengths[i], prefix);
             notes_sha256_portable_update(&state, prefix, sizeof prefix);
             notes_sha256_portable_update(&state, parts[i], lengths[i]);
         }
@@ -209,20 +220,11 @@ static inline int notes_sha256_parts(const uint8_t *const *parts, const size_t *
     int ok = lib->init(context, lib->md, NULL) == 1;
     for (int i = 0; ok && i < count; i++) {
         unsigned char prefix[8];
-        for (int b = 0; b < 8; b++) prefix[b] = (unsigned char)((uint64_t)lengths[i] >> (8 * b));
+        notes_sha256_length_prefix(lengths[i], prefix);
         ok = lib->update(context, prefix, sizeof prefix) == 1 && lib->update(context, parts[i], lengths[i]) == 1;
     }
     unsigned int length = 0;
     ok = ok && lib->final(context, out, &length) == 1 && length == 32;
     lib->context_free(context);
     return ok;
-}
-
-// SHA-256 of `count` bytes by the portable code alone, whatever the length (tests compare
-// it with libcrypto's).
-static inline void notes_sha256_portable_digest(const void *data, size_t count, unsigned char out[32]) {
-    notes_sha256_portable state;
-    notes_sha256_portable_init(&state);
-    notes_sha256_portable_update(&state, data, count);
-    notes_sha256_portable_final(&state, out);
 }
