@@ -58,12 +58,17 @@ public enum SHA256 {
         return out
     }
 
+    private static let failing = NSLock()
+
     /// Ends the process with one line saying why: nothing that versions files can go on
     /// without SHA-256, and libcrypto fails only when it cannot be loaded (a machine without
     /// OpenSSL 3's runtime library) or cannot allocate. `_exit`, not `exit`: this may run on
     /// a parsing thread, and other threads must not meet static destructors half-way (an
     /// index write left open is rolled back or discarded like after any crash).
     private static func unavailable() -> Never {
+        // Several parsing threads can fail at once: the first reports and exits, the others
+        // wait here until the process is gone (never unlocked), so the person sees one line.
+        failing.lock()
         let reason = notes_crypto_load().map { String(cString: $0) } ?? "libcrypto could not allocate memory"
         FileHandle.standardError.write(Data("notes: cannot compute SHA-256: \(reason) (install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)\n".utf8))
         _exit(2)
