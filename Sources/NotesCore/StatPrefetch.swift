@@ -44,6 +44,20 @@ public final class StatPrefetch: @unchecked Sendable {
         queue.add(paths, folders: false)
     }
 
+    /// Starts statting folders, then files, given as NUL-terminated paths in memory that
+    /// `owner` keeps alive (a layout snapshot's buffer: no `String` is made for a stat).
+    public func stat(folders: [UnsafePointer<CChar>], files: [UnsafePointer<CChar>], keeping owner: AnyObject) {
+        queue.add(.pointers(folders, owner), folders: true)
+        for start in stride(from: 0, to: files.count, by: Self.chunkSize) {
+            queue.add(.pointers(Array(files[start..<min(start + Self.chunkSize, files.count)]), owner), folders: false)
+        }
+    }
+
+    /// Stops the helpers without waiting for them (a prefetch that turned out not to be needed).
+    public func cancel() {
+        queue.finishAdding(cancelling: true)
+    }
+
     /// Stats what is still queued on this thread too, waits for the helpers, and returns
     /// every stat (nil: no such entry), folders and files in the order given.
     func results() -> (folders: [StatFacts?], files: [StatFacts?]) {
@@ -69,13 +83,26 @@ public final class StatPrefetch: @unchecked Sendable {
     public static let helperCount = max(ProcessInfo.processInfo.activeProcessorCount - 1, 1)
 }
 
+/// Paths to stat: strings, or C strings in memory their owner keeps alive.
+enum StatPaths {
+    case strings([String])
+    case pointers([UnsafePointer<CChar>], AnyObject)
+
+    var count: Int {
+        switch self {
+        case .strings(let paths): paths.count
+        case .pointers(let paths, _): paths.count
+        }
+    }
+}
+
 /// The chunks of paths, their stats, and the state the helpers wait on. The helper threads
 /// hold this (not the ``StatPrefetch``), so a dropped prefetch can still close it.
 final class StatQueue: @unchecked Sendable {
     private let rootFD: Int32
     private let condition = NSCondition()
     // Guarded by `condition`.
-    private var chunks: [[String]] = []
+    private var chunks: [StatPaths] = []
     private var stats: [[StatFacts?]] = []
     private var folderChunk: Int?
     private var taken = 0
@@ -92,6 +119,10 @@ final class StatQueue: @unchecked Sendable {
     }
 
     func add(_ paths: [String], folders: Bool) {
+        add(.strings(paths), folders: folders)
+    }
+
+    func add(_ paths: StatPaths, folders: Bool) {
         condition.lock()
         if folders { folderChunk = chunks.count }
         chunks.append(paths)
@@ -132,7 +163,7 @@ final class StatQueue: @unchecked Sendable {
         return (folderChunk.map { stats[$0] } ?? [], files)
     }
 
-    private func next() -> (Int, [String])? {
+    private func next() -> (Int, StatPaths)? {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -146,13 +177,25 @@ final class StatQueue: @unchecked Sendable {
         }
     }
 
-    private static func lstat(_ paths: [String], at rootFD: Int32) -> [StatFacts?] {
+    private static func lstat(_ paths: StatPaths, at rootFD: Int32) -> [StatFacts?] {
         var facts: [StatFacts?] = []
         facts.reserveCapacity(paths.count)
         var info = stat()
-        for path in paths {
-            let code = rootFD < 0 ? -1 : fstatat(rootFD, path.isEmpty ? "." : path, &info, AT_SYMLINK_NOFOLLOW)
-            facts.append(code == 0 ? StatFacts(info) : nil)
+        switch paths {
+        case .strings(let paths):
+            for path in paths {
+                let code = rootFD < 0 ? -1 : fstatat(rootFD, path.isEmpty ? "." : path, &info, AT_SYMLINK_NOFOLLOW)
+                facts.append(code == 0 ? StatFacts(info) : nil)
+            }
+        case .pointers(let paths, let owner):
+            withExtendedLifetime(owner) {
+                for path in paths {
+                    // "" is the workspace itself.
+                    let code = rootFD < 0 ? -1 : (path[0] == 0 ? fstatat(rootFD, ".", &info, AT_SYMLINK_NOFOLLOW)
+                                                                : fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW))
+                    facts.append(code == 0 ? StatFacts(info) : nil)
+                }
+            }
         }
         return facts
     }

@@ -58,6 +58,12 @@ extension NoteIndex {
         } else if let paths {
             scan = scanner.scan(paths: paths)
             loaded = try knownFiles(paths, stampRules: scanner.rules)
+        } else if let (snapshotted, prefetch) = try knownFromSnapshot(stampRules: scanner.rules) {
+            // The stats began when the index was opened (``LayoutSnapshot``).
+            loaded = snapshotted
+            report.layoutFromSnapshot = true
+            scan = scanner.scan(knowing: KnownLayout(folders: loaded.folders ?? [], files: loaded.files.map(\.path)),
+                                trustingChangesBefore: trustBefore, prefetched: prefetch)
         } else {
             // The known folders and files are stat'ed while the rest are still being read.
             let prefetch = scanner.skipsUnchangedFolders ? StatPrefetch(root: workspace.root) : nil
@@ -132,6 +138,10 @@ extension NoteIndex {
         // A rebuild too small for a private build empties the live index and refills it.
         if fromScratch && !bulk { try erase() }
         if work.isEmpty && gone.isEmpty {
+            if hiddenFlagsCurrent && !stampsToRecord && paths == nil && !loaded.fromSnapshot, let token = loaded.layoutToken {
+                // Nothing to write: the layout just read is the database's, for the next command.
+                LayoutSnapshot.write(loaded, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
+            }
             if !hiddenFlagsCurrent || stampsToRecord {
                 do {
                     try pool.write { db in
@@ -249,7 +259,9 @@ extension NoteIndex {
                     let statement = try db.makeStatement(sql: "SELECT id, path, size, mtime_ns, inode FROM files")
                     try statement.setArguments([])
                     try collect(statement, digests: false, feeding: feeding)
-                    return KnownFiles(files: result, folders: folders, hasDigests: false, hiddenFlagsCurrent: hiddenFlagsCurrent)
+                    var known = KnownFiles(files: result, folders: folders, hasDigests: false, hiddenFlagsCurrent: hiddenFlagsCurrent)
+                    known.layoutToken = try LayoutSnapshot.currentToken(db)
+                    return known
                 }
                 // The path itself, and everything below it ("/" sorts just before "0").
                 let statement = try db.cachedStatement(sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
@@ -262,6 +274,33 @@ extension NoteIndex {
         } catch {
             throw Self.wrap(error)
         }
+    }
+
+    /// The known files from the layout snapshot whose stats began when the index was opened
+    /// (``init(workspace:directory:longLived:refreshingSoon:)``), with that prefetch; nil
+    /// when there is none, or the database's layout is no longer the one it copied.
+    func knownFromSnapshot(stampRules rules: IgnoreRules) throws(NotesError) -> (KnownFiles, StatPrefetch)? {
+        guard let pending = pendingLayout.withLock({ (pending: inout PendingLayout?) -> PendingLayout? in
+            defer { pending = nil }
+            return pending
+        }) else { return nil }
+        guard pending.snapshot.fingerprint == FolderStamps.fingerprint(rules) else {
+            pending.prefetch.cancel()
+            return nil
+        }
+        let policy = workspace.config.policy
+        let state: (token: String?, hiddenFlagsCurrent: Bool)
+        do {
+            state = try pool.read { db in (try LayoutSnapshot.currentToken(db), try HiddenFiles.isCurrent(db, policy: policy)) }
+        } catch {
+            pending.prefetch.cancel()
+            throw Self.wrap(error)
+        }
+        guard state.token == pending.snapshot.token else {
+            pending.prefetch.cancel()
+            return nil
+        }
+        return (pending.snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent), pending.prefetch)
     }
 
     /// `work` and `gone` with the known files' digests read (``knownFiles(_:)`` leaves them
@@ -411,6 +450,10 @@ struct KnownFiles: Sendable {
     /// Whether `files` carry their digests (else ``NoteIndex/withDigests(_:_:)`` reads them).
     var hasDigests: Bool
     var hiddenFlagsCurrent: Bool
+    /// The database's layout token when these were read (``LayoutSnapshot``).
+    var layoutToken: String?
+    /// Whether these came from the layout snapshot rather than the database.
+    var fromSnapshot = false
 
     /// The files by path (a path has one row at most).
     var byPath: [String: KnownFile] {

@@ -45,6 +45,11 @@ extension NoteIndex {
     /// Whether a live `notes watch` holds this index's watch lease: then reading commands
     /// may skip their stat walk (the watcher's lag is its debounce plus one refresh).
     public var isKeptFreshByWatcher: Bool {
+        Self.isKeptFreshByWatcher(directory: directory)
+    }
+
+    /// Whether a live `notes watch` holds the watch lease of the index in `directory`.
+    public static func isKeptFreshByWatcher(directory: String) -> Bool {
         WatchLease.isHeld(path: directory + "/" + WatchLease.fileName)
     }
 

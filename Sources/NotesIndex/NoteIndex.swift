@@ -45,8 +45,11 @@ public final class NoteIndex: Sendable {
     let folderTrustDelay = Locked<Double>(2)
     /// This process's hold on the database file (see ``IndexUseLock``).
     let useLock: IndexUseLock
-    /// Whether the database is read through a memory map (``init(workspace:directory:longLived:)``).
+    /// Whether the database is read through a memory map (``init(workspace:directory:longLived:refreshingSoon:)``).
     let isMapped: Bool
+    /// The layout snapshot whose stats started when the index was opened, until the first
+    /// whole-workspace refresh takes it (``knownFromSnapshot(stampRules:)``).
+    let pendingLayout: Locked<PendingLayout?>
 
     /// Where the database file is.
     public var databasePath: String { directory + "/index.sqlite" }
@@ -57,13 +60,18 @@ public final class NoteIndex: Sendable {
     /// its repeated searches then touch pages without a system call and a copy each (a
     /// quarter off an MCP search at 100k notes). A short command would pay more in page
     /// faults than it saves (+15% for a whole-process search), so it reads with `pread`.
-    public init(workspace: Workspace, directory: String, longLived: Bool = false) throws(NotesError) {
+    ///
+    /// `refreshingSoon`: the caller refreshes the whole workspace next (a command that reads
+    /// the index). The known files' stats then start now from the layout snapshot, on other
+    /// threads, while the database opens (``LayoutSnapshot``).
+    public init(workspace: Workspace, directory: String, longLived: Bool = false, refreshingSoon: Bool = false) throws(NotesError) {
         // Before this process's first connection (CSQLiteSetup); too late is harmless.
         _ = notes_sqlite_setup()
         self.workspace = workspace
         self.directory = directory
         self.isMapped = longLived
         try FileSystem.makeDirectories(directory)
+        pendingLayout = Locked(refreshingSoon ? Self.startStats(workspace: workspace, directory: directory) : nil)
         useLock = IndexUseLock(directory: directory)
         let path = directory + "/index.sqlite"
         // A fresh build holds the lock exclusively, so one left now was cut short by a crash.
@@ -76,6 +84,19 @@ public final class NoteIndex: Sendable {
             return
         }
         currentPool = Locked(try Self.openOrStartOver(path: path, root: workspace.root, policy: workspace.config.policy, mapped: longLived))
+    }
+
+    /// Starts statting the folders and files of the layout snapshot in `directory`, if there
+    /// is one made under this workspace's ignore rules on a filesystem whose folder stamps
+    /// are trusted.
+    static func startStats(workspace: Workspace, directory: String) -> PendingLayout? {
+        let scanner = FileScanner(workspace: workspace)
+        guard scanner.skipsUnchangedFolders, let snapshot = LayoutSnapshot.read(directory: directory),
+              snapshot.fingerprint == FolderStamps.fingerprint(scanner.rules) else { return nil }
+        let prefetch = StatPrefetch(root: workspace.root)
+        let paths = snapshot.pathPointers()
+        prefetch.stat(folders: paths.folders, files: paths.files, keeping: snapshot)
+        return PendingLayout(snapshot: snapshot, prefetch: prefetch)
     }
 
     /// Opens the database at `path`, or an empty one in its place when it is corrupt, foreign
@@ -219,6 +240,7 @@ public final class NoteIndex: Sendable {
     func erase() throws(NotesError) {
         do {
             try pool.write { db in
+                try LayoutSnapshot.changeToken(db)
                 for table in ["files", "sections", "tags", "metadata", "links", "diagnostics"] {
                     try db.execute(sql: "DELETE FROM \(table)")
                 }
@@ -303,4 +325,10 @@ final class GlobCache: @unchecked Sendable {
         globs[pattern] = glob
         return glob
     }
+}
+
+/// A layout snapshot and the stats of its paths, started when the index was opened.
+struct PendingLayout: @unchecked Sendable {
+    let snapshot: LayoutSnapshot
+    let prefetch: StatPrefetch
 }

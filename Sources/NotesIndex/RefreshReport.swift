@@ -38,6 +38,9 @@ public struct RefreshReport: Sendable, Codable {
     /// FTS column texts the writer inserted from tokens recorded on the parsing threads
     /// (``TokenReplay``); not in the JSON, for tests.
     var replayedTexts = 0
+    /// Whether the known files came from the layout snapshot (``LayoutSnapshot``), not
+    /// from the database; not in the JSON, for tests.
+    var layoutFromSnapshot = false
 
     /// Seconds per refresh phase. Parsing runs on every core, so its figure is the sum of
     /// the threads' time and can exceed the wall clock.

@@ -17,8 +17,8 @@ final class IndexFixture: @unchecked Sendable {
 
     func write(_ path: String, _ text: String) { dir.write("ws/" + path, text) }
 
-    func open() throws -> NoteIndex {
-        try NoteIndex(workspace: Workspace(root: root), directory: dir.path + "/index")
+    func open(refreshingSoon: Bool = false) throws -> NoteIndex {
+        try NoteIndex(workspace: Workspace(root: root), directory: dir.path + "/index", refreshingSoon: refreshingSoon)
     }
 
     func refreshed() throws -> NoteIndex {

@@ -28,7 +28,7 @@ extension NotesCommand {
 
         func run() throws {
             let ws = try workspace.openWorkspace()
-            let index = try workspace.openIndex(ws)
+            let index = try workspace.openIndex(ws, refreshingSoon: !rebuild && !check)
             let progress = ProgressBar(label: rebuild ? "Rebuilding" : "Indexing")
             let damage = check ? try index.checkAndRepair() : []
             let report = rebuild ? try index.rebuild(progress: progress.update) : try index.refresh(progress: progress.update)

@@ -20,9 +20,12 @@ struct WorkspaceOptions: ParsableArguments {
     /// The workspace and its index, brought up to date (SPEC §4.3).
     func openFreshIndex(progressLabel: String = "Indexing") throws -> (NoteIndex, RefreshReport) {
         let workspace = try openWorkspace()
-        let index = try openIndex(workspace)
+        let directory = indexDirectory(of: workspace)
         // A live `notes watch` keeps the index fresh: no stat walk needed (SPEC §4.3).
-        if index.isKeptFreshByWatcher { return (index, RefreshReport()) }
+        if NoteIndex.isKeptFreshByWatcher(directory: directory) {
+            return (try NoteIndex(workspace: workspace, directory: directory), RefreshReport())
+        }
+        let index = try NoteIndex(workspace: workspace, directory: directory, refreshingSoon: true)
         let progress = ProgressBar(label: progressLabel)
         let report = try index.refresh(progress: progress.update)
         progress.finish()
@@ -31,9 +34,15 @@ struct WorkspaceOptions: ParsableArguments {
 
     /// The index of `workspace`; `longLived` for a command that searches many times (see
     /// ``NoteIndex/init(workspace:directory:longLived:)``).
-    func openIndex(_ workspace: Workspace, longLived: Bool = false) throws -> NoteIndex {
-        let directory = workspace.indexDirectory(override: indexDirectory, environment: ProcessInfo.processInfo.environment)
-        return try NoteIndex(workspace: workspace, directory: directory, longLived: longLived)
+    /// `refreshingSoon`: the caller refreshes the whole workspace next (see
+    /// ``NoteIndex/init(workspace:directory:longLived:refreshingSoon:)``).
+    func openIndex(_ workspace: Workspace, longLived: Bool = false, refreshingSoon: Bool = false) throws -> NoteIndex {
+        try NoteIndex(workspace: workspace, directory: indexDirectory(of: workspace), longLived: longLived, refreshingSoon: refreshingSoon)
+    }
+
+    /// Where the index of `workspace` lives (`--index-dir`, `NOTES_INDEX_DIR`, or the default).
+    func indexDirectory(of workspace: Workspace) -> String {
+        workspace.indexDirectory(override: indexDirectory, environment: ProcessInfo.processInfo.environment)
     }
 
     /// Resolves a path typed by the person: absolute paths inside the workspace, paths

@@ -1,0 +1,249 @@
+import Foundation
+import GRDB
+import NotesCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A flat copy of what a whole-workspace refresh reads from the index before it can stat
+/// anything: the known files (id, path, size, mtime, inode) and the folders' stamps. It
+/// lives next to the database (`index.layout`), so a command can start statting the moment
+/// it starts, on the other cores, while it opens the database; without it, the stats waited
+/// for the database to open and for the rows to come out of SQLite (at 10k notes, ~6 ms of a
+/// ~24 ms search; docs/decisions.md, fourteenth pass).
+///
+/// It is a cache of a cache, trusted only when it names the database's current layout:
+/// every transaction that changes `files` or `folders` rows stores a new random token in
+/// `meta.layout` (``changeToken(_:)``), and a snapshot is used only when its token is the
+/// one the database holds, read before any of its facts are believed. A snapshot is written
+/// by a refresh that read the layout from the database and had nothing to write, so it
+/// costs a one-edit refresh nothing; the command after it writes the new one. A checksum
+/// guards against a torn or damaged file (it is written without `fsync`, then renamed into
+/// place); a snapshot that fails any check is ignored, never an error.
+final class LayoutSnapshot: @unchecked Sendable {
+    /// The file's name in the index folder.
+    static let fileName = "index.layout"
+
+    /// The `meta.layout` token of the database this is a copy of.
+    let token: String
+    /// The ignore rules the folder stamps were made under (``FolderStamps/fingerprint(_:)``).
+    let fingerprint: String
+    let folderCount: Int
+    let fileCount: Int
+
+    /// The whole file; records and strings are read from it in place.
+    private let bytes: UnsafeMutableRawBufferPointer
+    private let foldersAt: Int
+    private let filesAt: Int
+    private let stringsAt: Int
+
+    private static let magic: UInt64 = 0x3153_4C53_4554_4F4E  // "NOTESLS1", little-endian
+    private static let headerSize = 48
+    private static let folderRecordSize = 24
+    private static let fileRecordSize = 40
+
+    private init(bytes: UnsafeMutableRawBufferPointer, folderCount: Int, fileCount: Int, stringsAt: Int, token: String, fingerprint: String) {
+        self.bytes = bytes
+        self.folderCount = folderCount
+        self.fileCount = fileCount
+        self.token = token
+        self.fingerprint = fingerprint
+        foldersAt = Self.headerSize
+        filesAt = foldersAt + folderCount * Self.folderRecordSize
+        self.stringsAt = stringsAt
+    }
+
+    /// The snapshot in `bytes` (which it then owns), or nil when they fail a check.
+    private static func checked(_ bytes: UnsafeMutableRawBufferPointer) -> LayoutSnapshot? {
+        let size = bytes.count
+        guard size >= headerSize, load(UInt64.self, bytes, 0) == magic,
+              load(UInt64.self, bytes, 8) == checksum(UnsafeRawBufferPointer(rebasing: bytes[16...])) else { return nil }
+        let folders = load(UInt64.self, bytes, 16), files = load(UInt64.self, bytes, 24)
+        let tokenLength = load(UInt64.self, bytes, 32), fingerprintLength = load(UInt64.self, bytes, 40)
+        guard folders < 1 << 28, files < 1 << 28, tokenLength < 1 << 16, fingerprintLength < 1 << 24 else { return nil }
+        let filesAt = headerSize + Int(folders) * folderRecordSize
+        let tokenAt = filesAt + Int(files) * fileRecordSize
+        let stringsAt = tokenAt + Int(tokenLength) + Int(fingerprintLength)
+        guard stringsAt <= size else { return nil }
+        // Every path must lie inside the file and end with its NUL.
+        for i in 0..<Int(folders) + Int(files) {
+            let at = i < Int(folders) ? headerSize + i * folderRecordSize + 16 : filesAt + (i - Int(folders)) * fileRecordSize + 32
+            let offset = stringsAt + Int(load(UInt32.self, bytes, at)), length = Int(load(UInt32.self, bytes, at + 4))
+            guard offset + length < size, bytes[offset + length] == 0 else { return nil }
+        }
+        let token = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[tokenAt..<tokenAt + Int(tokenLength)]), as: UTF8.self)
+        let fingerprint = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[tokenAt + Int(tokenLength)..<stringsAt]), as: UTF8.self)
+        return LayoutSnapshot(bytes: bytes, folderCount: Int(folders), fileCount: Int(files), stringsAt: stringsAt, token: token, fingerprint: fingerprint)
+    }
+
+    deinit {
+        bytes.deallocate()
+    }
+
+    /// The snapshot in `directory`, or nil when there is none or it fails a check.
+    static func read(directory: String) -> LayoutSnapshot? {
+        let fd = open(directory + "/" + fileName, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size >= headerSize, info.st_size < 1 << 32 else { return nil }
+        let size = Int(info.st_size)
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
+        var done = 0
+        while done < size {
+            let got = Glibc.read(fd, bytes.baseAddress! + done, size - done)
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else {
+                bytes.deallocate()
+                return nil
+            }
+            done += got
+        }
+        guard let snapshot = checked(bytes) else {
+            bytes.deallocate()
+            return nil
+        }
+        return snapshot
+    }
+
+    /// The folders' paths and then the files', as NUL-terminated strings in this snapshot's
+    /// memory (for ``StatPrefetch/stat(folders:files:keeping:)``), in record order.
+    func pathPointers() -> (folders: [UnsafePointer<CChar>], files: [UnsafePointer<CChar>]) {
+        let base = UnsafeRawPointer(bytes.baseAddress!)
+        let folders = (0..<folderCount).map { i in
+            (base + pathSpan(foldersAt + i * Self.folderRecordSize + 16).offset).assumingMemoryBound(to: CChar.self)
+        }
+        let files = (0..<fileCount).map { i in
+            (base + pathSpan(filesAt + i * Self.fileRecordSize + 32).offset).assumingMemoryBound(to: CChar.self)
+        }
+        return (folders, files)
+    }
+
+    /// What the index knew, as ``NoteIndex/knownFiles(_:stampRules:prefetch:)`` reads it
+    /// from the database (without digests).
+    func knownFiles(hiddenFlagsCurrent: Bool) -> KnownFiles {
+        var folders: [FolderStamp] = []
+        folders.reserveCapacity(folderCount)
+        for i in 0..<folderCount {
+            let at = foldersAt + i * Self.folderRecordSize
+            folders.append(FolderStamp(path: string(pathSpan(at + 16)), inode: Self.load(UInt64.self, bytes, at),
+                                       changeNanos: Self.load(Int64.self, bytes, at + 8)))
+        }
+        var files: [KnownFile] = []
+        files.reserveCapacity(fileCount)
+        for i in 0..<fileCount {
+            let at = filesAt + i * Self.fileRecordSize
+            files.append(KnownFile(id: Self.load(Int64.self, bytes, at), path: string(pathSpan(at + 32)),
+                                   size: Int(Self.load(Int64.self, bytes, at + 8)), mtimeNanos: Self.load(Int64.self, bytes, at + 16),
+                                   inode: Self.load(UInt64.self, bytes, at + 24), digest: ""))
+        }
+        var known = KnownFiles(files: files, folders: folders, hasDigests: false, hiddenFlagsCurrent: hiddenFlagsCurrent)
+        known.layoutToken = token
+        known.fromSnapshot = true
+        return known
+    }
+
+    /// Writes the snapshot of `known` (read from the database, with its token) into
+    /// `directory`: into a file of its own, then renamed over the old one. Failures are
+    /// ignored (the next command reads the database instead).
+    static func write(_ known: KnownFiles, token: String, fingerprint: String, directory: String) {
+        guard let folders = known.folders else { return }
+        var strings: [UInt8] = []
+        var records: [UInt8] = []
+        records.reserveCapacity(folders.count * folderRecordSize + known.files.count * fileRecordSize)
+        func appendPath(_ path: String) {
+            let offset = strings.count
+            strings.append(contentsOf: path.utf8)
+            strings.append(0)
+            append(UInt32(truncatingIfNeeded: offset), to: &records)
+            append(UInt32(truncatingIfNeeded: path.utf8.count), to: &records)
+        }
+        strings.reserveCapacity(known.files.reduce(folders.count * 32) { $0 + $1.path.utf8.count + 1 })
+        for folder in folders {
+            append(folder.inode, to: &records)
+            append(folder.changeNanos, to: &records)
+            appendPath(folder.path)
+        }
+        for file in known.files {
+            append(file.id, to: &records)
+            append(Int64(file.size), to: &records)
+            append(file.mtimeNanos, to: &records)
+            append(file.inode, to: &records)
+            appendPath(file.path)
+        }
+        guard strings.count < 1 << 32 else { return }
+        var header: [UInt8] = []
+        for value in [magic, 0, UInt64(folders.count), UInt64(known.files.count), UInt64(token.utf8.count), UInt64(fingerprint.utf8.count)] {
+            append(value, to: &header)
+        }
+        var file = header + records + Array(token.utf8) + Array(fingerprint.utf8) + strings
+        let sum = file.withUnsafeBytes { checksum(UnsafeRawBufferPointer(rebasing: $0[16...])) }
+        withUnsafeBytes(of: sum.littleEndian) { for (i, byte) in $0.enumerated() { file[8 + i] = byte } }
+
+        let target = directory + "/" + fileName
+        let temporary = target + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        let written = file.withUnsafeBytes { buffer -> Bool in
+            var done = 0
+            while done < buffer.count {
+                let wrote = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+                if wrote < 0 && errno == EINTR { continue }
+                guard wrote > 0 else { return false }
+                done += wrote
+            }
+            return true
+        }
+        close(fd)
+        if !written || rename(temporary, target) != 0 { unlink(temporary) }
+    }
+
+    /// Stores a new token for the database's layout: call in every transaction that changes
+    /// `files` or `folders` rows, so that no snapshot of the old layout is believed.
+    static func changeToken(_ db: Database) throws {
+        let token = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('layout', ?)", arguments: [token])
+    }
+
+    /// The database's current layout token (nil: none yet).
+    static func currentToken(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'layout'")
+    }
+
+    /// A 64-bit checksum of `data`, eight bytes at a time (not cryptographic: it catches a torn
+    /// or damaged file, which is all a cache needs).
+    static func checksum(_ data: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(data.count)
+        var at = 0
+        while at + 8 <= data.count {
+            hash = ((hash << 29 | hash >> 35) ^ data.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            at += 8
+        }
+        while at < data.count {
+            hash = ((hash << 29 | hash >> 35) ^ UInt64(data[at])) &* 0x9E37_79B9_7F4A_7C15
+            at += 1
+        }
+        return hash ^ hash >> 31
+    }
+
+    // MARK: - Records
+
+    private func pathSpan(_ at: Int) -> (offset: Int, length: Int) {
+        (stringsAt + Int(Self.load(UInt32.self, bytes, at)), Int(Self.load(UInt32.self, bytes, at + 4)))
+    }
+
+    private func string(_ span: (offset: Int, length: Int)) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[span.offset..<span.offset + span.length]), as: UTF8.self)
+    }
+
+    private static func load<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeMutableRawBufferPointer, _ at: Int) -> T {
+        T(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: at, as: T.self))
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+}
