@@ -58,7 +58,6 @@ enum FolderStamps {
     /// private file, which no other process can have touched, skips the check. A walk that
     /// listed every folder replaces all stamps (stale ones, or ones made under other rules).
     static func record(_ scan: WorkspaceScan, rules: IgnoreRules, checking: Bool, _ db: Database) throws {
-        try LayoutSnapshot.changeToken(db)
         if scan.listedEverything {
             try db.execute(sql: "DELETE FROM folders")
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('folder_rules', ?)", arguments: [fingerprint(rules)])
@@ -96,7 +95,6 @@ enum FolderStamps {
     /// Marks the folder holding `path` for listing on the next walk: called by whoever
     /// deletes `path`'s row, in the same transaction.
     static func unstampFolder(of path: String, _ db: Database) throws {
-        try LayoutSnapshot.changeToken(db)
         try db.cachedStatement(sql: "UPDATE folders SET ctime_ns = 0 WHERE path = ? AND ctime_ns != 0")
             .execute(arguments: [FileScanner.parentPath(path)])
     }

@@ -89,8 +89,33 @@ enum IndexSchema {
             -- bulk load (built afterwards it was a scan of every files row).
             CREATE INDEX files_hidden ON files(id) WHERE hidden;
             """)
-        if secondaryIndexes { try createSecondaryIndexes(db) }
+        if secondaryIndexes {
+            try createSecondaryIndexes(db)
+            try createLayoutTriggers(db)
+        }
     }
+
+    /// Triggers that store a new random `meta.layout` token whenever a `files` row is
+    /// added, removed, moved or given new stat facts, or a `folders` row changes: the
+    /// ``LayoutSnapshot`` of an older layout is then never believed. Triggers rather than
+    /// code at each write, so that every writer keeps them, an older `notes` sharing the
+    /// index included. A bulk load creates them after its rows (``NoteIndex/buildFresh``).
+    static func createLayoutTriggers(_ db: Database) throws {
+        let newToken = "INSERT OR REPLACE INTO meta (key, value) VALUES ('layout', hex(randomblob(8)))"
+        var sql = ""
+        for (table, events) in [("files", ["INSERT", "DELETE", "UPDATE OF path, size, mtime_ns, inode"]),
+                                ("folders", ["INSERT", "DELETE", "UPDATE"])] {
+            for (n, event) in events.enumerated() {
+                sql += "CREATE TRIGGER IF NOT EXISTS \(layoutTriggerPrefix)\(table)_\(n) AFTER \(event) ON \(table) BEGIN \(newToken); END;\n"
+            }
+        }
+        try db.execute(sql: sql + newToken)
+    }
+
+    /// The names of the triggers of ``createLayoutTriggers(_:)`` start with this.
+    static let layoutTriggerPrefix = "layout_after_"
+    /// How many there are.
+    static let layoutTriggerCount = 6
 
     /// The indexes for filters. (None on `digest`: renames are found in memory from the
     /// `files` rows the refresh reads anyway. None on `links`: nothing queries them yet.)

@@ -89,7 +89,6 @@ final class IndexWriter: @unchecked Sendable {
         }
         // Another process (with another policy) may have written since our last batch.
         try HiddenFiles.adopt(policy, db)
-        try LayoutSnapshot.changeToken(db)
         let inserts = try WriteStatements(db)
         for item in batch { try apply(item, inserts, db) }
     }
@@ -125,7 +124,6 @@ final class IndexWriter: @unchecked Sendable {
                 // Merging resumes with the next writes (measured: a search over an unmerged
                 // first index costs well under a millisecond more).
                 if bulk { try setMergeMode(bulk: false, db) }
-                if !gone.isEmpty { try LayoutSnapshot.changeToken(db) }
                 for (path, file) in gone {
                     try deleteContent(of: file.id, db)
                     try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [file.id])

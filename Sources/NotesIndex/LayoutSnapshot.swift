@@ -16,9 +16,9 @@ import Darwin
 /// ~24 ms search; docs/decisions.md, fourteenth pass).
 ///
 /// It is a cache of a cache, trusted only when it names the database's current layout:
-/// every transaction that changes `files` or `folders` rows stores a new random token in
-/// `meta.layout` (``changeToken(_:)``), and a snapshot is used only when its token is the
-/// one the database holds, read before any of its facts are believed. A snapshot is written
+/// every change to `files` or `folders` rows stores a new random token in `meta.layout`
+/// (triggers: ``IndexSchema/createLayoutTriggers(_:)``), and a snapshot is used only when
+/// its token is the one the database holds, read before any of its facts are believed. A snapshot is written
 /// by a refresh that read the layout from the database and had nothing to write, so it
 /// costs a one-edit refresh nothing; the command after it writes the new one. A checksum
 /// guards against a torn or damaged file (it is written without `fsync`, then renamed into
@@ -199,13 +199,6 @@ final class LayoutSnapshot: @unchecked Sendable {
         }
         close(fd)
         if !written || rename(temporary, target) != 0 { unlink(temporary) }
-    }
-
-    /// Stores a new token for the database's layout: call in every transaction that changes
-    /// `files` or `folders` rows, so that no snapshot of the old layout is believed.
-    static func changeToken(_ db: Database) throws {
-        let token = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('layout', ?)", arguments: [token])
     }
 
     /// The database's current layout token (nil: none yet).

@@ -103,6 +103,7 @@ extension NoteIndex {
                 if stamps.listedEverything && stamps.stamped {
                     try FolderStamps.record(stamps, rules: rules, checking: false, db)
                 }
+                try IndexSchema.createLayoutTriggers(db)
             }
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
             try queue.close()

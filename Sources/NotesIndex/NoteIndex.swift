@@ -205,26 +205,33 @@ public final class NoteIndex: Sendable {
 
     static func open(path: String, root: String, policy: PathPolicy, mapped: Bool) throws -> DatabasePool {
         let pool = try DatabasePool(path: path, configuration: configuration(policy: policy, mapped: mapped))
-        func stored(_ db: Database) throws -> (version: String?, root: String?) {
+        let triggers = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\(IndexSchema.layoutTriggerPrefix)%'"
+        func stored(_ db: Database) throws -> (version: String?, root: String?, triggers: Int) {
             (try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'"),
-             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'root'"))
+             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'root'"),
+             try Int.fetchOne(db, sql: triggers) ?? 0)
         }
         var state = try pool.read { db in try db.tableExists("meta") ? stored(db) : nil }
         if state == nil {
             // Checked again and created in one immediate transaction: commands started
             // together on a new index must not both create the schema (the second failed,
             // then deleted the first one's file to start over).
-            state = try pool.write { db -> (version: String?, root: String?) in
+            state = try pool.write { db -> (version: String?, root: String?, triggers: Int) in
                 if try db.tableExists("meta") { return try stored(db) }
                 // Some other SQLite database at our path: not ours to add tables to.
-                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 > 0 { return (nil, nil) }
+                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 > 0 { return (nil, nil, 0) }
                 try IndexSchema.create(db)
                 try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)", arguments: [IndexSchema.version, root])
-                return (IndexSchema.version, root)
+                return (IndexSchema.version, root, IndexSchema.layoutTriggerCount)
             }
         }
         guard let state, state.version == IndexSchema.version && state.root == root else {
             throw NotesError(.internal, "index is stale, foreign or not a notes index")
+        }
+        // An index made before the layout triggers, or replaced by an older `notes`, gets
+        // them now (once).
+        if state.triggers != IndexSchema.layoutTriggerCount {
+            try pool.write { db in try IndexSchema.createLayoutTriggers(db) }
         }
         // A process killed before it compacted may have left a long log.
         WALSharing.compact(pool, logPath: path + "-wal")
@@ -240,7 +247,6 @@ public final class NoteIndex: Sendable {
     func erase() throws(NotesError) {
         do {
             try pool.write { db in
-                try LayoutSnapshot.changeToken(db)
                 for table in ["files", "sections", "tags", "metadata", "links", "diagnostics"] {
                     try db.execute(sql: "DELETE FROM \(table)")
                 }

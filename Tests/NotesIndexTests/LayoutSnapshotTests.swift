@@ -136,6 +136,55 @@ import Testing
         try expectIndexMatchesFiles(fixture, index, change)
     }
 
+    /// A writer that knows nothing of snapshots (an older `notes` sharing the index, or any
+    /// SQL) still changes the token: the triggers belong to the database, not to the code.
+    @Test(arguments: [
+        "DELETE FROM files WHERE path = 'a/one.md'",
+        "UPDATE files SET mtime_ns = mtime_ns + 1 WHERE path = 'a/one.md'",
+        "UPDATE files SET path = 'a/moved.md' WHERE path = 'a/one.md'",
+        "INSERT INTO files (path, kind, format, size, mtime_ns, inode, digest, title, created_by, created_ts, modified_by, modified_at, modified_ts, has_front_matter, indexed, section_count, hidden) SELECT 'a/extra.md', kind, format, size, mtime_ns, inode, digest, title, created_by, created_ts, modified_by, modified_at, modified_ts, has_front_matter, indexed, section_count, hidden FROM files WHERE path = 'a/one.md'",
+        "UPDATE folders SET ctime_ns = 0 WHERE path = 'a'",
+        "DELETE FROM folders WHERE path = 'x/y'",
+    ])
+    func anyWriteToTheLayoutChangesTheToken(sql: String) throws {
+        guard stampsAreUsedHere else { return }
+        let fixture = IndexFixture(files: Self.tree)
+        try settled(fixture)
+        let snapshot = try #require(LayoutSnapshot.read(directory: fixture.dir.path + "/index"))
+        let queue = try DatabaseQueue(path: fixture.dir.path + "/index/index.sqlite")
+        func token() throws -> String? { try queue.read { db in try LayoutSnapshot.currentToken(db) } }
+        #expect(try token() == snapshot.token)
+        try queue.write { db in try db.execute(sql: "UPDATE files SET hidden = hidden") }  // not the layout
+        #expect(try token() == snapshot.token)
+        try queue.write { db in try db.execute(sql: sql) }
+        #expect(try token() != snapshot.token)
+        try queue.close()
+        let (_, report) = try command(fixture)
+        #expect(!report.layoutFromSnapshot)
+    }
+
+    @Test func anIndexMadeWithoutTheTriggersGetsThemWhenOpened() throws {
+        let fixture = IndexFixture(files: Self.tree)
+        _ = try fixture.refreshed()
+        let path = fixture.dir.path + "/index/index.sqlite"
+        let count = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"
+        var queue = try DatabaseQueue(path: path)
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: count) } == IndexSchema.layoutTriggerCount)
+        try queue.write { db in
+            for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'") {
+                try db.execute(sql: "DROP TRIGGER \(name)")
+            }
+            try db.execute(sql: "DELETE FROM meta WHERE key = 'layout'")
+        }
+        try queue.close()
+        _ = try fixture.open()
+        queue = try DatabaseQueue(path: path)
+        let (triggers, token) = try queue.read { db in (try Int.fetchOne(db, sql: count), try LayoutSnapshot.currentToken(db)) }
+        #expect(triggers == IndexSchema.layoutTriggerCount)
+        #expect(token != nil)
+        try queue.close()
+    }
+
     @Test(arguments: ["empty", "truncated", "flipped", "garbage", "header only"])
     func aDamagedSnapshotIsIgnored(damage: String) throws {
         guard stampsAreUsedHere else { return }
