@@ -115,6 +115,10 @@ struct NotesRunner {
         #expect(notes("search", "whale", "-l").status == 0)
         usleep(2_200_000)  // every folder now older than the 2 s the stamps wait for
         #expect(notes("search", "whale", "-l").status == 0)  // this walk stamps them
+        // Nothing left to write: this one leaves the layout snapshot the next search stats
+        // from (Sources/NotesIndex/LayoutSnapshot.swift); the changes below must still be found.
+        #expect(notes("search", "whale", "-l").status == 0)
+        #expect(FileManager.default.fileExists(atPath: notes.dir.path + "/index/index.layout"))
         let research = notes.workspace + "/Research"
         let topic = try #require(try FileManager.default.contentsOfDirectory(atPath: research).sorted().first)
 
