@@ -152,8 +152,13 @@ final class IndexWriter: @unchecked Sendable {
             counts.vanished += 1
         case .touched:
             guard let known = item.pending.known else { return }
-            try db.execute(sql: "UPDATE files SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
-                           arguments: [file.size, mtime, Int64(bitPattern: file.inode), known.id])
+            // A file re-checked while still too recent to trust (mtime 0 before and after)
+            // keeps its row as it is: rewriting the same values would still fire the layout
+            // triggers and void the layout snapshot of every search in those two seconds.
+            if known.size != file.size || known.mtimeNanos != mtime || known.inode != file.inode {
+                try db.execute(sql: "UPDATE files SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
+                               arguments: [file.size, mtime, Int64(bitPattern: file.inode), known.id])
+            }
             // A re-check of a recently written file (recorded with mtime 0) is not a touch.
             if known.mtimeNanos != 0 { counts.touched += 1 }
         case .listedOnly(let digest, let diagnostics):

@@ -189,6 +189,13 @@ extension NoteIndex {
             }
         }
         history.recordOutsideEdits(outsideEdits)
+        // Only files too recent to trust were looked at again, and none changed: the layout
+        // read is still the database's (its token did not move), so the next command can
+        // stat from it (a search right after an edit re-checks that file for two seconds).
+        if paths == nil && !fromScratch && !loaded.fromSnapshot, let token = loaded.layoutToken,
+           (try? pool.read({ db in try LayoutSnapshot.currentToken(db) })) == token {
+            LayoutSnapshot.write(loaded, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
+        }
 
         report.added = used.counts.added
         report.modified = used.counts.modified

@@ -108,6 +108,26 @@ import Testing
         try expectIndexMatchesFiles(fixture, index, "after add and delete")
     }
 
+    /// A file written less than two seconds ago is re-checked by every refresh (its row says
+    /// mtime 0); re-checking it unchanged must not change the layout, or no search right
+    /// after an edit (an agent writes, then searches) would start from a snapshot.
+    @Test func refreshesRightAfterAnEditStillStartFromASnapshot() throws {
+        guard stampsAreUsedHere else { return }
+        let fixture = IndexFixture(files: Self.tree)
+        try settled(fixture)
+        fixture.write("a/b/two.md", "# Two\n\nsecond, with a kraken\n")  // not aged: too recent to trust
+        var (index, report) = try command(fixture)
+        #expect(report.layoutFromSnapshot && report.modified == 1)
+        (index, report) = try command(fixture)  // the layout changed: read from the database
+        #expect(!report.layoutFromSnapshot && !report.changedAnything)
+        for _ in 0..<3 {
+            (index, report) = try command(fixture)
+            #expect(report.layoutFromSnapshot && !report.changedAnything)
+        }
+        #expect(try fixture.search("kraken", index).hits.map(\.path) == ["a/b/two.md"])
+        try expectIndexMatchesFiles(fixture, index, "recent edit")
+    }
+
     /// The token is what keeps a snapshot of an older layout from being believed: another
     /// process that adds or deletes a file leaves this snapshot behind.
     @Test(arguments: ["add", "delete", "edit"])
