@@ -84,13 +84,27 @@ final class LayoutSnapshot: @unchecked Sendable {
     }
 
     /// The snapshot in `directory`, or nil when there is none or it fails a check.
-    static func read(directory: String) -> LayoutSnapshot? {
+    ///
+    /// `proceeding` is first given the token the file names (unchecked: only a match is
+    /// read further, and the full read checks everything again); returning false stops there,
+    /// so a snapshot of an older layout costs two small reads, not the whole file.
+    static func read(directory: String, proceeding: (String) -> Bool = { _ in true }) -> LayoutSnapshot? {
         let fd = open(directory + "/" + fileName, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size >= headerSize, info.st_size < 1 << 32 else { return nil }
         let size = Int(info.st_size)
+        var header = [UInt64](repeating: 0, count: headerSize / 8)
+        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, headerSize, 0) }) == headerSize,
+              UInt64(littleEndian: header[0]) == magic else { return nil }
+        let (folders, files, tokenLength) = (UInt64(littleEndian: header[2]), UInt64(littleEndian: header[3]), UInt64(littleEndian: header[4]))
+        guard folders < 1 << 28, files < 1 << 28, tokenLength < 1 << 16 else { return nil }
+        let tokenAt = headerSize + Int(folders) * folderRecordSize + Int(files) * fileRecordSize
+        guard tokenAt + Int(tokenLength) <= size else { return nil }
+        var tokenBytes = [UInt8](repeating: 0, count: Int(tokenLength))
+        guard tokenBytes.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, Int(tokenLength), off_t(tokenAt)) }) == Int(tokenLength),
+              proceeding(String(decoding: tokenBytes, as: UTF8.self)) else { return nil }
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
         var done = 0
         while done < size {
@@ -151,54 +165,67 @@ final class LayoutSnapshot: @unchecked Sendable {
     /// ignored (the next command reads the database instead).
     static func write(_ known: KnownFiles, token: String, fingerprint: String, directory: String) {
         guard let folders = known.folders else { return }
-        var strings: [UInt8] = []
-        var records: [UInt8] = []
-        records.reserveCapacity(folders.count * folderRecordSize + known.files.count * fileRecordSize)
-        func appendPath(_ path: String) {
-            let offset = strings.count
-            strings.append(contentsOf: path.utf8)
-            strings.append(0)
-            append(UInt32(truncatingIfNeeded: offset), to: &records)
-            append(UInt32(truncatingIfNeeded: path.utf8.count), to: &records)
+        let files = known.files
+        let pathBytes = folders.reduce(0) { $0 + $1.path.utf8.count + 1 } + files.reduce(0) { $0 + $1.path.utf8.count + 1 }
+        let filesAt = headerSize + folders.count * folderRecordSize
+        let tokenAt = filesAt + files.count * fileRecordSize
+        let stringsAt = tokenAt + token.utf8.count + fingerprint.utf8.count
+        guard pathBytes < 1 << 32 else { return }
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: stringsAt + pathBytes, alignment: 8)
+        defer { bytes.deallocate() }
+        func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
         }
-        strings.reserveCapacity(known.files.reduce(folders.count * 32) { $0 + $1.path.utf8.count + 1 })
-        for folder in folders {
-            append(folder.inode, to: &records)
-            append(folder.changeNanos, to: &records)
-            appendPath(folder.path)
+        var pathAt = 0  // from `stringsAt`
+        /// Copies `text` to `at` and returns the bytes copied.
+        func copy(_ text: String, to at: Int) -> Int {
+            var text = text
+            return text.withUTF8 { utf8 in
+                if let base = utf8.baseAddress { (bytes.baseAddress! + at).copyMemory(from: base, byteCount: utf8.count) }
+                return utf8.count
+            }
         }
-        for file in known.files {
-            append(file.id, to: &records)
-            append(Int64(file.size), to: &records)
-            append(file.mtimeNanos, to: &records)
-            append(file.inode, to: &records)
-            appendPath(file.path)
+        func storePath(_ path: String, recordAt: Int) {
+            let length = copy(path, to: stringsAt + pathAt)
+            bytes[stringsAt + pathAt + length] = 0
+            store(UInt32(pathAt), at: recordAt)
+            store(UInt32(length), at: recordAt + 4)
+            pathAt += length + 1
         }
-        guard strings.count < 1 << 32 else { return }
-        var header: [UInt8] = []
-        for value in [magic, 0, UInt64(folders.count), UInt64(known.files.count), UInt64(token.utf8.count), UInt64(fingerprint.utf8.count)] {
-            append(value, to: &header)
+        for (i, value) in [magic, 0, UInt64(folders.count), UInt64(files.count), UInt64(token.utf8.count), UInt64(fingerprint.utf8.count)].enumerated() {
+            store(value, at: i * 8)
         }
-        var file = header + records + Array(token.utf8) + Array(fingerprint.utf8) + strings
-        let sum = file.withUnsafeBytes { checksum(UnsafeRawBufferPointer(rebasing: $0[16...])) }
-        withUnsafeBytes(of: sum.littleEndian) { for (i, byte) in $0.enumerated() { file[8 + i] = byte } }
+        for (i, folder) in folders.enumerated() {
+            let at = headerSize + i * folderRecordSize
+            store(folder.inode, at: at)
+            store(folder.changeNanos, at: at + 8)
+            storePath(folder.path, recordAt: at + 16)
+        }
+        for (i, file) in files.enumerated() {
+            let at = filesAt + i * fileRecordSize
+            store(file.id, at: at)
+            store(Int64(file.size), at: at + 8)
+            store(file.mtimeNanos, at: at + 16)
+            store(file.inode, at: at + 24)
+            storePath(file.path, recordAt: at + 32)
+        }
+        _ = copy(token, to: tokenAt)
+        _ = copy(fingerprint, to: tokenAt + token.utf8.count)
+        store(checksum(UnsafeRawBufferPointer(rebasing: bytes[16...])), at: 8)
 
         let target = directory + "/" + fileName
         let temporary = target + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
-        let written = file.withUnsafeBytes { buffer -> Bool in
-            var done = 0
-            while done < buffer.count {
-                let wrote = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
-                if wrote < 0 && errno == EINTR { continue }
-                guard wrote > 0 else { return false }
-                done += wrote
-            }
-            return true
+        var done = 0
+        while done < bytes.count {
+            let wrote = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { break }
+            done += wrote
         }
         close(fd)
-        if !written || rename(temporary, target) != 0 { unlink(temporary) }
+        if done < bytes.count || rename(temporary, target) != 0 { unlink(temporary) }
     }
 
     /// The database's current layout token (nil: none yet).
@@ -234,9 +261,5 @@ final class LayoutSnapshot: @unchecked Sendable {
 
     private static func load<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeMutableRawBufferPointer, _ at: Int) -> T {
         T(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: at, as: T.self))
-    }
-
-    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 }

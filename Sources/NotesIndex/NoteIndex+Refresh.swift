@@ -291,10 +291,6 @@ extension NoteIndex {
             defer { pending = nil }
             return pending
         }) else { return nil }
-        guard pending.snapshot.fingerprint == FolderStamps.fingerprint(rules) else {
-            pending.prefetch.cancel()
-            return nil
-        }
         let policy = workspace.config.policy
         let state: (token: String?, hiddenFlagsCurrent: Bool)
         do {
@@ -303,11 +299,12 @@ extension NoteIndex {
             pending.prefetch.cancel()
             throw Self.wrap(error)
         }
-        guard state.token == pending.snapshot.token else {
+        guard let snapshot = pending.snapshot(ifTokenIs: state.token), snapshot.token == state.token,
+              snapshot.fingerprint == FolderStamps.fingerprint(rules) else {
             pending.prefetch.cancel()
             return nil
         }
-        return (pending.snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent), pending.prefetch)
+        return (snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent), pending.prefetch)
     }
 
     /// `work` and `gone` with the known files' digests read (``knownFiles(_:)`` leaves them
