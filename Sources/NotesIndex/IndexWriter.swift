@@ -44,9 +44,18 @@ final class IndexWriter: @unchecked Sendable {
     /// The policy the batches' `hidden` verdicts were decided under (``HiddenFiles``).
     private let policy: PathPolicy
 
+    /// The layout token the refresh read with the known files, then the one each of this
+    /// writer's transactions left; nil once a transaction found another (another process
+    /// changed the layout meanwhile) or changed more than files' stat facts.
+    private var layoutToken: String?
+    /// The new stat facts of known files whose rows were rewritten in place (same id, same
+    /// path): with the known files and ``layoutToken``, the layout after this refresh.
+    private(set) var restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:]
+
     init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool,
-         policy: PathPolicy, startsEmpty: Bool = false) {
+         policy: PathPolicy, startsEmpty: Bool = false, layoutToken: String? = nil) {
         self.pool = pool
+        self.layoutToken = layoutToken
         self.policy = policy
         self.bulk = bulk
         self.startsEmpty = startsEmpty
@@ -70,7 +79,11 @@ final class IndexWriter: @unchecked Sendable {
                     try apply(batch, db)
                 }
             } else {
-                try pool.write { db in try apply(batch, db) }
+                try pool.write { db in
+                    if layoutToken != nil, try LayoutSnapshot.currentToken(db) != layoutToken { layoutToken = nil }
+                    try apply(batch, db)
+                    if layoutToken != nil { layoutToken = try LayoutSnapshot.currentToken(db) }
+                }
             }
         } catch {
             failure = error
@@ -109,6 +122,11 @@ final class IndexWriter: @unchecked Sendable {
         }
     }
 
+    /// The layout token after this writer's changes, when they only rewrote known files'
+    /// stat facts in place (``restatted``) and no other writer came between: the known
+    /// files with those facts are then the database's layout.
+    var layoutTokenAfterRestats: String? { layoutToken }
+
     /// Removes the files that disappeared and were not renamed, and ends bulk mode.
     func finish() {
         guard failure == nil, !gone.isEmpty || bulk || startsEmpty else { return }
@@ -120,6 +138,7 @@ final class IndexWriter: @unchecked Sendable {
                     if db.isInsideTransaction { try db.commit() }
                 }
             }
+            if !gone.isEmpty { layoutToken = nil }
             try pool.write { db in
                 // Merging resumes with the next writes (measured: a search over an unmerged
                 // first index costs well under a millisecond more).
@@ -150,6 +169,7 @@ final class IndexWriter: @unchecked Sendable {
         switch item.outcome {
         case .vanished:
             counts.vanished += 1
+            layoutToken = nil
         case .touched:
             guard let known = item.pending.known else { return }
             // A file re-checked while still too recent to trust (mtime 0 before and after)
@@ -158,6 +178,7 @@ final class IndexWriter: @unchecked Sendable {
             if known.size != file.size || known.mtimeNanos != mtime || known.inode != file.inode {
                 try db.execute(sql: "UPDATE files SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
                                arguments: [file.size, mtime, Int64(bitPattern: file.inode), known.id])
+                restatted[known.id] = (file.size, mtime, file.inode)
             }
             // A re-check of a recently written file (recorded with mtime 0) is not a touch.
             if known.mtimeNanos != 0 { counts.touched += 1 }
@@ -192,7 +213,9 @@ final class IndexWriter: @unchecked Sendable {
         if !startsEmpty, let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?"), arguments: [file.path]) {
             existingID = known
             counts.modified += 1
+            restatted[known] = (file.size, mtime, file.inode)
         } else if !digest.isEmpty, var candidates = goneByDigest[digest], let from = candidates.popLast() {
+            layoutToken = nil
             goneByDigest[digest] = candidates
             existingID = gone.removeValue(forKey: from)?.id
             counts.renames.append(.init(from: from, to: file.path))
@@ -200,6 +223,7 @@ final class IndexWriter: @unchecked Sendable {
         } else {
             existingID = nil
             counts.added += 1
+            layoutToken = nil
         }
         var keptRows = Set<Int64>()
         if let id = existingID { keptRows = try deleteContent(of: id, keepingUnchanged: text?.digests ?? [], db) }

@@ -163,7 +163,11 @@ final class LayoutSnapshot: @unchecked Sendable {
     /// Writes the snapshot of `known` (read from the database, with its token) into
     /// `directory`: into a file of its own, then renamed over the old one. Failures are
     /// ignored (the next command reads the database instead).
-    static func write(_ known: KnownFiles, token: String, fingerprint: String, directory: String) {
+    ///
+    /// `restatted`: files (by id) whose rows this refresh rewrote with new stat facts, which
+    /// replace the known ones.
+    static func write(_ known: KnownFiles, restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:],
+                      token: String, fingerprint: String, directory: String) {
         guard let folders = known.folders else { return }
         let files = known.files
         let pathBytes = folders.reduce(0) { $0 + $1.path.utf8.count + 1 } + files.reduce(0) { $0 + $1.path.utf8.count + 1 }
@@ -203,10 +207,11 @@ final class LayoutSnapshot: @unchecked Sendable {
         }
         for (i, file) in files.enumerated() {
             let at = filesAt + i * fileRecordSize
+            let facts = restatted.isEmpty ? nil : restatted[file.id]
             store(file.id, at: at)
-            store(Int64(file.size), at: at + 8)
-            store(file.mtimeNanos, at: at + 16)
-            store(file.inode, at: at + 24)
+            store(Int64(facts?.size ?? file.size), at: at + 8)
+            store(facts?.mtimeNanos ?? file.mtimeNanos, at: at + 16)
+            store(facts?.inode ?? file.inode, at: at + 24)
             storePath(file.path, recordAt: at + 32)
         }
         _ = copy(token, to: tokenAt)

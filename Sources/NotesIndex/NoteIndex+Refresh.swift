@@ -176,7 +176,8 @@ extension NoteIndex {
         if let writer {
             used = writer
         } else {
-            used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: policy)
+            used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: policy,
+                               layoutToken: paths == nil ? loaded.layoutToken : nil)
             outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw Self.wrap(failure) }
@@ -189,12 +190,14 @@ extension NoteIndex {
             }
         }
         history.recordOutsideEdits(outsideEdits)
-        // Only files too recent to trust were looked at again, and none changed: the layout
-        // read is still the database's (its token did not move), so the next command can
-        // stat from it (a search right after an edit re-checks that file for two seconds).
-        if paths == nil && !fromScratch && !loaded.fromSnapshot, let token = loaded.layoutToken,
-           (try? pool.read({ db in try LayoutSnapshot.currentToken(db) })) == token {
-            LayoutSnapshot.write(loaded, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
+        // When this refresh only rewrote known files' stat facts in place (an edit, a touch)
+        // and no other writer came between, the layout is the known files with those facts:
+        // the next command stats from it (an agent that writes, then searches). When it
+        // changed nothing (a file too recent to trust, looked at again), the layout read
+        // still stands.
+        if writer == nil && paths == nil && !fromScratch && !stampsToRecord, let token = used.layoutTokenAfterRestats,
+           !used.restatted.isEmpty || !loaded.fromSnapshot {
+            LayoutSnapshot.write(loaded, restatted: used.restatted, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
         }
 
         report.added = used.counts.added

@@ -108,9 +108,11 @@ import Testing
         try expectIndexMatchesFiles(fixture, index, "after add and delete")
     }
 
-    /// A file written less than two seconds ago is re-checked by every refresh (its row says
-    /// mtime 0); re-checking it unchanged must not change the layout, or no search right
-    /// after an edit (an agent writes, then searches) would start from a snapshot.
+    /// An edit rewrites the file's row in place: the refresh that indexes it leaves a
+    /// snapshot of the new layout. The file, written less than two seconds ago, is then
+    /// re-checked by every refresh (its row says mtime 0); re-checking it unchanged must not
+    /// change the layout. Either way the searches right after an edit (an agent writes,
+    /// then searches) start from a snapshot.
     @Test func refreshesRightAfterAnEditStillStartFromASnapshot() throws {
         guard stampsAreUsedHere else { return }
         let fixture = IndexFixture(files: Self.tree)
@@ -118,14 +120,44 @@ import Testing
         fixture.write("a/b/two.md", "# Two\n\nsecond, with a kraken\n")  // not aged: too recent to trust
         var (index, report) = try command(fixture)
         #expect(report.layoutFromSnapshot && report.modified == 1)
-        (index, report) = try command(fixture)  // the layout changed: read from the database
-        #expect(!report.layoutFromSnapshot && !report.changedAnything)
+        fixture.write("a/one.md", "# One\n\nfirst, with a narwhal\n")
+        (index, report) = try command(fixture)
+        #expect(report.layoutFromSnapshot && report.modified == 1)
         for _ in 0..<3 {
             (index, report) = try command(fixture)
             #expect(report.layoutFromSnapshot && !report.changedAnything)
         }
         #expect(try fixture.search("kraken", index).hits.map(\.path) == ["a/b/two.md"])
-        try expectIndexMatchesFiles(fixture, index, "recent edit")
+        #expect(try fixture.search("narwhal", index).hits.map(\.path) == ["a/one.md"])
+        try expectIndexMatchesFiles(fixture, index, "recent edits")
+    }
+
+    /// A refresh writes the snapshot of the layout it leaves only when its writes follow
+    /// the layout it read, unbroken: another process's change in between (a token other
+    /// than the one read) leaves no token to write it under.
+    @Test func aWriterThatMeetsAnotherLayoutOffersNoToken() throws {
+        let fixture = IndexFixture(files: Self.tree)
+        try settled(fixture)
+        let index = try fixture.open()
+        let known = try index.knownFiles(nil, stampRules: FileScanner(workspace: index.workspace).rules)
+        let token = try #require(known.layoutToken)
+        let file = try #require(known.files.first)
+        let restat = ProcessedFile(pending: PendingFile(file: ScannedFile(path: file.path, size: file.size, mtimeNanos: file.mtimeNanos + 1, inode: file.inode),
+                                                        known: file), outcome: .touched)
+        let current = { try index.pool.read { db in try LayoutSnapshot.currentToken(db) } }
+        var writer = IndexWriter(pool: try index.pool, gone: [:], racyBefore: .max, histories: [:], bulk: false,
+                                 policy: index.workspace.config.policy, layoutToken: token)
+        writer.write([restat])
+        writer.finish()
+        let after = try current()
+        #expect(writer.layoutTokenAfterRestats == after && after != token)
+        #expect(writer.restatted[file.id]?.mtimeNanos == file.mtimeNanos + 1)
+        // The same, from a token that is no longer the database's.
+        writer = IndexWriter(pool: try index.pool, gone: [:], racyBefore: .max, histories: [:], bulk: false,
+                             policy: index.workspace.config.policy, layoutToken: token)
+        writer.write([restat])
+        writer.finish()
+        #expect(writer.layoutTokenAfterRestats == nil)
     }
 
     /// The token is what keeps a snapshot of an older layout from being believed: another
