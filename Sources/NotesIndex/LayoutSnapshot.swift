@@ -18,11 +18,16 @@ import Darwin
 /// It is a cache of a cache, trusted only when it names the database's current layout:
 /// every change to `files` or `folders` rows stores a new random token in `meta.layout`
 /// (triggers: ``IndexSchema/createLayoutTriggers(_:)``), and a snapshot is used only when
-/// its token is the one the database holds, read before any of its facts are believed. A snapshot is written
-/// by a refresh that read the layout from the database and had nothing to write, so it
-/// costs a one-edit refresh nothing; the command after it writes the new one. A checksum
-/// guards against a torn or damaged file (it is written without `fsync`, then renamed into
-/// place); a snapshot that fails any check is ignored, never an error.
+/// its token is the one the database holds, read before any of its facts are believed.
+///
+/// A refresh that read the layout from the database writes a new snapshot when its writes
+/// left that layout as it was, or only rewrote known files' stat facts; a refresh that
+/// started from a snapshot and rewrote stat facts (an edit) updates those records and the
+/// token in place, a few dozen bytes instead of the whole file. A refresh that added,
+/// removed or moved files removes the snapshot; the next one writes the new layout. A
+/// checksum guards against a torn or damaged file (it is written without `fsync`: a new
+/// one renamed into place, an update in place with the checksum last); a snapshot that
+/// fails any check is ignored, never an error.
 final class LayoutSnapshot: @unchecked Sendable {
     /// The file's name in the index folder.
     static let fileName = "index.layout"
@@ -39,8 +44,10 @@ final class LayoutSnapshot: @unchecked Sendable {
     private let foldersAt: Int
     private let filesAt: Int
     private let stringsAt: Int
+    /// The file it was read from (an update in place checks it is still that file).
+    private var file: (device: UInt64, inode: UInt64) = (0, 0)
 
-    private static let magic: UInt64 = 0x3153_4C53_4554_4F4E  // "NOTESLS1", little-endian
+    private static let magic: UInt64 = 0x3253_4C53_4554_4F4E  // "NOTESLS2", little-endian
     private static let headerSize = 48
     private static let folderRecordSize = 24
     private static let fileRecordSize = 40
@@ -59,7 +66,7 @@ final class LayoutSnapshot: @unchecked Sendable {
     /// The snapshot in `bytes` (which it then owns), or nil when they fail a check.
     private static func checked(_ bytes: UnsafeMutableRawBufferPointer) -> LayoutSnapshot? {
         let size = bytes.count
-        guard size >= headerSize, load(UInt64.self, bytes, 0) == magic,
+        guard size >= headerSize, size % 8 == 0, load(UInt64.self, bytes, 0) == magic,
               load(UInt64.self, bytes, 8) == checksum(UnsafeRawBufferPointer(rebasing: bytes[16...])) else { return nil }
         let folders = load(UInt64.self, bytes, 16), files = load(UInt64.self, bytes, 24)
         let tokenLength = load(UInt64.self, bytes, 32), fingerprintLength = load(UInt64.self, bytes, 40)
@@ -120,7 +127,66 @@ final class LayoutSnapshot: @unchecked Sendable {
             bytes.deallocate()
             return nil
         }
+        snapshot.file = (UInt64(info.st_dev), UInt64(info.st_ino))
         return snapshot
+    }
+
+    /// Updates the file this snapshot was read from to the layout `token` names: the
+    /// records of the files in `restatted` get their new stat facts, then the token, then
+    /// the checksum (a reader between those writes finds a checksum that does not match).
+    /// False when it cannot (the file was replaced or changed since, a record is missing,
+    /// the token's length differs): then the caller writes a whole new one.
+    func update(restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)], token newToken: String, directory: String) -> Bool {
+        let tokenAt = stringsAt - token.utf8.count - fingerprint.utf8.count
+        guard newToken.utf8.count == token.utf8.count, tokenAt % 8 == 0, token.utf8.count % 8 == 0 else { return false }
+        let fd = open(directory + "/" + Self.fileName, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        var onDisk = [UInt8](repeating: 0, count: token.utf8.count)
+        let readable = open(directory + "/" + Self.fileName, O_RDONLY | O_CLOEXEC)
+        defer { if readable >= 0 { close(readable) } }
+        guard fstat(fd, &info) == 0, (UInt64(info.st_dev), UInt64(info.st_ino)) == file, Int(info.st_size) == bytes.count, readable >= 0,
+              onDisk.withUnsafeMutableBytes({ pread(readable, $0.baseAddress, $0.count, off_t(tokenAt)) }) == onDisk.count,
+              onDisk.elementsEqual(token.utf8) else { return false }
+        var sum = Self.load(UInt64.self, bytes, 8)
+        /// Replaces the word at `offset` in memory, keeping the checksum in step.
+        func replace(_ word: UInt64, at offset: Int) {
+            let index = UInt64((offset - 16) / 8)
+            sum = sum &- Self.term(Self.load(UInt64.self, bytes, offset), index) &+ Self.term(word, index)
+            bytes.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
+        }
+        var changed: [Int] = []  // record offsets
+        for (id, facts) in restatted {
+            guard let record = recordOffset(of: id) else { return false }
+            replace(UInt64(bitPattern: Int64(facts.size)), at: record + 8)
+            replace(UInt64(bitPattern: facts.mtimeNanos), at: record + 16)
+            replace(facts.inode, at: record + 24)
+            changed.append(record)
+        }
+        let tokenWords = Array(newToken.utf8)
+        for i in stride(from: 0, to: tokenWords.count, by: 8) {
+            let word = tokenWords[i..<i + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            replace(word, at: tokenAt + i)
+        }
+        bytes.storeBytes(of: sum.littleEndian, toByteOffset: 8, as: UInt64.self)
+        func put(_ offset: Int, _ count: Int) -> Bool {
+            pwrite(fd, bytes.baseAddress! + offset, count, off_t(offset)) == count
+        }
+        for record in changed where !put(record + 8, 24) { return false }
+        return put(tokenAt, token.utf8.count) && put(8, 8)
+    }
+
+    /// Where file `id`'s record is (records are in id order, as the database lists its rows).
+    private func recordOffset(of id: Int64) -> Int? {
+        var low = 0, high = fileCount
+        while low < high {
+            let middle = (low + high) / 2
+            let found = Self.load(Int64.self, bytes, filesAt + middle * Self.fileRecordSize)
+            if found == id { return filesAt + middle * Self.fileRecordSize }
+            if found < id { low = middle + 1 } else { high = middle }
+        }
+        return nil
     }
 
     /// The folders' paths and then the files', as NUL-terminated strings in this snapshot's
@@ -175,8 +241,10 @@ final class LayoutSnapshot: @unchecked Sendable {
         let tokenAt = filesAt + files.count * fileRecordSize
         let stringsAt = tokenAt + token.utf8.count + fingerprint.utf8.count
         guard pathBytes < 1 << 32 else { return }
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: stringsAt + pathBytes, alignment: 8)
+        // Padded to whole words, which the checksum adds up.
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: (stringsAt + pathBytes + 7) / 8 * 8, alignment: 8)
         defer { bytes.deallocate() }
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
         func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
             bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
         }
@@ -238,20 +306,26 @@ final class LayoutSnapshot: @unchecked Sendable {
         try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'layout'")
     }
 
-    /// A 64-bit checksum of `data`, eight bytes at a time (not cryptographic: it catches a torn
-    /// or damaged file, which is all a cache needs).
+    /// A 64-bit checksum of `data` (whole words): the sum of each word mixed with its
+    /// position, so that changing a few words updates it without reading the rest. Not
+    /// cryptographic: it catches a torn or damaged file, which is all a cache needs.
     static func checksum(_ data: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(data.count)
+        guard data.count % 8 == 0 else { return 0 }
+        var sum: UInt64 = 0
         var at = 0
-        while at + 8 <= data.count {
-            hash = ((hash << 29 | hash >> 35) ^ data.loadUnaligned(fromByteOffset: at, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+        while at < data.count {
+            sum = sum &+ term(UInt64(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt64.self)), UInt64(at / 8))
             at += 8
         }
-        while at < data.count {
-            hash = ((hash << 29 | hash >> 35) ^ UInt64(data[at])) &* 0x9E37_79B9_7F4A_7C15
-            at += 1
-        }
-        return hash ^ hash >> 31
+        return sum
+    }
+
+    /// Word number `index`'s part of the checksum.
+    @inline(__always)
+    private static func term(_ word: UInt64, _ index: UInt64) -> UInt64 {
+        var mixed = (word ^ (index &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+        mixed ^= mixed >> 29
+        return mixed &* 0x94D0_49BB_1331_11EB
     }
 
     // MARK: - Records

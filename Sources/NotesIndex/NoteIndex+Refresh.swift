@@ -48,6 +48,7 @@ extension NoteIndex {
         let scanner = FileScanner(workspace: workspace)
         let scan: WorkspaceScan
         let loaded: KnownFiles
+        var usedSnapshot: LayoutSnapshot?
         // Folders changed after this instant are listed again next time (``FolderStamp``).
         let trustBefore = Int64((started - folderTrustDelay.withLock { $0 }) * 1e9)
         if fromScratch || (paths == nil && !isPoolOpen && !FileSystem.exists(databasePath)) {
@@ -58,9 +59,10 @@ extension NoteIndex {
         } else if let paths {
             scan = scanner.scan(paths: paths)
             loaded = try knownFiles(paths, stampRules: scanner.rules)
-        } else if let (snapshotted, prefetch) = try knownFromSnapshot(stampRules: scanner.rules) {
+        } else if let (snapshotted, snapshot, prefetch) = try knownFromSnapshot(stampRules: scanner.rules) {
             // The stats began when the index was opened (``LayoutSnapshot``).
             loaded = snapshotted
+            usedSnapshot = snapshot
             report.layoutFromSnapshot = true
             scan = scanner.scan(knowing: KnownLayout(folders: loaded.folders ?? [], files: loaded.files.map(\.path)),
                                 trustingChangesBefore: trustBefore, prefetched: prefetch)
@@ -153,6 +155,8 @@ extension NoteIndex {
                 } catch {
                     throw Self.wrap(error)
                 }
+                // The stamps changed the layout: no snapshot to read first next time.
+                if stampsToRecord && usedSnapshot != nil { unlink(directory + "/" + LayoutSnapshot.fileName) }
             }
             report.seconds = Timestamp.now() - started
             return report
@@ -195,9 +199,14 @@ extension NoteIndex {
         // the next command stats from it (an agent that writes, then searches). When it
         // changed nothing (a file too recent to trust, looked at again), the layout read
         // still stands.
-        if writer == nil && paths == nil && !fromScratch && !stampsToRecord, let token = used.layoutTokenAfterRestats,
-           !used.restatted.isEmpty || !loaded.fromSnapshot {
-            LayoutSnapshot.write(loaded, restatted: used.restatted, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
+        if writer == nil && paths == nil && !fromScratch && !stampsToRecord, let token = used.layoutTokenAfterRestats {
+            if usedSnapshot.map({ used.restatted.isEmpty || $0.update(restatted: used.restatted, token: token, directory: directory) }) != true {
+                LayoutSnapshot.write(loaded, restatted: used.restatted, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
+            }
+        } else if usedSnapshot != nil {
+            // Files were added, removed or moved: the next command reads the rows (and writes
+            // the new layout) without first reading a snapshot only to find it outdated.
+            unlink(directory + "/" + LayoutSnapshot.fileName)
         }
 
         report.added = used.counts.added
@@ -289,7 +298,7 @@ extension NoteIndex {
     /// The known files from the layout snapshot whose stats began when the index was opened
     /// (``init(workspace:directory:longLived:refreshingSoon:)``), with that prefetch; nil
     /// when there is none, or the database's layout is no longer the one it copied.
-    func knownFromSnapshot(stampRules rules: IgnoreRules) throws(NotesError) -> (KnownFiles, StatPrefetch)? {
+    func knownFromSnapshot(stampRules rules: IgnoreRules) throws(NotesError) -> (KnownFiles, LayoutSnapshot, StatPrefetch)? {
         guard let pending = pendingLayout.withLock({ (pending: inout PendingLayout?) -> PendingLayout? in
             defer { pending = nil }
             return pending
@@ -307,7 +316,7 @@ extension NoteIndex {
             pending.prefetch.cancel()
             return nil
         }
-        return (snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent), pending.prefetch)
+        return (snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent), snapshot, pending.prefetch)
     }
 
     /// `work` and `gone` with the known files' digests read (``knownFiles(_:)`` leaves them

@@ -132,6 +132,76 @@ import Testing
         try expectIndexMatchesFiles(fixture, index, "recent edits")
     }
 
+    func snapshotInode(_ fixture: IndexFixture) -> UInt64? {
+        var info = stat()
+        return lstat(snapshotPath(fixture), &info) == 0 ? UInt64(info.st_ino) : nil
+    }
+
+    func expectSnapshotMatchesDatabase(_ fixture: IndexFixture, _ comment: String) throws {
+        let index = try fixture.open()
+        let fromDatabase = try index.knownFiles(nil, stampRules: FileScanner(workspace: index.workspace).rules)
+        let snapshot = try #require(LayoutSnapshot.read(directory: index.directory), "\(comment)")
+        #expect(snapshot.token == fromDatabase.layoutToken, "\(comment)")
+        let copied = snapshot.knownFiles(hiddenFlagsCurrent: true)
+        #expect(copied.folders == fromDatabase.folders, "\(comment)")
+        #expect(copied.files.map { [$0.id, Int64($0.size), $0.mtimeNanos, Int64(bitPattern: $0.inode)] }
+                == fromDatabase.files.map { [$0.id, Int64($0.size), $0.mtimeNanos, Int64(bitPattern: $0.inode)] }, "\(comment)")
+        #expect(copied.files.map(\.path) == fromDatabase.files.map(\.path), "\(comment)")
+    }
+
+    /// An edit started from a snapshot updates that snapshot's records and token in place (a
+    /// few dozen bytes, not the whole file); additions remove it until a refresh writes the
+    /// new layout.
+    @Test func editsUpdateTheSnapshotInPlaceAndAdditionsRemoveIt() throws {
+        guard stampsAreUsedHere else { return }
+        let fixture = IndexFixture(files: Self.tree)
+        try settled(fixture)
+        let inode = try #require(snapshotInode(fixture))
+        for (n, path) in ["a/one.md", "x/y/four.md", "a/one.md"].enumerated() {
+            fixture.write(path, "# Edited \(n)\n\nrewritten, now \(n) times\n")
+            if n == 1 { age(fixture) }  // one edit settled, two still too recent to trust
+            let (_, report) = try command(fixture)
+            #expect(report.layoutFromSnapshot && report.modified == 1)
+            #expect(snapshotInode(fixture) == inode, "updated in place")
+            try expectSnapshotMatchesDatabase(fixture, "after edit \(n)")
+        }
+        fixture.write("a/b/added.md", "# Added\n\nwalrus\n")
+        age(fixture)
+        var (index, report) = try command(fixture)
+        #expect(report.layoutFromSnapshot && report.added == 1)
+        #expect(snapshotInode(fixture) == nil)
+        settle()
+        _ = try command(fixture)  // stamps the changed folder
+        (index, report) = try command(fixture)  // writes the new layout
+        #expect(!report.layoutFromSnapshot && !report.changedAnything)
+        try expectSnapshotMatchesDatabase(fixture, "after the addition")
+        (index, report) = try command(fixture)
+        #expect(report.layoutFromSnapshot && !report.changedAnything)
+        try expectIndexMatchesFiles(fixture, index, "after the addition")
+    }
+
+    @Test func anUpdateInPlaceGivesWayToAReplacedFile() throws {
+        guard stampsAreUsedHere else { return }
+        let fixture = IndexFixture(files: Self.tree)
+        try settled(fixture)
+        let directory = fixture.dir.path + "/index"
+        let read = try #require(LayoutSnapshot.read(directory: directory))
+        let first = read.knownFiles(hiddenFlagsCurrent: true).files[0]
+        let restat = [first.id: (size: first.size + 1, mtimeNanos: first.mtimeNanos, inode: first.inode)]
+        // Another process wrote a new file in its place (here: the same layout, renamed over it).
+        LayoutSnapshot.write(read.knownFiles(hiddenFlagsCurrent: true), token: read.token, fingerprint: read.fingerprint, directory: directory)
+        #expect(!read.update(restatted: restat, token: "0123456789abcdef", directory: directory))
+        #expect(try #require(LayoutSnapshot.read(directory: directory)).token == read.token)
+        // On the file it was read from, the update takes, and the checksum still holds.
+        let again = try #require(LayoutSnapshot.read(directory: directory))
+        #expect(again.update(restatted: restat, token: "0123456789abcdef", directory: directory))
+        let updated = try #require(LayoutSnapshot.read(directory: directory))
+        #expect(updated.token == "0123456789abcdef")
+        #expect(updated.knownFiles(hiddenFlagsCurrent: true).files[0].size == first.size + 1)
+        // A missing record: no update.
+        #expect(!updated.update(restatted: [-5: (1, 1, 1)], token: "fedcba9876543210", directory: directory))
+    }
+
     /// A refresh writes the snapshot of the layout it leaves only when its writes follow
     /// the layout it read, unbroken: another process's change in between (a token other
     /// than the one read) leaves no token to write it under.
