@@ -43,6 +43,9 @@ final class IndexWriter: @unchecked Sendable {
 
     /// The policy the batches' `hidden` verdicts were decided under (``HiddenFiles``).
     private let policy: PathPolicy
+    /// Whether the files' hidden flags were set under `policy` when the refresh began (else
+    /// every batch writes, re-flagging them).
+    private let hiddenFlagsCurrent: Bool
 
     /// The layout token the refresh read with the known files, then the one each of this
     /// writer's transactions left; nil once a transaction found another (another process
@@ -53,8 +56,9 @@ final class IndexWriter: @unchecked Sendable {
     private(set) var restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:]
 
     init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool,
-         policy: PathPolicy, startsEmpty: Bool = false, layoutToken: String? = nil) {
+         policy: PathPolicy, startsEmpty: Bool = false, layoutToken: String? = nil, hiddenFlagsCurrent: Bool = false) {
         self.pool = pool
+        self.hiddenFlagsCurrent = hiddenFlagsCurrent
         self.layoutToken = layoutToken
         self.policy = policy
         self.bulk = bulk
@@ -67,6 +71,17 @@ final class IndexWriter: @unchecked Sendable {
 
     func write(_ batch: [ProcessedFile]) {
         guard failure == nil else { return }
+        // Files re-checked while too recent to trust, found as recorded (or gone before they
+        // were read): no transaction at all, so a search right after an edit writes nothing.
+        if !startsEmpty && hiddenFlagsCurrent && batch.allSatisfy(writesNothing) {
+            for item in batch {
+                if case .vanished = item.outcome {
+                    counts.vanished += 1
+                    layoutToken = nil
+                }
+            }
+            return
+        }
         let began = Timestamp.now()
         defer { seconds += Timestamp.now() - began }
         do {
@@ -104,6 +119,22 @@ final class IndexWriter: @unchecked Sendable {
         try HiddenFiles.adopt(policy, db)
         let inserts = try WriteStatements(db)
         for item in batch { try apply(item, inserts, db) }
+    }
+
+    /// Whether applying `item` would change no row: a file gone before it was read, or a
+    /// re-check whose bytes, size, inode and stored mtime are what the row holds.
+    private func writesNothing(_ item: ProcessedFile) -> Bool {
+        switch item.outcome {
+        case .vanished:
+            return true
+        case .touched:
+            guard let known = item.pending.known else { return true }
+            let file = item.pending.file
+            let mtime = file.mtimeNanos >= racyBefore ? 0 : file.mtimeNanos
+            return known.size == file.size && known.mtimeNanos == mtime && known.inode == file.inode
+        default:
+            return false
+        }
     }
 
     /// The writes of one transaction (``DirectStatement``).

@@ -181,7 +181,7 @@ extension NoteIndex {
             used = writer
         } else {
             used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: policy,
-                               layoutToken: paths == nil ? loaded.layoutToken : nil)
+                               layoutToken: paths == nil ? loaded.layoutToken : nil, hiddenFlagsCurrent: hiddenFlagsCurrent)
             outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw Self.wrap(failure) }

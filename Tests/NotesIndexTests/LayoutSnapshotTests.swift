@@ -172,9 +172,12 @@ import Testing
         #expect(snapshotInode(fixture) == nil)
         settle()
         _ = try command(fixture)  // stamps the changed folder
-        (index, report) = try command(fixture)  // writes the new layout
-        #expect(!report.layoutFromSnapshot && !report.changedAnything)
-        try expectSnapshotMatchesDatabase(fixture, "after the addition")
+        // An edit read from the rows (no snapshot): the new layout is written whole, with
+        // the edited file's new stat facts.
+        fixture.write("a/one.md", "# One\n\nonce more\n")
+        (index, report) = try command(fixture)
+        #expect(!report.layoutFromSnapshot && report.modified == 1)
+        try expectSnapshotMatchesDatabase(fixture, "after the addition and an edit")
         (index, report) = try command(fixture)
         #expect(report.layoutFromSnapshot && !report.changedAnything)
         try expectIndexMatchesFiles(fixture, index, "after the addition")
@@ -228,6 +231,24 @@ import Testing
         writer.write([restat])
         writer.finish()
         #expect(writer.layoutTokenAfterRestats == nil)
+    }
+
+    /// Files written in the last two seconds are re-hashed by every refresh; when their
+    /// bytes and stat facts are as recorded, that refresh commits nothing at all (no
+    /// transaction: a search right after an edit is a pure read).
+    @Test func reCheckingRecentFilesUnchangedCommitsNothing() throws {
+        let fixture = IndexFixture(files: Self.tree)
+        let index = try fixture.refreshed()  // every file just written: recorded with mtime 0
+        let observer = try DatabaseQueue(path: index.databasePath)
+        defer { try? observer.close() }
+        let version = { try observer.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") } }
+        let before = try version()
+        let report = try index.refresh()
+        #expect(!report.changedAnything && report.unchanged == 0, "every file was looked at again: \(report)")
+        #expect(try version() == before, "no other connection committed")
+        fixture.write("a/one.md", "# One\n\nfirst, edited\n")
+        #expect(try index.refresh().modified == 1)
+        #expect(try version() != before, "the observer sees a commit")
     }
 
     /// The token is what keeps a snapshot of an older layout from being believed: another
