@@ -4,10 +4,11 @@
 // code), and hashing every file is part of indexing. But linking it made the dynamic loader
 // map and relocate its ~21,000 relocations at every process start, ~0.5 ms of each command
 // (docs/performance.md, thirteenth pass), while most commands hash nothing but the workspace
-// path that names the index folder. So libcrypto.so.3 is opened with dlopen the first time
-// an input of `NOTES_SHA256_SHORT` bytes or more is hashed, and inputs shorter than that use
-// the portable FIPS 180-4 code below (where libcrypto's per-call setup would cost more than
-// the hashing anyway). Both give the same digests (tests compare them on every length).
+// path that names the index folder. So libcrypto.so.3 is opened with dlopen only once a
+// process has hashed `NOTES_SHA256_PORTABLE_BUDGET` bytes; until then, and for inputs shorter
+// than `NOTES_SHA256_SHORT` bytes always (where libcrypto's per-call setup would cost more
+// than the hashing anyway), the portable FIPS 180-4 code below hashes. Both give the same
+// digests (tests compare them on every length).
 // Related documentation: https://docs.openssl.org/3.0/man3/EVP_DigestInit/
 #include <dlfcn.h>
 #include <openssl/evp.h>
@@ -20,6 +21,13 @@
 /// Inputs shorter than this many bytes (with the parts' length prefixes) are hashed by the
 /// portable code.
 #define NOTES_SHA256_SHORT 128
+
+/// Bytes of longer inputs a process hashes with the portable code before it opens
+/// libcrypto. Opening it costs 1.7–2.1 ms here, what the portable code (~0.3 GB/s) takes for
+/// ~550 KB: a command that re-reads a few changed notes (a search right after an edit) never
+/// loads it, and a large index loads it after its first quarter megabyte (then ~0.7 ms of
+/// CPU more than libcrypto would have taken).
+#define NOTES_SHA256_PORTABLE_BUDGET (256 * 1024)
 
 // MARK: - Portable SHA-256 (FIPS 180-4, section 6.2)
 
@@ -178,17 +186,32 @@ static inline const char *notes_crypto_load(void) {
 
 // MARK: - The digests Swift calls
 
-// SHA-256 of `count` bytes (a file's content version). Returns 0 on failure (libcrypto
-// missing or out of memory: `notes_crypto_load()` says which).
-static inline int notes_sha256(const void *data, size_t count, unsigned char out[32]) {
-    if (count < NOTES_SHA256_SHORT) {
-        notes_sha256_portable_digest(data, count, out);
-        return 1;
-    }
+/// Whether an input of `count` bytes is hashed by the portable code: a short one always, a
+/// longer one while the process's portable budget lasts (thread-safe).
+static inline int notes_sha256_portable_takes(size_t count) {
+    static size_t spent;  // a function-local static: one per process, like the library
+    if (count < NOTES_SHA256_SHORT) return 1;
+    if (__atomic_load_n(&spent, __ATOMIC_RELAXED) > NOTES_SHA256_PORTABLE_BUDGET) return 0;
+    return __atomic_add_fetch(&spent, count, __ATOMIC_RELAXED) <= NOTES_SHA256_PORTABLE_BUDGET;
+}
+
+// SHA-256 of `count` bytes by libcrypto (loaded if it is not yet). Returns 0 on failure
+// (libcrypto missing or out of memory: `notes_crypto_load()` says which).
+static inline int notes_sha256_libcrypto(const void *data, size_t count, unsigned char out[32]) {
     if (notes_crypto_load() != NULL) return 0;
     struct notes_crypto_library *lib = notes_crypto_shared();
     unsigned int length = 0;
     return lib->digest(data, count, out, &length, lib->md, NULL) == 1 && length == 32;
+}
+
+// SHA-256 of `count` bytes (a file's content version). Returns 0 on failure (libcrypto
+// missing or out of memory: `notes_crypto_load()` says which).
+static inline int notes_sha256(const void *data, size_t count, unsigned char out[32]) {
+    if (notes_sha256_portable_takes(count)) {
+        notes_sha256_portable_digest(data, count, out);
+        return 1;
+    }
+    return notes_sha256_libcrypto(data, count, out);
 }
 
 // A part's length as the 8 little-endian bytes that precede it in `notes_sha256_parts`.
@@ -201,7 +224,7 @@ static inline void notes_sha256_length_prefix(size_t length, unsigned char prefi
 static inline int notes_sha256_parts(const uint8_t *const *parts, const size_t *lengths, int count, unsigned char out[32]) {
     size_t total = 0;
     for (int i = 0; i < count; i++) total += 8 + lengths[i];
-    if (total < NOTES_SHA256_SHORT) {
+    if (notes_sha256_portable_takes(total)) {
         notes_sha256_portable state;
         notes_sha256_portable_init(&state);
         for (int i = 0; i < count; i++) {

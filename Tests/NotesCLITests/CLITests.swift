@@ -142,15 +142,16 @@ struct NotesRunner {
     }
 }
 
-/// libcrypto is opened on the first SHA-256 of 128 bytes or more (Sources/CCrypto/shim.h),
+/// libcrypto is opened once a process has hashed a quarter megabyte (Sources/CCrypto/shim.h),
 /// not at start: a search with nothing to re-read never loads it (the workspace path that
-/// names the index folder is hashed by the portable code); re-indexing a changed file does.
+/// names the index folder is hashed by the portable code), nor does re-indexing a small
+/// note; indexing half a megabyte of new text does.
 /// Observed through glibc's loader log (`LD_DEBUG=files` names every library it opens,
 /// dlopen included).
 @Suite struct LibraryLoadingTests {
     let notes = NotesRunner()
 
-    @Test func libcryptoIsLoadedOnlyWhenALongInputIsHashed() throws {
+    @Test func libcryptoIsLoadedOnlyOnceMuchIsHashed() throws {
         // Files older than the 2 s the index distrusts, so the search re-reads none of them.
         let past = Date(timeIntervalSinceNow: -3600)
         let files = try #require(FileManager.default.enumerator(atPath: notes.workspace))
@@ -176,8 +177,17 @@ struct NotesRunner {
         #expect(named.status == 0, "\(named.stderr.suffix(300))")
         #expect(!named.stderr.contains("libcrypto"))
 
+        // A new note of a few hundred bytes: hashed by the portable code (a process opens
+        // libcrypto only once it has hashed a quarter megabyte).
         try String(repeating: "A longer note about quillwort, past the portable code's 128 bytes. ", count: 4)
             .write(toFile: notes.workspace + "/long.md", atomically: true, encoding: .utf8)
+        let small = logged(["index"])
+        #expect(small.status == 0)
+        #expect(!small.stderr.contains("libcrypto"))
+        #expect(notes("search", "quillwort", "-l").stdout == "long.md\n")
+        // Half a megabyte of new text: libcrypto is opened.
+        try String(repeating: "A much longer note about marshwort and its many habits. ", count: 10_000)
+            .write(toFile: notes.workspace + "/longer.md", atomically: true, encoding: .utf8)
         let index = logged(["index"])
         #expect(index.status == 0)
         #expect(index.stderr.contains("libcrypto.so.3"))
@@ -186,7 +196,7 @@ struct NotesRunner {
     /// A machine without libcrypto: one line saying what is missing, exit status 2, no crash
     /// report; the index is as it was (the next refresh with the library succeeds).
     @Test func aMissingLibcryptoIsOneLineAndExitStatus2() throws {
-        try String(repeating: "A note long enough for libcrypto: bramblewick. ", count: 4)
+        try String(repeating: "A note long enough for libcrypto (past the portable code's quarter megabyte): bramblewick. ", count: 4_000)
             .write(toFile: notes.workspace + "/long.md", atomically: true, encoding: .utf8)
         var environment = notes.environment
         environment["NOTES_LIBCRYPTO"] = "libnotes-no-such-library.so.9"
