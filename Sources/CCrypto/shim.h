@@ -139,6 +139,11 @@ struct notes_crypto_library {
     int (*final)(EVP_MD_CTX *context, unsigned char *out, unsigned int *size);
     /// Why loading failed; NULL when every entry point was found.
     const char *error;
+    /// Set once everything above is in place (read without the once-lock).
+    int ready;
+    /// `dlerror()`'s text, copied: it lives in the loading thread's storage, and the thread
+    /// that loads may not be the one that reports.
+    char message[512];
 };
 
 /// The one instance (a function-local static: Swift's importer emits functions a header
@@ -155,8 +160,10 @@ static inline void notes_crypto_open(void) {
     if (name == NULL || name[0] == 0) name = "libcrypto.so.3";
     void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
-        lib->error = dlerror();
-        if (lib->error == NULL) lib->error = "libcrypto.so.3 could not be loaded";
+        const char *reason = dlerror();
+        if (reason == NULL) reason = "libcrypto.so.3 could not be loaded";
+        strncpy(lib->message, reason, sizeof lib->message - 1);
+        lib->error = lib->message;
         return;
     }
 #define NOTES_CRYPTO_FIND(field, symbol) \
@@ -174,6 +181,7 @@ static inline void notes_crypto_open(void) {
     // a short text.
     lib->md = lib->md_fetch(NULL, "SHA256", NULL);
     if (lib->md == NULL) lib->error = "libcrypto.so.3 has no SHA256 implementation";
+    else __atomic_store_n(&lib->ready, 1, __ATOMIC_RELEASE);
 }
 
 /// Loads libcrypto once (thread-safe). Returns NULL when ready, else a message saying why
@@ -191,6 +199,8 @@ static inline const char *notes_crypto_load(void) {
 static inline int notes_sha256_portable_takes(size_t count) {
     static size_t spent;  // a function-local static: one per process, like the library
     if (count < NOTES_SHA256_SHORT) return 1;
+    // Opened already (a large refresh opens it on a thread of its own as it starts).
+    if (__atomic_load_n(&notes_crypto_shared()->ready, __ATOMIC_ACQUIRE)) return 0;
     if (__atomic_load_n(&spent, __ATOMIC_RELAXED) > NOTES_SHA256_PORTABLE_BUDGET) return 0;
     return __atomic_add_fetch(&spent, count, __ATOMIC_RELAXED) <= NOTES_SHA256_PORTABLE_BUDGET;
 }

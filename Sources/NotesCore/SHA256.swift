@@ -48,6 +48,19 @@ public enum SHA256 {
         return out
     }
 
+    /// Opens libcrypto on a thread of its own, for a caller about to hash more than the
+    /// portable code's budget (a large refresh): hashing goes on with the portable code
+    /// until it is ready, instead of waiting 2 ms for the load mid-way. A failure to load
+    /// is reported by the first hash that needs libcrypto.
+    public static func prepareForMuchHashing() {
+        let thread = Thread { _ = notes_crypto_load() }
+        thread.name = "notes-libcrypto"
+        thread.start()
+    }
+
+    /// Bytes the portable code hashes before libcrypto is opened (`NOTES_SHA256_PORTABLE_BUDGET`).
+    public static let portableBudget = 256 * 1024
+
     /// The digest by libcrypto alone, whatever the length (for the tests that compare it
     /// with the portable code's).
     static func libcryptoDigest(of bytes: [UInt8]) -> [UInt8] {

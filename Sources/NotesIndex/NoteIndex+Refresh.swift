@@ -136,6 +136,7 @@ extension NoteIndex {
         let stampsToRecord = paths == nil && FolderStamps.needsRecording(scan, known: loaded.folders)
         report.timings.walk = Timestamp.now() - started
         let workBytes = work.reduce(0) { $0 + $1.file.size }
+        if workBytes > SHA256.portableBudget { SHA256.prepareForMuchHashing() }
         let bulk = work.count >= Self.bulkFiles || workBytes >= Self.bulkBytes
         // A rebuild too small for a private build empties the live index and refills it.
         if fromScratch && !bulk { try erase() }
