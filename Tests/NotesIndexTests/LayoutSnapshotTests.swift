@@ -233,6 +233,23 @@ import Testing
         #expect(writer.layoutTokenAfterRestats == nil)
     }
 
+    /// A writer killed between creating its temporary file and renaming it leaves the file;
+    /// the next writer removes it when that process is gone (and only then).
+    @Test func abandonedTemporaryFilesAreRemovedByTheNextWriter() throws {
+        guard stampsAreUsedHere else { return }
+        let fixture = IndexFixture(files: Self.tree)
+        try settled(fixture)
+        let directory = fixture.dir.path + "/index"
+        let abandoned = directory + "/" + LayoutSnapshot.fileName + ".4194305.17"  // above Linux's largest pid
+        let live = directory + "/" + LayoutSnapshot.fileName + ".1.23"  // init: always running
+        for path in [abandoned, live] { #expect(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8))) }
+        let read = try #require(LayoutSnapshot.read(directory: directory))
+        LayoutSnapshot.write(read.knownFiles(hiddenFlagsCurrent: true), token: read.token, fingerprint: read.fingerprint, directory: directory)
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(FileManager.default.fileExists(atPath: live))
+        #expect(LayoutSnapshot.read(directory: directory)?.token == read.token)
+    }
+
     /// Files written in the last two seconds are re-hashed by every refresh; when their
     /// bytes and stat facts are as recorded, that refresh commits nothing at all (no
     /// transaction: a search right after an edit is a pure read).
