@@ -245,39 +245,8 @@ import Testing
         var random = SeededGenerator(seed: seed)
         let fixture = IndexFixture(files: Self.tree, filler: 5)
         let index = try stamped(fixture)
-        let fm = FileManager.default
-        let root = fixture.root
-        func folders() -> [String] {
-            FileScanner(workspace: try! Workspace(root: root)).scan().listed.map(\.stamp.path)
-        }
-        func files() -> [String] { FileScanner(workspace: try! Workspace(root: root)).scan().files.map(\.path) }
         for step in 0..<40 {
-            let allFolders = folders(), allFiles = files()
-            let folder = allFolders.randomElement(using: &random) ?? ""
-            let prefix = folder.isEmpty ? "" : folder + "/"
-            switch Int.random(in: 0..<9, using: &random) {
-            case 0: fixture.write(prefix + "n\(step).md", "# N\(step)\n\nword\(step)\n")
-            case 1: if let file = allFiles.randomElement(using: &random) { fixture.write(file, "# Edited \(step)\n\nchanged\(step)\n") }
-            case 2: if let file = allFiles.randomElement(using: &random) { try? fm.removeItem(atPath: root + "/" + file) }
-            case 3: fixture.write(prefix + "d\(step)/e\(step)/f.md", "# F\n\nnested\(step)\n")
-            case 4:
-                if !folder.isEmpty, let target = allFolders.randomElement(using: &random), !target.hasPrefix(folder) {
-                    try? fm.moveItem(atPath: root + "/" + folder, toPath: root + "/" + (target.isEmpty ? "" : target + "/") + "m\(step)")
-                }
-            case 5: if !folder.isEmpty && folder != "filler" { try? fm.removeItem(atPath: root + "/" + folder) }
-            case 6:
-                if let file = allFiles.randomElement(using: &random), let target = allFolders.randomElement(using: &random) {
-                    try? fm.moveItem(atPath: root + "/" + file, toPath: root + "/" + (target.isEmpty ? "" : target + "/") + "r\(step).md")
-                }
-            case 7: if let file = allFiles.randomElement(using: &random) {  // same size, same second
-                let path = root + "/" + file
-                if var bytes = fm.contents(atPath: path), !bytes.isEmpty {
-                    bytes[bytes.count - 1] = bytes[bytes.count - 1] == 0x0A ? 0x20 : 0x0A
-                    #expect(fm.createFile(atPath: path, contents: bytes), "could not rewrite \(file)")
-                }
-            }
-            default: settle()
-            }
+            RandomWorkspaceChange.make(step: step, kinds: 0..<9, in: fixture, random: &random, settle: settle)
             if Bool.random(using: &random) { settle() }
             _ = try index.refresh()
             try expectIndexMatchesFiles(fixture, index, "seed \(seed) step \(step)")

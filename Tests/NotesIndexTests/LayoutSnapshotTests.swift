@@ -388,31 +388,9 @@ import Testing
         var random = SeededGenerator(seed: seed)
         let fixture = IndexFixture(files: Self.tree, filler: 5)
         try settled(fixture)
-        let fm = FileManager.default
-        let root = fixture.root
-        func scan() -> WorkspaceScan { FileScanner(workspace: try! Workspace(root: root)).scan() }
         var fromSnapshot = 0
         for step in 0..<40 {
-            let layout = scan()
-            let allFolders = layout.listed.map(\.stamp.path), allFiles = layout.files.map(\.path)
-            let folder = allFolders.randomElement(using: &random) ?? ""
-            let prefix = folder.isEmpty ? "" : folder + "/"
-            switch Int.random(in: 0..<8, using: &random) {
-            case 0: fixture.write(prefix + "n\(step).md", "# N\(step)\n\nword\(step)\n")
-            case 1: if let file = allFiles.randomElement(using: &random) { fixture.write(file, "# Edited \(step)\n\nchanged\(step)\n") }
-            case 2: if let file = allFiles.randomElement(using: &random) { try? fm.removeItem(atPath: root + "/" + file) }
-            case 3: fixture.write(prefix + "d\(step)/e\(step)/f.md", "# F\n\nnested\(step)\n")
-            case 4:
-                if !folder.isEmpty, let target = allFolders.randomElement(using: &random), !target.hasPrefix(folder) {
-                    try? fm.moveItem(atPath: root + "/" + folder, toPath: root + "/" + (target.isEmpty ? "" : target + "/") + "m\(step)")
-                }
-            case 5: if !folder.isEmpty && folder != "filler" { try? fm.removeItem(atPath: root + "/" + folder) }
-            case 6:
-                if let file = allFiles.randomElement(using: &random), let target = allFolders.randomElement(using: &random) {
-                    try? fm.moveItem(atPath: root + "/" + file, toPath: root + "/" + (target.isEmpty ? "" : target + "/") + "r\(step).md")
-                }
-            default: settle()
-            }
+            RandomWorkspaceChange.make(step: step, kinds: 0..<8, sameSizeRewrites: false, in: fixture, random: &random, settle: settle)
             age(fixture)
             if Bool.random(using: &random) { settle() }
             var (index, report) = try command(fixture)
