@@ -29,6 +29,9 @@
 /// CPU more than libcrypto would have taken).
 #define NOTES_SHA256_PORTABLE_BUDGET (256 * 1024)
 
+/// `NOTES_SHA256_PORTABLE_BUDGET`, for Swift (which does not import an expression macro).
+static inline size_t notes_sha256_portable_budget(void) { return NOTES_SHA256_PORTABLE_BUDGET; }
+
 // MARK: - Portable SHA-256 (FIPS 180-4, section 6.2)
 
 typedef struct {

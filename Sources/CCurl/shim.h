@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef size_t (*ccurl_data_callback)(char *data, size_t size, size_t count, void *context);
 typedef int (*ccurl_progress_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
@@ -31,6 +32,9 @@ struct ccurl_library {
     void (*slist_free_all)(struct curl_slist *list);
     /// Why loading failed; NULL when every entry point was found.
     const char *error;
+    /// `dlerror()`'s text, copied: it lives in the loading thread's storage, and the thread
+    /// that loads may not be the one that reports.
+    char message[512];
 };
 
 /// The one instance (a function-local static: Swift's importer emits functions a header
@@ -44,8 +48,10 @@ static inline void ccurl_library_open(void) {
     struct ccurl_library *lib = ccurl_shared();
     void *handle = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
-        lib->error = dlerror();
-        if (lib->error == NULL) lib->error = "libcurl.so.4 could not be loaded";
+        const char *reason = dlerror();
+        if (reason == NULL) reason = "libcurl.so.4 could not be loaded";
+        strncpy(lib->message, reason, sizeof lib->message - 1);
+        lib->error = lib->message;
         return;
     }
 #define CCURL_FIND(field, symbol) \

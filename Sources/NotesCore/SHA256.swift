@@ -58,8 +58,8 @@ public enum SHA256 {
         thread.start()
     }
 
-    /// Bytes the portable code hashes before libcrypto is opened (`NOTES_SHA256_PORTABLE_BUDGET`).
-    public static let portableBudget = 256 * 1024
+    /// Bytes the portable code hashes before libcrypto is opened (Sources/CCrypto/shim.h).
+    public static let portableBudget = Int(notes_sha256_portable_budget())
 
     /// The digest by libcrypto alone, whatever the length (for the tests that compare it
     /// with the portable code's).

@@ -181,20 +181,18 @@ final class StatQueue: @unchecked Sendable {
         var facts: [StatFacts?] = []
         facts.reserveCapacity(paths.count)
         var info = stat()
+        func lstat(_ path: UnsafePointer<CChar>) -> StatFacts? {
+            guard rootFD >= 0 else { return nil }
+            // "" is the workspace itself.
+            let code = path[0] == 0 ? fstatat(rootFD, ".", &info, AT_SYMLINK_NOFOLLOW) : fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW)
+            return code == 0 ? StatFacts(info) : nil
+        }
         switch paths {
         case .strings(let paths):
-            for path in paths {
-                let code = rootFD < 0 ? -1 : fstatat(rootFD, path.isEmpty ? "." : path, &info, AT_SYMLINK_NOFOLLOW)
-                facts.append(code == 0 ? StatFacts(info) : nil)
-            }
+            for path in paths { facts.append(path.withCString(lstat)) }
         case .pointers(let paths, let owner):
             withExtendedLifetime(owner) {
-                for path in paths {
-                    // "" is the workspace itself.
-                    let code = rootFD < 0 ? -1 : (path[0] == 0 ? fstatat(rootFD, ".", &info, AT_SYMLINK_NOFOLLOW)
-                                                                : fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW))
-                    facts.append(code == 0 ? StatFacts(info) : nil)
-                }
+                for path in paths { facts.append(lstat(path)) }
             }
         }
         return facts

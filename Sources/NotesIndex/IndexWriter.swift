@@ -49,17 +49,18 @@ final class IndexWriter: @unchecked Sendable {
 
     /// The layout token the refresh read with the known files, then the one each of this
     /// writer's transactions left; nil once a transaction found another (another process
-    /// changed the layout meanwhile) or changed more than files' stat facts.
-    private var layoutToken: String?
+    /// changed the layout meanwhile) or changed more than files' stat facts. While not nil,
+    /// the known files with the facts in ``restatted`` are the database's layout.
+    private(set) var layoutTokenAfterRestats: String?
     /// The new stat facts of known files whose rows were rewritten in place (same id, same
-    /// path): with the known files and ``layoutToken``, the layout after this refresh.
+    /// path): with the known files and ``layoutTokenAfterRestats``, the layout after this refresh.
     private(set) var restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:]
 
     init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool,
          policy: PathPolicy, startsEmpty: Bool = false, layoutToken: String? = nil, hiddenFlagsCurrent: Bool = false) {
         self.pool = pool
         self.hiddenFlagsCurrent = hiddenFlagsCurrent
-        self.layoutToken = layoutToken
+        self.layoutTokenAfterRestats = layoutToken
         self.policy = policy
         self.bulk = bulk
         self.startsEmpty = startsEmpty
@@ -77,7 +78,7 @@ final class IndexWriter: @unchecked Sendable {
             for item in batch {
                 if case .vanished = item.outcome {
                     counts.vanished += 1
-                    layoutToken = nil
+                    layoutTokenAfterRestats = nil
                 }
             }
             return
@@ -95,9 +96,9 @@ final class IndexWriter: @unchecked Sendable {
                 }
             } else {
                 try pool.write { db in
-                    if layoutToken != nil, try LayoutSnapshot.currentToken(db) != layoutToken { layoutToken = nil }
+                    if layoutTokenAfterRestats != nil, try LayoutSnapshot.currentToken(db) != layoutTokenAfterRestats { layoutTokenAfterRestats = nil }
                     try apply(batch, db)
-                    if layoutToken != nil { layoutToken = try LayoutSnapshot.currentToken(db) }
+                    if layoutTokenAfterRestats != nil { layoutTokenAfterRestats = try LayoutSnapshot.currentToken(db) }
                 }
             }
         } catch {
@@ -153,11 +154,6 @@ final class IndexWriter: @unchecked Sendable {
         }
     }
 
-    /// The layout token after this writer's changes, when they only rewrote known files'
-    /// stat facts in place (``restatted``) and no other writer came between: the known
-    /// files with those facts are then the database's layout.
-    var layoutTokenAfterRestats: String? { layoutToken }
-
     /// Removes the files that disappeared and were not renamed, and ends bulk mode.
     func finish() {
         guard failure == nil, !gone.isEmpty || bulk || startsEmpty else { return }
@@ -169,7 +165,7 @@ final class IndexWriter: @unchecked Sendable {
                     if db.isInsideTransaction { try db.commit() }
                 }
             }
-            if !gone.isEmpty { layoutToken = nil }
+            if !gone.isEmpty { layoutTokenAfterRestats = nil }
             try pool.write { db in
                 // Merging resumes with the next writes (measured: a search over an unmerged
                 // first index costs well under a millisecond more).
@@ -200,7 +196,7 @@ final class IndexWriter: @unchecked Sendable {
         switch item.outcome {
         case .vanished:
             counts.vanished += 1
-            layoutToken = nil
+            layoutTokenAfterRestats = nil
         case .touched:
             guard let known = item.pending.known else { return }
             // A file re-checked while still too recent to trust (mtime 0 before and after)
@@ -246,7 +242,7 @@ final class IndexWriter: @unchecked Sendable {
             counts.modified += 1
             restatted[known] = (file.size, mtime, file.inode)
         } else if !digest.isEmpty, var candidates = goneByDigest[digest], let from = candidates.popLast() {
-            layoutToken = nil
+            layoutTokenAfterRestats = nil
             goneByDigest[digest] = candidates
             existingID = gone.removeValue(forKey: from)?.id
             counts.renames.append(.init(from: from, to: file.path))
@@ -254,7 +250,7 @@ final class IndexWriter: @unchecked Sendable {
         } else {
             existingID = nil
             counts.added += 1
-            layoutToken = nil
+            layoutTokenAfterRestats = nil
         }
         var keptRows = Set<Int64>()
         if let id = existingID { keptRows = try deleteContent(of: id, keepingUnchanged: text?.digests ?? [], db) }

@@ -32,6 +32,13 @@ final class LayoutSnapshot: @unchecked Sendable {
     /// The file's name in the index folder.
     static let fileName = "index.layout"
 
+    /// The snapshot's path in the index folder `directory`.
+    static func path(in directory: String) -> String { directory + "/" + fileName }
+
+    /// Removes the snapshot in `directory` (the layout changed and no new one was written:
+    /// the next command then reads the rows without first reading an outdated snapshot).
+    static func remove(in directory: String) { unlink(path(in: directory)) }
+
     /// The `meta.layout` token of the database this is a copy of.
     let token: String
     /// The ignore rules the folder stamps were made under (``FolderStamps/fingerprint(_:)``).
@@ -96,7 +103,7 @@ final class LayoutSnapshot: @unchecked Sendable {
     /// read further, and the full read checks everything again); returning false stops there,
     /// so a snapshot of an older layout costs two small reads, not the whole file.
     static func read(directory: String, proceeding: (String) -> Bool = { _ in true }) -> LayoutSnapshot? {
-        let fd = open(directory + "/" + fileName, O_RDONLY | O_CLOEXEC)
+        let fd = open(path(in: directory), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
@@ -139,15 +146,13 @@ final class LayoutSnapshot: @unchecked Sendable {
     func update(restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)], token newToken: String, directory: String) -> Bool {
         let tokenAt = stringsAt - token.utf8.count - fingerprint.utf8.count
         guard newToken.utf8.count == token.utf8.count, tokenAt % 8 == 0, token.utf8.count % 8 == 0 else { return false }
-        let fd = open(directory + "/" + Self.fileName, O_WRONLY | O_CLOEXEC)
+        let fd = open(Self.path(in: directory), O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
         var onDisk = [UInt8](repeating: 0, count: token.utf8.count)
-        let readable = open(directory + "/" + Self.fileName, O_RDONLY | O_CLOEXEC)
-        defer { if readable >= 0 { close(readable) } }
-        guard fstat(fd, &info) == 0, (UInt64(info.st_dev), UInt64(info.st_ino)) == file, Int(info.st_size) == bytes.count, readable >= 0,
-              onDisk.withUnsafeMutableBytes({ pread(readable, $0.baseAddress, $0.count, off_t(tokenAt)) }) == onDisk.count,
+        guard fstat(fd, &info) == 0, (UInt64(info.st_dev), UInt64(info.st_ino)) == file, Int(info.st_size) == bytes.count,
+              onDisk.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, off_t(tokenAt)) }) == onDisk.count,
               onDisk.elementsEqual(token.utf8) else { return false }
         var sum = Self.load(UInt64.self, bytes, 8)
         /// Replaces the word at `offset` in memory, keeping the checksum in step.
@@ -286,7 +291,7 @@ final class LayoutSnapshot: @unchecked Sendable {
         _ = copy(fingerprint, to: tokenAt + token.utf8.count)
         store(checksum(UnsafeRawBufferPointer(rebasing: bytes[16...])), at: 8)
 
-        let target = directory + "/" + fileName
+        let target = path(in: directory)
         removeAbandonedFiles(in: directory)
         let temporary = target + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)

@@ -59,7 +59,7 @@ extension NoteIndex {
         } else if let paths {
             scan = scanner.scan(paths: paths)
             loaded = try knownFiles(paths, stampRules: scanner.rules)
-        } else if let (snapshotted, snapshot, prefetch) = try knownFromSnapshot(stampRules: scanner.rules) {
+        } else if let (snapshotted, snapshot, prefetch) = try knownFromSnapshot() {
             // The stats began when the index was opened (``LayoutSnapshot``).
             loaded = snapshotted
             usedSnapshot = snapshot
@@ -157,7 +157,7 @@ extension NoteIndex {
                     throw Self.wrap(error)
                 }
                 // The stamps changed the layout: no snapshot to read first next time.
-                if stampsToRecord && usedSnapshot != nil { unlink(directory + "/" + LayoutSnapshot.fileName) }
+                if stampsToRecord && usedSnapshot != nil { LayoutSnapshot.remove(in: directory) }
             }
             report.seconds = Timestamp.now() - started
             return report
@@ -206,8 +206,8 @@ extension NoteIndex {
             }
         } else if usedSnapshot != nil {
             // Files were added, removed or moved: the next command reads the rows (and writes
-            // the new layout) without first reading a snapshot only to find it outdated.
-            unlink(directory + "/" + LayoutSnapshot.fileName)
+            // the new layout).
+            LayoutSnapshot.remove(in: directory)
         }
 
         report.added = used.counts.added
@@ -299,7 +299,7 @@ extension NoteIndex {
     /// The known files from the layout snapshot whose stats began when the index was opened
     /// (``init(workspace:directory:longLived:refreshingSoon:)``), with that prefetch; nil
     /// when there is none, or the database's layout is no longer the one it copied.
-    func knownFromSnapshot(stampRules rules: IgnoreRules) throws(NotesError) -> (KnownFiles, LayoutSnapshot, StatPrefetch)? {
+    func knownFromSnapshot() throws(NotesError) -> (KnownFiles, LayoutSnapshot, StatPrefetch)? {
         guard let pending = pendingLayout.withLock({ (pending: inout PendingLayout?) -> PendingLayout? in
             defer { pending = nil }
             return pending
@@ -312,8 +312,8 @@ extension NoteIndex {
             pending.prefetch.cancel()
             throw Self.wrap(error)
         }
-        guard let snapshot = pending.snapshot(ifTokenIs: state.token), snapshot.token == state.token,
-              snapshot.fingerprint == FolderStamps.fingerprint(rules) else {
+        // Made under this workspace's ignore rules (``PendingLayout`` keeps no other).
+        guard let snapshot = pending.snapshot(ifTokenIs: state.token), snapshot.token == state.token else {
             pending.prefetch.cancel()
             return nil
         }

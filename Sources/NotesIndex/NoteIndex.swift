@@ -91,7 +91,7 @@ public final class NoteIndex: Sendable {
     /// filesystem whose folder stamps are trusted).
     static func startStats(workspace: Workspace, directory: String) -> PendingLayout? {
         let scanner = FileScanner(workspace: workspace)
-        guard scanner.skipsUnchangedFolders, FileSystem.exists(directory + "/" + LayoutSnapshot.fileName) else { return nil }
+        guard scanner.skipsUnchangedFolders, FileSystem.exists(LayoutSnapshot.path(in: directory)) else { return nil }
         return PendingLayout(root: workspace.root, directory: directory, fingerprint: FolderStamps.fingerprint(scanner.rules))
     }
 
