@@ -187,7 +187,7 @@ public final class NoteIndex: Sendable {
 
     static func configuration(policy: PathPolicy, mapped: Bool) -> Configuration {
         var config = Configuration()
-        config.busyMode = .timeout(10)
+        config.busyMode = .timeout(busyTimeout)
         config.prepareDatabase { db in
             try WALSharing.keep(db)
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -200,7 +200,7 @@ public final class NoteIndex: Sendable {
     }
 
     static func open(path: String, root: String, policy: PathPolicy, mapped: Bool) throws -> DatabasePool {
-        let pool = try DatabasePool(path: path, configuration: configuration(policy: policy, mapped: mapped))
+        let pool = try openPool(path: path, configuration: configuration(policy: policy, mapped: mapped))
         let triggers = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\(IndexSchema.layoutTriggerPrefix)%'"
         func stored(_ db: Database) throws -> (version: String?, root: String?, triggers: Int) {
             (try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'"),
@@ -233,6 +233,27 @@ public final class NoteIndex: Sendable {
         WALSharing.compact(pool, logPath: path + "-wal")
         return pool
     }
+
+    /// Opens a pool on `path`, waiting out the lock SQLite's busy timeout does not wait for
+    /// while it opens: switching a new file to WAL while another process holds its write lock
+    /// (SQLite answers SQLITE_BUSY at once rather than risk a deadlock between two
+    /// upgrading readers). Commands started together on a new index met it. The switch is
+    /// done once, so a retry succeeds as soon as the other process is through.
+    static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        let deadline = Timestamp.now() + busyTimeout
+        var pause: UInt32 = 500
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Timestamp.now() < deadline {
+                usleep(pause)
+                pause = min(pause * 2, 20_000)
+            }
+        }
+    }
+
+    /// How long a command waits for another process's lock on the index, in seconds.
+    static let busyTimeout: Double = 10
 
     static func removeDatabase(at path: String) {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
