@@ -164,7 +164,12 @@ public final class NoteIndex: Sendable {
                 }
             }
         } catch {
-            problems.append((error as? DatabaseError)?.message ?? "\(error)")
+            // Only damage is a finding. Anything else (another process holding the index
+            // past the busy timeout, an unreadable file) is reported: starting over would
+            // delete a database other processes are writing.
+            let wrapped = Self.wrap(error)
+            guard wrapped.cause == .indexDamaged else { throw wrapped }
+            problems.append((error as? DatabaseError)?.message ?? wrapped.message)
         }
         if !problems.isEmpty {
             try startOver()
@@ -252,8 +257,9 @@ public final class NoteIndex: Sendable {
         }
     }
 
-    /// How long a command waits for another process's lock on the index, in seconds.
-    static let busyTimeout: Double = 10
+    /// How long a command waits for another process's lock on the index, in seconds (10;
+    /// `NOTES_BUSY_TIMEOUT` shortens it for tests).
+    static let busyTimeout: Double = ProcessInfo.processInfo.environment["NOTES_BUSY_TIMEOUT"].flatMap(Double.init).map { max(0, $0) } ?? 10
 
     static func removeDatabase(at path: String) {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
@@ -282,6 +288,11 @@ public final class NoteIndex: Sendable {
             if db.resultCode.primaryResultCode == .SQLITE_CORRUPT || db.resultCode.primaryResultCode == .SQLITE_NOTADB {
                 return NotesError(.internal, damageMessage + (db.message ?? db.description), hint: "run `notes index --check`",
                                   cause: .indexDamaged)
+            }
+            if db.resultCode == .SQLITE_BUSY || db.resultCode == .SQLITE_LOCKED {
+                let seconds = busyTimeout.formatted(.number.precision(.fractionLength(0...1)))
+                return NotesError(.internal, "the search index is busy: another process has held its lock for over \(seconds) s",
+                                  hint: "try again once it is done")
             }
             return NotesError(.internal, "search index error: \(db.message ?? db.description)", hint: "run `notes index --rebuild`")
         }
