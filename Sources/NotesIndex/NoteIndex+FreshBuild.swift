@@ -17,9 +17,22 @@ import Darwin
 /// goes through its WAL, which writes every page twice; that was 15–20% of the writer's
 /// time (docs/performance.md). A crash mid-build leaves the live index as it was (empty)
 /// and a leftover file the next process removes.
+///
+/// A rebuild while other processes have the index open cannot rename a file under them: it
+/// builds its private file the same way and then copies it into the live database in one
+/// write transaction (SQLite's backup), so their searches see the old index or the new
+/// one, never an emptied or half-refilled one.
 extension NoteIndex {
     /// Where a fresh build writes before the swap.
     var buildingPath: String { databasePath + ".building" }
+
+    /// Where a rebuild that copies into the live database writes first: named by process,
+    /// since other processes keep the index open meanwhile (and remove ``buildingPath``
+    /// when they open it).
+    var rebuildingPath: String { databasePath + Self.rebuildingInfix + String(getpid()) }
+
+    /// Between the database's name and the process id in ``rebuildingPath``.
+    static let rebuildingInfix = ".rebuilding."
 
     /// What ``buildFresh`` did.
     enum FreshBuild {
@@ -33,9 +46,10 @@ extension NoteIndex {
     }
 
     /// Builds `work` into a fresh database and swaps it in, when no other process has the
-    /// index open (``IndexUseLock``); the folder stamps of the walk `stamps` are recorded
-    /// under its ignore `rules`.
-    func buildFresh(_ work: [PendingFile], stamps: WorkspaceScan, rules: IgnoreRules, racyBefore: Int64, histories: [String: PathHistory], report: inout RefreshReport,
+    /// index open (``IndexUseLock``); when others do and this is a rebuild (`replacing`),
+    /// copies it into the live database instead. The folder stamps of the walk `stamps` are
+    /// recorded under its ignore `rules`.
+    func buildFresh(_ work: [PendingFile], replacing: Bool, stamps: WorkspaceScan, rules: IgnoreRules, racyBefore: Int64, histories: [String: PathHistory], report: inout RefreshReport,
                     progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> FreshBuild {
         // This process's connections close first: a failed upgrade to the exclusive lock
         // drops the shared one (Linux), and no process may have the file open without it.
@@ -46,18 +60,21 @@ extension NoteIndex {
             return true
         }
         guard closed else { return .declined }
+        let copiesIn: Bool
         switch useLock.tryExclusive() {
         case .exclusive:
-            break
+            copiesIn = false
         case .othersHaveItOpen:
             reopen()
-            return .declined
+            guard replacing else { return .declined }
+            copiesIn = true
         case .anotherProcessBuilt:
             reopen()
             return .builtElsewhere
         }
         defer { useLock.share() }
-        let temporary = buildingPath
+        let temporary = copiesIn ? rebuildingPath : buildingPath
+        if copiesIn { Self.removeAbandonedRebuilds(in: directory) }
         Self.removeDatabase(at: temporary)
         let queue: DatabaseQueue
         do {
@@ -105,6 +122,13 @@ extension NoteIndex {
                 }
                 try IndexSchema.createLayoutTriggers(db)
             }
+            if copiesIn {
+                try copyIntoLive(queue)
+                try queue.close()
+                Self.removeDatabase(at: temporary)
+                report.timings.write += Timestamp.now() - began
+                return .built(writer)
+            }
             try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
             try queue.close()
             try Self.sync(temporary)
@@ -117,6 +141,36 @@ extension NoteIndex {
         }
         try swapIn(temporary)
         return .built(writer)
+    }
+
+    /// Replaces the live database's content with `built`'s in one write transaction
+    /// (SQLite's backup API writes every page through the live WAL): readers in other
+    /// processes keep the old snapshot until it commits. The layout snapshot described the
+    /// old rows, so it goes.
+    private func copyIntoLive(_ built: DatabaseQueue) throws {
+        let live = try pool
+        let pageSizes = (try built.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") },
+                         try live.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") })
+        // A WAL database takes a backup only from a source of its own page size.
+        guard pageSizes.0 == pageSizes.1 else {
+            throw NotesError(.internal, "cannot copy the rebuilt index into place (page size \(pageSizes.0 ?? 0) vs \(pageSizes.1 ?? 0))",
+                             hint: "stop the other notes processes using this workspace and run `notes index --rebuild` again")
+        }
+        try built.backup(to: live)
+        LayoutSnapshot.remove(in: directory)
+    }
+
+    /// Removes the private files of copy-in rebuilds whose processes no longer run (a
+    /// rebuild killed mid-way; the live index was left as it was).
+    static func removeAbandonedRebuilds(in directory: String) {
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        let prefix = "index.sqlite" + rebuildingInfix
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count)), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + name) }
+        }
     }
 
     /// Replaces the live database with `temporary` (this process's pool is closed and

@@ -138,8 +138,8 @@ extension NoteIndex {
         let workBytes = work.reduce(0) { $0 + $1.file.size }
         if workBytes > SHA256.portableBudget { SHA256.prepareForMuchHashing() }
         let bulk = work.count >= Self.bulkFiles || workBytes >= Self.bulkBytes
-        // A rebuild too small for a private build empties the live index and refills it.
-        if fromScratch && !bulk { try erase() }
+        // A rebuild of an empty workspace empties the index (one transaction).
+        if fromScratch && work.isEmpty { try erase() }
         if work.isEmpty && gone.isEmpty {
             if hiddenFlagsCurrent && !stampsToRecord && paths == nil && !loaded.fromSnapshot, let token = loaded.layoutToken {
                 // Nothing to write: the layout just read is the database's, for the next command.
@@ -168,8 +168,10 @@ extension NoteIndex {
         let histories = history.allHistories()
         var writer: IndexWriter?
         var outsideEdits: [(path: String, before: String?)] = []
-        if paths == nil && wasEmpty && bulk {
-            switch try buildFresh(work, stamps: scan, rules: scanner.rules, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
+        // A rebuild is always built aside, whatever its size: emptying the live index and
+        // refilling it showed other processes' searches an empty or partial index.
+        if paths == nil && wasEmpty && (bulk || fromScratch) {
+            switch try buildFresh(work, replacing: fromScratch, stamps: scan, rules: scanner.rules, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
             case .built(let built): writer = built
             case .declined: if fromScratch { try erase() }
             // Another process built the index from the files while this one waited: a

@@ -265,8 +265,8 @@ public final class NoteIndex: Sendable {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
     }
 
-    /// Empties the live index, row by row (a rebuild that cannot build aside: another
-    /// process has the index open, or the workspace is small; ``rebuild(progress:)``).
+    /// Empties the live index, row by row, in one transaction (a rebuild of an empty
+    /// workspace, or one whose private file could not be made; ``rebuild(progress:)``).
     func erase() throws(NotesError) {
         do {
             try pool.write { db in

@@ -143,7 +143,7 @@ import Testing
         dropTags(of: "a.md", smallIndex)
         #expect(try small.search("tag:red keyword", smallIndex).hits.map(\.path) == ["b.md"])
         #expect(try smallIndex.rebuild().added == 5)
-        #expect(inode(smallIndex.databasePath) == smallBefore, "a small rebuild is refilled in place")
+        #expect(inode(smallIndex.databasePath) != smallBefore, "a small rebuild builds aside too (refilling in place showed other processes an emptied index)")
         #expect(try small.search("tag:red keyword", smallIndex).hits.map(\.path).sorted() == ["a.md", "b.md"])
     }
 
