@@ -91,6 +91,20 @@ enum NoSymlinkOpen {
 
 /// Small POSIX facts used across the package.
 public enum FileSystem {
+    /// Removes the files in `directory` named `prefix` + a process id (+ optionally `.`
+    /// and more) whose process no longer runs: temporary files a killed process left
+    /// between creating and renaming or removing them. This process's own are kept.
+    public static func removeFilesOfEndedProcesses(in directory: String, prefix: String) {
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard name.hasPrefix(prefix), let digits = name.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false).first,
+                  let pid = Int32(digits), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + name) }
+        }
+    }
+
     /// The canonical absolute path of an existing file or folder, symlinks resolved.
     public static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

@@ -292,7 +292,8 @@ final class LayoutSnapshot: @unchecked Sendable {
         store(checksum(UnsafeRawBufferPointer(rebasing: bytes[16...])), at: 8)
 
         let target = path(in: directory)
-        removeAbandonedFiles(in: directory)
+        // A process killed between creating its file and renaming it left one behind.
+        FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")
         let temporary = target + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
@@ -305,21 +306,6 @@ final class LayoutSnapshot: @unchecked Sendable {
         }
         close(fd)
         if done < bytes.count || rename(temporary, target) != 0 { unlink(temporary) }
-    }
-
-    /// Removes the temporary files (`index.layout.<pid>.<n>`) of writers that no longer run:
-    /// a process killed between creating its file and renaming it leaves one behind.
-    static func removeAbandonedFiles(in directory: String) {
-        guard let dir = opendir(directory) else { return }
-        defer { closedir(dir) }
-        let prefix = fileName + "."
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            guard name.hasPrefix(prefix) else { continue }
-            let parts = name.dropFirst(prefix.count).split(separator: ".")
-            guard parts.count == 2, let pid = Int32(parts[0]), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + name) }
-        }
     }
 
     /// The database's current layout token (nil: none yet).

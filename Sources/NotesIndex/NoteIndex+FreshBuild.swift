@@ -74,7 +74,8 @@ extension NoteIndex {
         }
         defer { useLock.share() }
         let temporary = copiesIn ? rebuildingPath : buildingPath
-        if copiesIn { Self.removeAbandonedRebuilds(in: directory) }
+        // A rebuild killed mid-way left its private file (and the live index as it was).
+        if copiesIn { FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: "index.sqlite" + Self.rebuildingInfix) }
         Self.removeDatabase(at: temporary)
         let queue: DatabaseQueue
         do {
@@ -158,19 +159,6 @@ extension NoteIndex {
         }
         try built.backup(to: live)
         LayoutSnapshot.remove(in: directory)
-    }
-
-    /// Removes the private files of copy-in rebuilds whose processes no longer run (a
-    /// rebuild killed mid-way; the live index was left as it was).
-    static func removeAbandonedRebuilds(in directory: String) {
-        guard let dir = opendir(directory) else { return }
-        defer { closedir(dir) }
-        let prefix = "index.sqlite" + rebuildingInfix
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count)), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + name) }
-        }
     }
 
     /// Replaces the live database with `temporary` (this process's pool is closed and
