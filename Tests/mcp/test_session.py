@@ -1,12 +1,14 @@
 """`notes mcp` driven by the official Python MCP client: a whole realistic session, the
 error contract, protected paths, resources and prompts (SPEC §6, §7, §10)."""
 
+import asyncio
 import datetime
 import json
 import os
+import subprocess
 import unittest
 
-from notes_server import Workspace, call, fail, result_json, session
+from notes_server import Workspace, call, fail, notes_binary, result_json, session
 
 TODAY = datetime.datetime.now().strftime("%Y-%m-%d")  # local date, as notes names journal pages
 
@@ -332,6 +334,27 @@ class Freshness(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(hits[0]["provenance"]["last_modified_by"], "user")
             self.ws.path("Research/fresh.md").unlink()
             self.assertEqual((await call(s, "search", query="narwhalicious"))["hits"], [])
+
+    async def test_a_rebuild_from_the_command_line_during_a_session(self):
+        # The server holds the index open (memory-mapped, FTS5 state cached), so the rebuild
+        # copies its new index into the live database in one transaction instead of swapping
+        # the file under the server; the server must go on answering and writing after it.
+        async with session(self.ws) as s:
+            before = sorted(h["path"] for h in (await call(s, "search", query="whale", limit=50))["hits"])
+            self.assertGreater(len(before), 2)
+            database = self.ws.index / "index.sqlite"
+            inode = database.stat().st_ino
+            rebuild = await asyncio.to_thread(subprocess.run, [notes_binary(), "-w", str(self.ws.root), "--index-dir", str(self.ws.index), "index", "--rebuild"],
+                                     capture_output=True, text=True, timeout=120)
+            self.assertEqual(rebuild.returncode, 0, rebuild.stderr)
+            self.assertEqual(database.stat().st_ino, inode, "the file was swapped under the server")
+            self.assertEqual(sorted(h["path"] for h in (await call(s, "search", query="whale", limit=50))["hits"]), before)
+            # The server goes on writing into the live index, which the command line reads.
+            await call(s, "write_file", path="Research/zebra.md", content="# Zebra\n\nA quaggaline stripe.\n")
+            self.assertEqual([h["path"] for h in (await call(s, "search", query="quaggaline"))["hits"]], ["Research/zebra.md"])
+            cli = await asyncio.to_thread(subprocess.run, [notes_binary(), "-w", str(self.ws.root), "--index-dir", str(self.ws.index), "search", "quaggaline", "-l"],
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(cli.stdout, "Research/zebra.md\n", cli.stderr)
 
 
 class ReadOnlyAndClientName(unittest.IsolatedAsyncioTestCase):
