@@ -35,9 +35,19 @@ extension NoteIndex {
     /// held. When no other process has the index open, a large workspace is built into a
     /// private file that replaces the old one (``buildFresh``): the old rows are never
     /// deleted one by one, which cost more than the build itself (FTS5 tokenizes each deleted
-    /// row again to take its terms out). Otherwise the live index is emptied and refilled.
+    /// row again to take its terms out). When other processes have it open, the new file is
+    /// copied into the live database in one transaction, so they never see an emptied index.
+    ///
+    /// Then an ordinary refresh reads again the files saved while the rebuild ran: another
+    /// process (a watcher) may have indexed such an edit before the copy brought back the
+    /// text the rebuild had read, and would not look at that file again. The report is the
+    /// rebuild's.
     public func rebuild(progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
-        try recoveringFromDamage { () throws(NotesError) -> RefreshReport in try refreshOnce(only: nil, progress: progress, fromScratch: true) }
+        try recoveringFromDamage { () throws(NotesError) -> RefreshReport in
+            let report = try refreshOnce(only: nil, progress: progress, fromScratch: true)
+            _ = try refreshOnce(only: nil, progress: nil)
+            return report
+        }
     }
 
     /// One refresh of `paths` (nil: the whole workspace); `fromScratch` ignores what the

@@ -110,6 +110,30 @@ import Testing
     /// and swaps (no row-by-row deletes of the old index); with another instance holding the
     /// index open it empties the live file and refills it; a workspace under the bulk size
     /// is refilled in place. All three give the answers of a first build.
+    /// Another process (a `notes watch`) indexes an edit while a rebuild is under way; the
+    /// rebuild had read the file before the edit, and its copy would bring the old text back
+    /// with nobody to notice (the watcher already handled the edit). The rebuild reads again
+    /// what changed while it ran.
+    @Test func editsIndexedElsewhereDuringARebuildSurviveIt() throws {
+        let f = IndexFixture(filler: 0)
+        for i in 0..<700 { f.write("n\(i / 100)/note\(i).md", "# Note \(i)\n\nbefore\(i) text\n") }
+        let index = try f.refreshed()
+        let other = try f.open()  // holds the index open: the rebuild copies in
+        let edited = Locked(false)
+        _ = try index.rebuild { _ in
+            // After the first batch was read: every file changes and the other instance
+            // indexes the change at once, as a watcher would.
+            guard !edited.withLock({ let was = $0; $0 = true; return was }) else { return }
+            for i in 0..<700 { f.write("n\(i / 100)/note\(i).md", "# Note \(i)\n\nafter\(i) text, edited\n") }
+            _ = try? other.refresh()
+        }
+        #expect(edited.withLock { $0 })
+        var stale: [Int] = []
+        for i in 0..<700 where try f.search("after\(i)", index).hits.map(\.path) != ["n\(i / 100)/note\(i).md"] { stale.append(i) }
+        #expect(stale.isEmpty, "\(stale.count) notes show their text from before the edit: \(stale.prefix(5))")
+        #expect(try f.search("edited", index).total == 700)
+    }
+
     @Test func aRebuildReadsEveryFileAgain() throws {
         let reference = Self.fixture()
         let expected = try answers(reference, reference.refreshed())
