@@ -130,12 +130,21 @@ final class IndexWriter: @unchecked Sendable {
             return true
         case .touched:
             guard let known = item.pending.known else { return true }
-            let file = item.pending.file
-            let mtime = file.mtimeNanos >= racyBefore ? 0 : file.mtimeNanos
-            return known.size == file.size && known.mtimeNanos == mtime && known.inode == file.inode
+            return row(of: known, holds: item.pending.file)
         default:
             return false
         }
+    }
+
+    /// The mtime stored for `file`: 0 while it is too recent to trust (the next refresh
+    /// then re-hashes it, so an edit within the timestamp granularity is never missed).
+    private func storedMtime(_ file: ScannedFile) -> Int64 {
+        file.mtimeNanos >= racyBefore ? 0 : file.mtimeNanos
+    }
+
+    /// Whether `known`'s row already holds `file`'s stat facts as they would be stored.
+    private func row(of known: KnownFile, holds file: ScannedFile) -> Bool {
+        known.size == file.size && known.mtimeNanos == storedMtime(file) && known.inode == file.inode
     }
 
     /// The writes of one transaction (``DirectStatement``).
@@ -192,7 +201,7 @@ final class IndexWriter: @unchecked Sendable {
 
     private func apply(_ item: ProcessedFile, _ inserts: WriteStatements, _ db: Database) throws {
         let file = item.pending.file
-        let mtime = file.mtimeNanos >= racyBefore ? 0 : file.mtimeNanos
+        let mtime = storedMtime(file)
         switch item.outcome {
         case .vanished:
             counts.vanished += 1
@@ -202,7 +211,7 @@ final class IndexWriter: @unchecked Sendable {
             // A file re-checked while still too recent to trust (mtime 0 before and after)
             // keeps its row as it is: rewriting the same values would still fire the layout
             // triggers and void the layout snapshot of every search in those two seconds.
-            if known.size != file.size || known.mtimeNanos != mtime || known.inode != file.inode {
+            if !row(of: known, holds: file) {
                 try db.execute(sql: "UPDATE files SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
                                arguments: [file.size, mtime, Int64(bitPattern: file.inode), known.id])
                 restatted[known.id] = (file.size, mtime, file.inode)

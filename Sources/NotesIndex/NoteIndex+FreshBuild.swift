@@ -75,7 +75,7 @@ extension NoteIndex {
         defer { useLock.share() }
         let temporary = copiesIn ? rebuildingPath : buildingPath
         // A rebuild killed mid-way left its private file (and the live index as it was).
-        if copiesIn { FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: "index.sqlite" + Self.rebuildingInfix) }
+        if copiesIn { FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: Self.databaseFileName + Self.rebuildingInfix) }
         Self.removeDatabase(at: temporary)
         let queue: DatabaseQueue
         do {

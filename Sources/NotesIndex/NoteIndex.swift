@@ -52,7 +52,10 @@ public final class NoteIndex: Sendable {
     let pendingLayout: Locked<PendingLayout?>
 
     /// Where the database file is.
-    public var databasePath: String { directory + "/index.sqlite" }
+    public var databasePath: String { directory + "/" + Self.databaseFileName }
+
+    /// The database file's name in the index folder.
+    static let databaseFileName = "index.sqlite"
 
     /// Opens (creating or rebuilding as needed) the index of `workspace` in `directory`.
     ///
@@ -73,7 +76,7 @@ public final class NoteIndex: Sendable {
         try FileSystem.makeDirectories(directory)
         pendingLayout = Locked(refreshingSoon ? Self.startStats(workspace: workspace, directory: directory) : nil)
         useLock = IndexUseLock(directory: directory)
-        let path = directory + "/index.sqlite"
+        let path = directory + "/" + Self.databaseFileName
         // A fresh build holds the lock exclusively, so one left now was cut short by a crash.
         if useLock.isHeld { Self.removeDatabase(at: path + ".building") }
         // No database yet: the first refresh builds one (in a file of its own when it is

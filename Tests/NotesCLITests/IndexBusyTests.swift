@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import NotesCore
 import NotesTestSupport
 import Testing
@@ -14,13 +11,10 @@ import Testing
     /// A Python process holding `BEGIN IMMEDIATE` on `database` until told to commit a
     /// `meta` row it adds.
     final class LockHolder {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
+        let companion: PythonCompanion
 
         init(database: String) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", """
+            companion = try PythonCompanion("""
                 import sqlite3, sys
                 c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
                 c.execute("BEGIN IMMEDIATE")
@@ -29,28 +23,15 @@ import Testing
                 c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('probe', 'kept')")
                 c.execute("COMMIT")
                 print("committed", flush=True)
-                """, database]
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            #expect(readLine() == "locked")
-        }
-
-        func readLine() -> String {
-            var line = Data()
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data("\n".utf8) { break }
-                line.append(byte)
-            }
-            return String(decoding: line, as: UTF8.self)
+                """, arguments: [database])
+            #expect(companion.readLine() == "locked")
         }
 
         /// Commits the row and ends; returns what the process said.
         func commit() -> String {
-            input.fileHandleForWriting.write(Data("go\n".utf8))
-            let said = readLine()
-            process.waitUntilExit()
+            companion.send("go")
+            let said = companion.readLine()
+            companion.waitUntilExit()
             return said
         }
     }
@@ -73,7 +54,8 @@ import Testing
         let json = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "whale", "--json"], environment: environment)
         let error = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect((error?["error"] as? [String: Any])?["code"] as? String == "internal", "\(json.stdout) \(json.stderr)")
-        #expect(((error?["error"] as? [String: Any])?["message"] as? String ?? "").contains("busy"))
+        let message = (error?["error"] as? [String: Any])?["message"] as? String
+        #expect(message?.contains("busy") == true, "\(json.stdout)")
         #expect(holder.commit() == "committed")
         // Once the other process is through, the same command works.
         let after = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "harpoon", "-l"])
@@ -86,8 +68,8 @@ import Testing
         let index = dir.path + "/index"
         let database = index + "/index.sqlite"
         #expect(run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "index"]).status == 0)
-        var before = stat()
-        #expect(stat(database, &before) == 0)
+        let before = inode(database)
+        #expect(before != 0)
         let holder = try LockHolder(database: database)
         let check = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "index", "--check"], environment: environment)
         #expect(check.status != 0, "a check that could not run is not a pass: \(check.stdout)")
@@ -95,8 +77,7 @@ import Testing
         #expect(!check.stdout.contains("damaged"), "a busy index is not a damaged one: \(check.stdout)")
         // The holder's write lands in the live database: it was not deleted under it.
         #expect(holder.commit() == "committed")
-        var after = stat()
-        #expect(stat(database, &after) == 0 && after.st_ino == before.st_ino, "the database was replaced")
+        #expect(inode(database) == before, "the database was replaced")
         let read = run("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT value FROM meta WHERE key='probe'\").fetchone())", database])
         #expect(read.stdout == "('kept',)\n", "\(read.stdout) \(read.stderr)")
     }

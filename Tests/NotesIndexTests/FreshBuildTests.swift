@@ -18,11 +18,6 @@ import Testing
         return f
     }
 
-    func inode(_ path: String) -> UInt64 {
-        var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_ino) : 0
-    }
-
     func answers(_ f: IndexFixture, _ index: NoteIndex) throws -> [String] {
         try ["word7", "common", "tag:t3 word10", "project:p1 note", "title:note word2099"].map { query in
             let results = try f.search(query, index)
