@@ -30,6 +30,9 @@ final class IndexWriter: @unchecked Sendable {
 
     /// What the change log says about each path (for effective provenance).
     private let histories: [String: PathHistory]
+    /// Whether the refresh logs the outside edits it notices (the workspace has `.notes/`):
+    /// their rows then show the provenance that line gives them.
+    private let logsOutsideEdits: Bool
 
     /// A large refresh (a first index, a rebuild) lets FTS5 pile up segments instead of
     /// merging as it goes, and merges once at the end: about a third less work overall.
@@ -56,9 +59,10 @@ final class IndexWriter: @unchecked Sendable {
     /// path): with the known files and ``layoutTokenAfterRestats``, the layout after this refresh.
     private(set) var restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:]
 
-    init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], bulk: Bool,
-         policy: PathPolicy, startsEmpty: Bool = false, layoutToken: String? = nil, hiddenFlagsCurrent: Bool = false) {
+    init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], logsOutsideEdits: Bool = false,
+         bulk: Bool, policy: PathPolicy, startsEmpty: Bool = false, layoutToken: String? = nil, hiddenFlagsCurrent: Bool = false) {
         self.pool = pool
+        self.logsOutsideEdits = logsOutsideEdits
         self.hiddenFlagsCurrent = hiddenFlagsCurrent
         self.layoutTokenAfterRestats = layoutToken
         self.policy = policy
@@ -219,11 +223,11 @@ final class IndexWriter: @unchecked Sendable {
             // A re-check of a recently written file (recorded with mtime 0) is not a touch.
             if known.mtimeNanos != 0 { counts.touched += 1 }
         case .listedOnly(let digest, let diagnostics):
-            let (id, _) = try upsert(file: file, mtime: mtime, digest: digest, document: nil, text: nil, hidden: item.hidden, inserts, db)
+            let (id, _) = try upsert(file: file, known: item.pending.known, mtime: mtime, digest: digest, document: nil, text: nil, hidden: item.hidden, inserts, db)
             try insertDiagnostics(diagnostics, fileID: id, inserts)
             counts.diagnostics += diagnostics
         case .parsed(let digest, let document, let bytes, let text):
-            let (id, keptRows) = try upsert(file: file, mtime: mtime, digest: digest, document: document, text: text, hidden: item.hidden, inserts, db)
+            let (id, keptRows) = try upsert(file: file, known: item.pending.known, mtime: mtime, digest: digest, document: document, text: text, hidden: item.hidden, inserts, db)
             _ = TokenReplay.replayedCount()
             try insertContent(document, text: text, fileID: id, keeping: keptRows, inserts)
             counts.replayedTexts += TokenReplay.replayedCount()
@@ -234,14 +238,22 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Writes the `files` row (new, modified or renamed) and returns its id. Content rows of
     /// an existing id are deleted first, except the FTS rows `text` has unchanged (returned).
-    private func upsert(file: ScannedFile, mtime: Int64, digest: String, document: ParsedDocument?, text: SearchableText?, hidden: Bool,
+    private func upsert(file: ScannedFile, known: KnownFile?, mtime: Int64, digest: String, document: ParsedDocument?, text: SearchableText?, hidden: Bool,
                         _ inserts: WriteStatements, _ db: Database) throws -> (id: Int64, keptRows: Set<Int64>) {
         let kind = DocumentKind(path: file.path)
         let format = FileFormat(path: file.path)
         let mtimeSeconds = Double(file.mtimeNanos) / 1e9
         let stated = document?.provenance ?? Provenance()
-        let effective = histories[file.path]?.effective(stated: stated, version: String(digest.prefix(16)), mtime: mtimeSeconds)
-            ?? stated.effective(mtimeSeconds: mtimeSeconds)
+        let version = String(digest.prefix(16))
+        let effective: Provenance
+        if logsOutsideEdits, let known, !digest.isEmpty, digest != known.digest {
+            // Changed without the tool (the refresh logs it): as it will read once logged.
+            effective = (histories[file.path] ?? PathHistory()).effectiveAfterOutsideEdit(
+                path: file.path, stated: stated, replacing: known.digest.isEmpty ? nil : known.digest, version: version, mtime: mtimeSeconds)
+        } else {
+            effective = histories[file.path]?.effective(stated: stated, version: version, mtime: mtimeSeconds)
+                ?? stated.effective(mtimeSeconds: mtimeSeconds)
+        }
         let createdTS = effective.createdAt.flatMap(Timestamp.parse) ?? mtimeSeconds
         let modifiedTS = effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds
         let title = document?.title ?? DocumentParser.fileTitle(file.path)

@@ -177,7 +177,7 @@ extension NoteIndex {
         let racyBefore = Int64((started - 2) * 1e9)
         let histories = history.allHistories()
         var writer: IndexWriter?
-        var outsideEdits: [(path: String, before: String?)] = []
+        var outsideEdits: [HistoryStore.OutsideEdit] = []
         // A rebuild is always built aside, whatever its size: emptying the live index and
         // refilling it showed other processes' searches an empty or partial index.
         if paths == nil && wasEmpty && (bulk || fromScratch) {
@@ -193,7 +193,8 @@ extension NoteIndex {
         if let writer {
             used = writer
         } else {
-            used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore, histories: histories, bulk: bulk, policy: policy,
+            used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore, histories: histories, logsOutsideEdits: workspace.isInitialized,
+                               bulk: bulk, policy: policy,
                                layoutToken: paths == nil ? loaded.layoutToken : nil, hiddenFlagsCurrent: hiddenFlagsCurrent)
             outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
@@ -356,8 +357,8 @@ extension NoteIndex {
     /// the tool (outside edits, for history). The caller finishes the writer.
     func index(_ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
                progress: (@Sendable (RefreshProgress) -> Void)?,
-               afterEachBatch: (() -> Void)? = nil) -> [(path: String, before: String?)] {
-        var outsideEdits: [(path: String, before: String?)] = []
+               afterEachBatch: (() -> Void)? = nil) -> [HistoryStore.OutsideEdit] {
+        var outsideEdits: [HistoryStore.OutsideEdit] = []
         let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root, policy: workspace.config.policy)
         let inFlight = DispatchSemaphore(value: 2)
         let writeQueue = DispatchQueue(label: "notes.index.writer")
@@ -383,7 +384,11 @@ extension NoteIndex {
                 guard let known = item.pending.known else { continue }
                 switch item.outcome {
                 case .parsed(let digest, _, _, _), .listedOnly(let digest, _):
-                    if !digest.isEmpty, digest != known.digest { outsideEdits.append((item.pending.file.path, known.digest.isEmpty ? nil : known.digest)) }
+                    if !digest.isEmpty, digest != known.digest {
+                        let file = item.pending.file
+                        outsideEdits.append(HistoryStore.OutsideEdit(path: file.path, before: known.digest.isEmpty ? nil : known.digest,
+                                                                     version: String(digest.prefix(16)), mtime: Double(file.mtimeNanos) / 1e9))
+                    }
                 default: break
                 }
             }

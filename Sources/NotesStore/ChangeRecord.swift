@@ -94,9 +94,42 @@ public struct PathHistory: Sendable {
                 result.lastModifiedAt = last.time
                 return result.effective(mtimeSeconds: mtime)
             }
-            return result.effective(mtimeSeconds: mtime, editedOutsideTool: true)
+            var outside = result.effective(mtimeSeconds: mtime, editedOutsideTool: true)
+            outside.lastModifiedAt = outsideEditTime(mtime: mtime)
+            return outside
         }
         return result.effective(mtimeSeconds: mtime)
+    }
+
+    /// When the person's outside edit of this path happened, one answer for the log's
+    /// `external` line and for effective provenance before that line is written: the file's
+    /// mtime to the second, but not before the path's latest record, so the log stays in
+    /// order when a sync tool restores an older mtime. (Not the time the tool noticed: an
+    /// edit noticed days later happened when it was saved.)
+    public func outsideEditTime(mtime: Double) -> String {
+        let saved = mtime.rounded(.down)
+        if let latest = records.last?.time, let seconds = Timestamp.parse(latest), seconds > saved { return latest }
+        return Timestamp.format(saved)
+    }
+
+    /// The log's `external` line for the person's edit of `path` to `version` (16 hex
+    /// digits), which replaced `before` (the indexed version; the log's last one wins);
+    /// nil when the log already ends with `version` (the tool wrote it).
+    public func outsideEditRecord(path: String, replacing before: String?, version: String, mtime: Double) -> ChangeRecord? {
+        guard last?.after != version else { return nil }
+        return ChangeRecord(time: outsideEditTime(mtime: mtime), actor: .user, client: "outside notes", operation: .external,
+                            path: path, before: last?.after ?? before.map { String($0.prefix(16)) }, after: version)
+    }
+
+    /// Effective provenance of `version` as it will read once its outside edit is logged:
+    /// the refresh that notices an edit shows what every later refresh, and a rebuild, will.
+    public func effectiveAfterOutsideEdit(path: String, stated: Provenance, replacing before: String?, version: String, mtime: Double) -> Provenance {
+        guard let record = outsideEditRecord(path: path, replacing: before, version: version, mtime: mtime) else {
+            return effective(stated: stated, version: version, mtime: mtime)
+        }
+        var logged = self
+        logged.apply(record)
+        return logged.effective(stated: stated, version: version, mtime: mtime)
     }
 
     mutating func apply(_ record: ChangeRecord) {

@@ -239,20 +239,39 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Outside edits
 
+    /// A change the indexer noticed that the tool did not make: `version` is what it
+    /// indexed (16 hex digits), `mtime` the file's mtime then, `before` the version it replaced.
+    public struct OutsideEdit: Sendable {
+        public let path: String
+        public let before: String?
+        public let version: String
+        public let mtime: Double
+
+        public init(path: String, before: String?, version: String, mtime: Double) {
+            self.path = path
+            self.before = before
+            self.version = version
+            self.mtime = mtime
+        }
+    }
+
     /// Records changes the indexer noticed that the tool did not make (SPEC §6.4): the new
-    /// bytes go to the object store and the log gets an `external` line by `user`, unless
-    /// the log already ends with this version for the path (a tool write). Skipped when
-    /// the workspace has no `.notes/` or another process holds the lock for long.
-    public func recordOutsideEdits(_ paths: [(path: String, before: String?)]) {
-        guard !paths.isEmpty, workspace.isInitialized, let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return }
+    /// bytes go to the object store and the log gets an `external` line by `user`, timed
+    /// at the file's mtime (``PathHistory/outsideEditRecord(path:replacing:version:mtime:)``), unless the log already
+    /// ends with this version for the path (a tool write). A file that changed again since
+    /// it was indexed is left to the refresh that indexes its new bytes (the line would
+    /// otherwise pair those bytes with the old mtime). Skipped when the workspace has no
+    /// `.notes/` or another process holds the lock for long.
+    public func recordOutsideEdits(_ edits: [OutsideEdit]) {
+        guard !edits.isEmpty, workspace.isInitialized, let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return }
         defer { withExtendedLifetime(lock) {} }
-        for (path, before) in paths {
-            guard let bytes = try? FileBytes.read(path: workspace.absolutePath(path), maxBytes: workspace.config.indexMaxBytes, checkingLocation: true) else { continue }
+        for edit in edits {
+            guard let bytes = try? FileBytes.read(path: workspace.absolutePath(edit.path), maxBytes: workspace.config.indexMaxBytes, checkingLocation: true) else { continue }
             let version = ContentVersion(of: bytes).short
-            let known = history(of: path)
-            guard known.last?.after != version, (try? store(bytes)) != nil else { continue }
-            let previous = known.last?.after ?? before.map { String($0.prefix(16)) }
-            try? append(ChangeRecord(actor: .user, client: "outside notes", operation: .external, path: path, before: previous, after: version))
+            guard version == edit.version,
+                  let record = history(of: edit.path).outsideEditRecord(path: edit.path, replacing: edit.before, version: version, mtime: edit.mtime),
+                  (try? store(bytes)) != nil else { continue }
+            try? append(record)
         }
     }
 

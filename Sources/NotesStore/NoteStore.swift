@@ -207,9 +207,11 @@ public final class NoteStore: Sendable {
             try history.store(old, version: version)
             // Someone changed the file outside notes since the last logged change (and no
             // refresh has noticed yet): log their version first, so history shows it.
-            if let last = history.history(of: target.path.relative).last, last.after != version {
-                try history.append(ChangeRecord(actor: .user, client: "outside notes", operation: .external, path: target.path.relative,
-                                                before: last.after, after: version))
+            let known = history.history(of: target.path.relative)
+            if known.last != nil, let info = target.current?.info,
+               let record = known.outsideEditRecord(path: target.path.relative, replacing: nil, version: version,
+                                                    mtime: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9) {
+                try history.append(record)
             }
         }
         let version = try history.store(bytes)

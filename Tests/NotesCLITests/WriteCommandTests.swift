@@ -51,6 +51,51 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == firstEdit)
     }
 
+    /// An edit noticed after the fact happened when it was saved: the log's `external` line
+    /// carries the file's mtime, and what a search shows before that line exists, after it,
+    /// and after a rebuild is the same time (it used to be the mtime first and the time of
+    /// noticing after a rebuild).
+    @Test func anOutsideEditIsLoggedAtItsSaveTimeAndARebuildAgrees() throws {
+        let relative = "Research/moby-dick/notes.md"
+        let path = notes.workspace + "/" + relative
+        _ = notes("search", "whale")
+        func lastModified(_ query: String) throws -> String? {
+            let hits = try notes.json("search", query, "--json")
+            let hit = try #require((hits["hits"] as? [[String: Any]])?.first { $0["path"] as? String == relative })
+            return (hit["provenance"] as? [String: Any])?["last_modified_at"] as? String
+        }
+        /// The times of the path's log lines with operation `op`, newest first (as `notes log`).
+        func times(_ op: String) -> [String] {
+            notes("log", relative, "--jsonl").stdout.split(separator: "\n").compactMap { line in
+                guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      record["op"] as? String == op else { return nil }
+                return record["time"] as? String
+            }
+        }
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        try (original + "\nSaved an hour ago.\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let saved = (Date().timeIntervalSince1970 - 3600).rounded(.down) + 0.9
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: saved)], ofItemAtPath: path)
+        let expected = Timestamp.format(saved)
+        #expect(try lastModified("saved hour") == expected)
+        #expect(times("external") == [expected])
+        #expect(try lastModified("saved hour") == expected)
+        #expect(notes("index", "--rebuild").status == 0)
+        #expect(try lastModified("saved hour") == expected)
+
+        // A tool write, then an outside save whose mtime is older than it (a sync tool
+        // restoring a file): logged at the tool write's time, so the log reads in order.
+        #expect(notes("append", relative, "Appended by the tool.").status == 0)
+        let toolTime = try #require(times("append").first)
+        let appended = try String(contentsOfFile: path, encoding: .utf8)
+        try (appended + "\nRestored by sync.\n").write(toFile: path, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: saved - 86_400)], ofItemAtPath: path)
+        #expect(try lastModified("restored sync") == toolTime)
+        #expect(times("external") == [toolTime, expected])
+        #expect(notes("index", "--rebuild").status == 0)
+        #expect(try lastModified("restored sync") == toolTime)
+    }
+
     @Test func errorsAreOneLineOrJSONWithDetails() throws {
         let stale = notes("write", "Journal/2026-11-20.md", "--expected-version", "0000000000000000", stdin: "x\n")
         #expect(stale.status == 2 && stale.stderr.hasPrefix("notes: ") && stale.stderr.contains("changed since you read it"))
