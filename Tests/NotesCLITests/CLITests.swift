@@ -310,6 +310,26 @@ struct NotesRunner {
         #expect(help.status == 0 && help.stdout.contains("edited-by"))
         #expect(notes("--version", in: notes.dir.path).stdout.hasPrefix("0."))
     }
+
+    /// Every command's help names each option's default once: ArgumentParser prints
+    /// `(default: …)` for an option with a default value, so the help text must not too.
+    @Test func everyOptionsHelpNamesItsDefaultOnce() throws {
+        let notes = NotesRunner(copySample: false)
+        let overview = notes("--help", in: notes.dir.path).stdout
+        let commands = overview.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
+        } ?? []
+        #expect(commands.count >= 20, "\(commands)")
+        for command in commands {
+            let help = notes("help", command, in: notes.dir.path)
+            #expect(help.status == 0, "\(command)")
+            // One entry per option: a line starting "  -" and its indented continuation lines.
+            for entry in help.stdout.components(separatedBy: "\n  -").dropFirst() {
+                let options = entry.components(separatedBy: "\n\n").first ?? entry
+                #expect(options.components(separatedBy: "(default").count <= 2, "notes \(command): \(options)")
+            }
+        }
+    }
 }
 
 @Suite(.serialized) struct GeneratedWorkspaceTests {

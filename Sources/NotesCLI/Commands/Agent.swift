@@ -42,7 +42,7 @@ extension NotesCommand {
         @Option(name: .long, help: ArgumentHelp("fast, balanced or powerful (default: agent.tier, else balanced).", valueName: "tier")) var tier: String?
         @Option(name: .customLong("max-turns"), help: ArgumentHelp("Model requests before stopping (default: agent.max_turns, 30).", valueName: "n")) var maxTurns: Int?
         @Option(name: .customLong("max-tokens"), help: ArgumentHelp("Input + output tokens before stopping (default: agent.max_tokens, 1,000,000).", valueName: "n")) var maxTokens: Int?
-        @Option(name: .long, help: ArgumentHelp("The agent's name in history (default: notes-agent).", valueName: "name")) var client = "notes-agent"
+        @Option(name: .long, help: ArgumentHelp("The agent's name in history.", valueName: "name")) var client = "notes-agent"
         @Flag(name: .long, help: "Print the session's outcome as JSON (text still streams to stderr).") var json = false
 
         func validate() throws {

@@ -26,7 +26,7 @@ extension NotesCommand {
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The page's address (http or https).") var url: String
         @Option(name: .long, help: ArgumentHelp("Where to save it (default: Fetched/<host>/<name>).", valueName: "path")) var to: String?
-        @Option(name: .long, help: ArgumentHelp("Give up after this many seconds (default 60).", valueName: "seconds")) var timeout: Double = 60
+        @Option(name: .long, help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds")) var timeout: Double = 60
         @Option(name: .customLong("max-bytes"), help: ArgumentHelp("Refuse bodies larger than this (default: limits.write_max_bytes, 16 MB).", valueName: "n")) var maxBytes: Int?
         @Flag(name: .long, help: "Print the result as JSON.") var json = false
 

@@ -26,7 +26,7 @@ extension NotesCommand {
 
         @Option(name: .long, help: ArgumentHelp("Poll every SECONDS instead of using inotify.", valueName: "seconds"))
         var poll: Double?
-        @Option(name: .long, help: ArgumentHelp("Wait this long after the last event before refreshing (default 30).", valueName: "ms"))
+        @Option(name: .long, help: ArgumentHelp("Wait this long after the last event before refreshing.", valueName: "ms"))
         var debounce: Int = 30
         @Flag(name: .long, help: "Print one JSON object per refresh (JSON lines).")
         var json = false
