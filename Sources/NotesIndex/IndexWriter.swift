@@ -243,19 +243,7 @@ final class IndexWriter: @unchecked Sendable {
         let kind = DocumentKind(path: file.path)
         let format = FileFormat(path: file.path)
         let mtimeSeconds = Double(file.mtimeNanos) / 1e9
-        let stated = document?.provenance ?? Provenance()
-        let version = String(digest.prefix(16))
-        let effective: Provenance
-        if logsOutsideEdits, let known, !digest.isEmpty, digest != known.digest {
-            // Changed without the tool (the refresh logs it): as it will read once logged.
-            effective = (histories[file.path] ?? PathHistory()).effectiveAfterOutsideEdit(
-                path: file.path, stated: stated, replacing: known.digest.isEmpty ? nil : known.digest, version: version, mtime: mtimeSeconds)
-        } else {
-            effective = histories[file.path]?.effective(stated: stated, version: version, mtime: mtimeSeconds)
-                ?? stated.effective(mtimeSeconds: mtimeSeconds)
-        }
-        let createdTS = effective.createdAt.flatMap(Timestamp.parse) ?? mtimeSeconds
-        let modifiedTS = effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds
+        let provenance = columns(of: effective(file, known: known, digest: digest, document: document), mtimeSeconds: mtimeSeconds)
         let title = document?.title ?? DocumentParser.fileTitle(file.path)
         let existingID: Int64?
         if !startsEmpty, let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?"), arguments: [file.path]) {
@@ -279,14 +267,65 @@ final class IndexWriter: @unchecked Sendable {
         let row = existingID == nil ? inserts.file : inserts.fileUpdate
         row.bind(file.path); row.bind(kind.rawValue); row.bind(format.rawValue); row.bind(file.size); row.bind(mtime)
         row.bind(Int64(bitPattern: file.inode)); row.bind(digest); row.bind(title)
-        row.bind(effective.createdBy?.rawValue ?? Actor.user.rawValue); row.bind(effective.createdAt); row.bind(createdTS)
-        row.bind(effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue)
-        row.bind(effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds)); row.bind(modifiedTS)
+        row.bind(provenance.createdBy); row.bind(provenance.createdAt); row.bind(provenance.createdTS)
+        row.bind(provenance.modifiedBy); row.bind(provenance.modifiedAt); row.bind(provenance.modifiedTS)
         row.bind(document?.hasFrontMatter ?? false); row.bind(document != nil); row.bind(document?.sections.count ?? 0)
         row.bind(hidden)
         if let id = existingID { row.bind(id) }
         try row.run()
         return (existingID ?? db.lastInsertedRowID, keptRows)
+    }
+
+    /// The effective provenance (SPEC §3.1) a row for `file`'s bytes (`digest`) shows: the
+    /// front matter corrected by the log, and for a known file whose bytes changed without
+    /// the tool, what the `external` line this refresh logs will make it.
+    private func effective(_ file: ScannedFile, known: KnownFile?, digest: String, document: ParsedDocument?) -> Provenance {
+        let mtimeSeconds = Double(file.mtimeNanos) / 1e9
+        let stated = document?.provenance ?? Provenance()
+        let version = String(digest.prefix(16))
+        if logsOutsideEdits, let known, !digest.isEmpty, digest != known.digest {
+            return (histories[file.path] ?? PathHistory()).effectiveAfterOutsideEdit(
+                path: file.path, stated: stated, replacing: known.digest.isEmpty ? nil : known.digest, version: version, mtime: mtimeSeconds)
+        }
+        return histories[file.path]?.effective(stated: stated, version: version, mtime: mtimeSeconds)
+            ?? stated.effective(mtimeSeconds: mtimeSeconds)
+    }
+
+    /// The `files` columns that hold a provenance (`created_ts`/`modified_ts` order by it).
+    private struct ProvenanceColumns: Equatable {
+        var createdBy: String, createdAt: String?, createdTS: Double, modifiedBy: String, modifiedAt: String, modifiedTS: Double
+    }
+
+    private func columns(of effective: Provenance, mtimeSeconds: Double) -> ProvenanceColumns {
+        ProvenanceColumns(createdBy: effective.createdBy?.rawValue ?? Actor.user.rawValue, createdAt: effective.createdAt,
+                          createdTS: effective.createdAt.flatMap(Timestamp.parse) ?? mtimeSeconds,
+                          modifiedBy: effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue,
+                          modifiedAt: effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds),
+                          modifiedTS: effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds)
+    }
+
+    /// Rewrites the provenance of row `id` from this writer's histories when the file still
+    /// holds the bytes the row was indexed from (`item`, read again with no known row):
+    /// for rows a refresh wrote from a log that lacked a tool write's line (the file was
+    /// read between the write's rename and its line). Returns whether the row changed.
+    func rewriteProvenance(of id: Int64, indexedDigest: String, from item: ProcessedFile) throws -> Bool {
+        let digest: String, document: ParsedDocument?
+        switch item.outcome {
+        case .parsed(let d, let parsed, _, _): (digest, document) = (d, parsed)
+        case .listedOnly(let d, _): (digest, document) = (d, nil)
+        default: return false
+        }
+        guard digest == indexedDigest else { return false }
+        let file = item.pending.file
+        let wanted = columns(of: effective(file, known: nil, digest: digest, document: document), mtimeSeconds: Double(file.mtimeNanos) / 1e9)
+        return try pool.write { db in
+            try db.execute(sql: """
+                UPDATE files SET created_by = ?, created_at = ?, created_ts = ?, modified_by = ?, modified_at = ?, modified_ts = ?
+                WHERE id = ? AND digest = ? AND NOT (created_by IS ? AND created_at IS ? AND created_ts IS ? AND modified_by IS ? AND modified_at IS ? AND modified_ts IS ?)
+                """, arguments: [wanted.createdBy, wanted.createdAt, wanted.createdTS, wanted.modifiedBy, wanted.modifiedAt, wanted.modifiedTS, id, digest,
+                                  wanted.createdBy, wanted.createdAt, wanted.createdTS, wanted.modifiedBy, wanted.modifiedAt, wanted.modifiedTS])
+            return db.changesCount > 0
+        }
     }
 
     private static let fileColumns = [

@@ -175,7 +175,7 @@ extension NoteIndex {
 
         let history = HistoryStore(workspace: workspace)
         let racyBefore = Int64((started - 2) * 1e9)
-        let histories = history.allHistories()
+        let (histories, recordsRead) = history.allHistoriesCounted()
         var writer: IndexWriter?
         var outsideEdits: [HistoryStore.OutsideEdit] = []
         // A rebuild is always built aside, whatever its size: emptying the live index and
@@ -207,7 +207,14 @@ extension NoteIndex {
                 }
             }
         }
-        history.recordOutsideEdits(outsideEdits)
+        if !outsideEdits.isEmpty || used.counts.added + used.counts.modified + used.counts.renames.count > 0 {
+            // Tool writes logged while this refresh ran: it may have read one's file between
+            // its rename and its log line, and shown the agent's write as the person's.
+            let logged = history.recordOutsideEdits(outsideEdits, returningRecordsSince: recordsRead)
+            if !logged.isEmpty {
+                try reconcileProvenance(of: Set(logged.flatMap { [$0.path] + ($0.to.map { [$0] } ?? []) }), scanner: scanner, history: history, racyBefore: racyBefore)
+            }
+        }
         // When this refresh only rewrote known files' stat facts in place (an edit, a touch)
         // and no other writer came between, the layout is the known files with those facts:
         // the next command stats from it (an agent that writes, then searches). When it
@@ -235,6 +242,28 @@ extension NoteIndex {
         report.timings.write += used.seconds
         report.seconds = Timestamp.now() - started
         return report
+    }
+
+    /// Recomputes, from the log as it is now, the provenance of the rows at `paths` whose
+    /// files still hold the bytes they were indexed from (``IndexWriter/rewriteProvenance``).
+    private func reconcileProvenance(of paths: Set<String>, scanner: FileScanner, history: HistoryStore, racyBefore: Int64) throws(NotesError) {
+        do {
+            let pool = try pool
+            let placeholders = paths.map { _ in "?" }.joined(separator: ", ")
+            let rows = try pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT path, id, digest FROM files WHERE path IN (\(placeholders))", arguments: StatementArguments(Array(paths)))
+            }
+            guard !rows.isEmpty else { return }
+            let indexed = Dictionary(rows.map { (row: Row) -> (String, (id: Int64, digest: String)) in (row[0], (row[1], row[2])) }, uniquingKeysWith: { first, _ in first })
+            let writer = IndexWriter(pool: pool, gone: [:], racyBefore: racyBefore, histories: history.allHistories(), bulk: false, policy: workspace.config.policy)
+            for file in scanner.scan(paths: Set(indexed.keys)).files {
+                guard let row = indexed[file.path] else { continue }
+                let item = Self.process(PendingFile(file: file, known: nil), root: workspace.root, maxBytes: workspace.config.indexMaxBytes)
+                _ = try writer.rewriteProvenance(of: row.id, indexedDigest: row.digest, from: item)
+            }
+        } catch {
+            throw Self.wrap(error)
+        }
     }
 
     /// Drops `value` on another thread (its deallocation off the caller's path).

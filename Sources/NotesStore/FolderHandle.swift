@@ -117,7 +117,11 @@ final class FolderHandle {
     /// what the caller read (same inode, size and modification time, or still absent): a
     /// program that writes without notes' lock (an editor) between the read and the rename
     /// keeps its version, and this write fails with `stale_version`.
-    func replace(_ name: String, with bytes: [UInt8], mode: mode_t?, expecting: Expectation = .anything) throws(NotesError) {
+    ///
+    /// `protocolSteps`: this is the document's replace in a change (``NoteStore``), so the
+    /// `temporary-synced` and `renamed` steps of ``WriteFaults`` are here (not at the history
+    /// object's or the intent's replace, which come first).
+    func replace(_ name: String, with bytes: [UInt8], mode: mode_t?, expecting: Expectation = .anything, protocolSteps: Bool = false) throws(NotesError) {
         let temporary = Self.temporaryPrefix + "\(getpid()).\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
         let file = WriteFaults.injected(.open) ? -1 : openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
         guard file >= 0 else { throw writeError(name, errno) }
@@ -137,14 +141,14 @@ final class FolderHandle {
         if let mode, fchmod(file, mode & 0o7777) != 0 { let e = errno; close(file); throw writeError(name, e) }
         if WriteFaults.injected(.fsync) || fsync(file) != 0 { let e = errno; close(file); throw writeError(name, e) }
         if close(file) != 0 { throw writeError(name, errno) }
-        WriteFaults.reach(.temporarySynced)
+        if protocolSteps { WriteFaults.reach(.temporarySynced) }
         if !isAsExpected(name, expecting) {
             throw NotesError(.staleVersion, "\(path(name)) was changed by another program while notes was writing it; nothing was changed",
                              hint: "read it again and retry", cause: .leftUnchanged)
         }
         guard !WriteFaults.injected(.rename), renameat(fd, temporary, fd, name) == 0 else { throw writeError(name, errno) }
         ok = true
-        WriteFaults.reach(.renamed)
+        if protocolSteps { WriteFaults.reach(.renamed) }
         try sync()
     }
 

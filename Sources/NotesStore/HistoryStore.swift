@@ -140,10 +140,16 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// The histories of every path the log knows.
     public func allHistories() -> [String: PathHistory] {
+        allHistoriesCounted().paths
+    }
+
+    /// The histories of every path the log knows, and how many records they were read from
+    /// (for ``recordOutsideEdits(_:returningRecordsSince:)``), in one step.
+    public func allHistoriesCounted() -> (paths: [String: PathHistory], records: Int) {
         lock.lock()
         defer { lock.unlock() }
         refreshCache()
-        return cache.paths
+        return (cache.paths, cache.records.count)
     }
 
     /// Reads what was appended to the log since the last call (or all of it, when the file
@@ -255,16 +261,22 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    /// Records changes the indexer noticed that the tool did not make (SPEC §6.4): the new
-    /// bytes go to the object store and the log gets an `external` line by `user`, timed
-    /// at the file's mtime (``PathHistory/outsideEditRecord(path:replacing:version:mtime:)``), unless the log already
-    /// ends with this version for the path (a tool write). A file that changed again since
+    /// Settles what a refresh read with the log (SPEC §6.4), holding the workspace lock so
+    /// that no tool write is half-done: returns the records logged since the refresh read
+    /// `count` of them (a tool write whose file the refresh may have read before its line
+    /// existed), then logs `edits` as the person's: the new bytes go to the object store and
+    /// the log gets an `external` line by `user`, timed at the file's mtime
+    /// (``PathHistory/outsideEditRecord(path:replacing:version:mtime:)``), unless the log
+    /// ends with that version for the path (a tool write). A file that changed again since
     /// it was indexed is left to the refresh that indexes its new bytes (the line would
-    /// otherwise pair those bytes with the old mtime). Skipped when the workspace has no
-    /// `.notes/` or another process holds the lock for long.
-    public func recordOutsideEdits(_ edits: [OutsideEdit]) {
-        guard !edits.isEmpty, workspace.isInitialized, let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return }
+    /// otherwise pair those bytes with the old mtime). Does nothing (returns []) when the
+    /// workspace has no `.notes/` or another process holds the lock for over 2 s.
+    public func recordOutsideEdits(_ edits: [OutsideEdit], returningRecordsSince count: Int) -> [ChangeRecord] {
+        guard workspace.isInitialized, let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return [] }
         defer { withExtendedLifetime(lock) {} }
+        let all = records()
+        // A log shorter than before was replaced: every record is news.
+        let logged = Array(all.count >= count ? all[count...] : all[...])
         for edit in edits {
             guard let bytes = try? FileBytes.read(path: workspace.absolutePath(edit.path), maxBytes: workspace.config.indexMaxBytes, checkingLocation: true) else { continue }
             let version = ContentVersion(of: bytes).short
@@ -273,6 +285,7 @@ public final class HistoryStore: @unchecked Sendable {
                   (try? store(bytes)) != nil else { continue }
             try? append(record)
         }
+        return logged
     }
 
     // MARK: Pruning

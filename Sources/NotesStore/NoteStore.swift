@@ -222,7 +222,7 @@ public final class NoteStore: Sendable {
         WriteFaults.reach(.intentWritten)
         target.folder.removeLeftovers()
         do throws(NotesError) {
-            try target.folder.replace(target.name, with: bytes, mode: target.mode, expecting: .init(target.current?.info))
+            try target.folder.replace(target.name, with: bytes, mode: target.mode, expecting: .init(target.current?.info), protocolSteps: true)
         } catch {
             // Failed before the rename (nothing changed) or after it (the folder's flush).
             let now = (try? target.folder.read(target.name, maxBytes: Int.max)).flatMap { $0 }.map { ContentVersion(of: $0.bytes).short }

@@ -15,6 +15,8 @@ import Darwin
 ///   (`open`, `write`, `fsync`, `rename`, `mkdir`, `unlink`, or `any`) made by the write
 ///   path fails with `errno` (`ENOSPC`, `EIO`, `EACCES`, … or a number), once or, with
 ///   `always`, from then on. SQLite's own I/O is not covered (the index is a cache).
+/// - `NOTES_PAUSE_AT=<step>:<seconds>`: the process sleeps on reaching that step, so a
+///   test can run another process inside the write (a refresh between rename and log line).
 enum WriteFaults {
     enum Step: String {
         case historyStored = "history-stored"
@@ -31,8 +33,15 @@ enum WriteFaults {
 
     static let crashStep: Step? = ProcessInfo.processInfo.environment["NOTES_CRASH_AT"].flatMap(Step.init(rawValue:))
 
+    static let pause: (step: Step, seconds: Double)? = ProcessInfo.processInfo.environment["NOTES_PAUSE_AT"].flatMap { text in
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let step = Step(rawValue: String(parts[0])), let seconds = Double(parts[1]), seconds >= 0 else { return nil }
+        return (step, seconds)
+    }
+
     static func reach(_ step: Step) {
         if crashStep == step { kill(getpid(), SIGKILL) }
+        if let pause, pause.step == step { usleep(useconds_t(pause.seconds * 1e6)) }
     }
 
     /// The configured I/O failure: which calls, the ordinal that fails, the error, whether it persists.

@@ -59,12 +59,12 @@ class Workspace:
 
 
 @contextlib.asynccontextmanager
-async def session(ws: Workspace, *extra_args: str, client_name: str = "pytest-agent"):
-    """An initialised ClientSession on `notes mcp -w WS`."""
+async def session(ws: Workspace, *extra_args: str, client_name: str = "pytest-agent", env: dict[str, str] | None = None):
+    """An initialised ClientSession on `notes mcp -w WS` (`env`: extra environment for the server)."""
     params = StdioServerParameters(
         command=notes_binary(),
         args=["mcp", "-w", str(ws.root), "--index-dir", str(ws.index), *extra_args],
-        env={**os.environ, "NO_COLOR": "1"},
+        env={**os.environ, "NO_COLOR": "1", **(env or {})},
     )
     try:
         async with stdio_client(params) as (read, write):

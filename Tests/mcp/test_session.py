@@ -356,6 +356,35 @@ class Freshness(unittest.IsolatedAsyncioTestCase):
                                  capture_output=True, text=True, timeout=60)
             self.assertEqual(cli.stdout, "Research/zebra.md\n", cli.stderr)
 
+    async def test_a_refresh_inside_the_agents_write_keeps_it_the_agents(self):
+        # The command line refreshes the index between the agent's write's rename and its
+        # log line (the server pauses there: NOTES_PAUSE_AT). That refresh reads bytes the
+        # log does not know yet; once the line is written, the index must say agent, not
+        # the person, and the log must not gain an "external" line for the agent's write.
+        def cli(*args):
+            return subprocess.run([notes_binary(), "-w", str(self.ws.root), "--index-dir", str(self.ws.index), *args],
+                                  capture_output=True, text=True, timeout=60)
+        async with session(self.ws, env={"NOTES_PAUSE_AT": "renamed:1.5"}) as s:
+            first = await call(s, "write_file", path="Research/plan.md", content="# Plan\n\nA first quokkaroo draft.\n")
+            self.assertEqual(cli("index").returncode, 0)
+            write = asyncio.create_task(call(s, "write_file", path="Research/plan.md", content="# Plan\n\nA second wallabine draft.\n",
+                                             expected_version=first["version"]))
+            await asyncio.sleep(0.5)
+            self.assertFalse(write.done())
+            refresh = await asyncio.to_thread(cli, "index", "--json")
+            self.assertEqual(refresh.returncode, 0, refresh.stderr)
+            self.assertEqual(json.loads(refresh.stdout)["modified"], 1, "the refresh ran inside the write")
+            await write
+        found = cli("search", "wallabine", "--json")
+        hits = json.loads(found.stdout)["hits"]
+        self.assertEqual([h["path"] for h in hits], ["Research/plan.md"], found.stderr)
+        self.assertEqual(hits[0]["provenance"]["last_modified_by"], "agent")
+        log = cli("log", "Research/plan.md", "--jsonl").stdout
+        self.assertNotIn('"external"', log)
+        rebuilt = cli("index", "--rebuild")
+        self.assertEqual(rebuilt.returncode, 0)
+        self.assertEqual(json.loads(cli("search", "wallabine", "--json").stdout)["hits"][0]["provenance"], hits[0]["provenance"])
+
 
 class ReadOnlyAndClientName(unittest.IsolatedAsyncioTestCase):
     async def asyncSetUp(self):
