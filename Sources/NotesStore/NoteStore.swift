@@ -185,6 +185,24 @@ public final class NoteStore: Sendable {
         return Target(path: path, folder: folder, name: name, current: current)
     }
 
+    /// Runs an append (`append_file`, `notes append`, `journal`, `remember`) under the lock,
+    /// again when another program saved the file between its read and its rename (the
+    /// guarded rename refused, nothing was changed): an append has no precondition, so
+    /// reading again and appending again is what was asked (SPEC §6.2: appending never
+    /// conflicts). Up to 5 tries, a few random milliseconds apart (an editor's save is one
+    /// write; a program rewriting the file nonstop still gets `stale_version`).
+    func lockedAppend<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {
+        var tries = 1
+        while true {
+            do throws(NotesError) {
+                return try locked(body)
+            } catch where error.code == .staleVersion && error.cause == .leftUnchanged && tries < 5 {
+                usleep(UInt32.random(in: 1_000...(4_000 << tries)))
+                tries += 1
+            }
+        }
+    }
+
     /// Runs `body` holding the workspace lock, after completing any change a crashed
     /// writer left half-recorded.
     func locked<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {

@@ -5,8 +5,6 @@ import Testing
 
 /// Faults and load against the real binary (reliability plan A.1, B.8, B.9, B.14).
 @Suite(.serialized) struct WriteSafetyTests {
-    /// Starts `notes` with `arguments` and returns the running process.
-
     func bytes(_ path: String) -> [UInt8] { (FileManager.default.contents(atPath: path)).map(Array.init) ?? [] }
 
     func version(_ bytes: [UInt8]) -> String { ContentVersion(of: bytes).short }
@@ -90,6 +88,38 @@ import Testing
             #expect(log.contains("\"after\":\"\(version(Array("new\n".utf8)))\"") == (content == "new\n"), "\(step): log and file disagree")
             #expect(temporaryFiles(in: ws).isEmpty, "\(step)")
         }
+    }
+
+    /// An editor saves the file between an append's read and its rename (the append is held
+    /// there: NOTES_PAUSE_AT): the guarded rename refuses, and the append reads again and
+    /// appends again — appending never conflicts (SPEC §6.2) — keeping the editor's text.
+    @Test func anAppendMeetingAnEditorsSaveReadsAgainAndAppends() throws {
+        let dir = TemporaryDirectory(prefix: "notes-append-race")
+        dir.write("ws/.notes/config.yml", "")
+        let ws = dir.path + "/ws"
+        let path = dir.write("ws/notes.md", "# Notes\n\nfirst\n")
+        _ = run(Repository.notesBinary, ["-w", ws, "append", "notes.md", "second"])
+        let append = Process()
+        append.executableURL = URL(fileURLWithPath: Repository.notesBinary)
+        append.arguments = ["-w", ws, "append", "notes.md", "from notes"]
+        append.environment = ProcessInfo.processInfo.environment.merging(["NOTES_PAUSE_AT": "intent-written:0.8"]) { $1 }
+        let stderr = Pipe()
+        append.standardError = stderr
+        append.standardOutput = FileHandle.nullDevice
+        try append.run()
+        Thread.sleep(forTimeInterval: 0.3)
+        let editor = try #require(FileHandle(forWritingAtPath: path))
+        editor.seekToEndOfFile()
+        editor.write(Data("an editor's line\n".utf8))
+        try editor.close()
+        append.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(append.terminationStatus == 0, "\(message)")
+        let text = String(decoding: bytes(path), as: UTF8.self)
+        #expect(text.contains("an editor's line\n") && text.hasSuffix("from notes\n"), "\(text)")
+        // The editor's version went into history (as the person's) before the append.
+        let log = run(Repository.notesBinary, ["-w", ws, "log", "notes.md", "--jsonl"]).stdout
+        #expect(log.contains("\"op\":\"external\""), "\(log)")
     }
 
     /// Two processes doing 1,000 read-modify-write cycles each on the same files with the
