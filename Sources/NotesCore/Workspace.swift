@@ -11,8 +11,10 @@ import Darwin
 public struct Workspace: Sendable {
     /// The canonical absolute path of the root folder (symlinks resolved, no trailing `/`).
     public let root: String
-    /// Settings from `.notes/config.yml`, or defaults.
-    public let config: WorkspaceConfig
+    /// Settings from `.notes/config.yml`, or defaults, as last loaded (a long-lived process
+    /// calls ``reloadConfigIfChanged()``).
+    public var config: WorkspaceConfig { configFile.current }
+    private let configFile: ConfigFile
 
     /// Opens the workspace at `root`, which must be an existing folder.
     public init(root: String) throws(NotesError) {
@@ -20,8 +22,22 @@ public struct Workspace: Sendable {
             throw NotesError(.notFound, "workspace folder \(root) does not exist", hint: "check the path given to -w")
         }
         self.root = real == "/" ? "" : real
-        self.config = WorkspaceConfig.load(root: real)
+        self.configFile = ConfigFile(root: real)
     }
+
+    /// Loads `.notes/config.yml` again if it changed since it was read (one `stat`): for the
+    /// processes that outlive an edit of it (the MCP server, the built-in agent, `notes
+    /// watch`). Every copy of this workspace sees the new settings. Returns whether they
+    /// changed; the caller then rescans (ignore rules, protected paths and policy decide
+    /// what is indexed, watched and hidden from the agent).
+    @discardableResult
+    public func reloadConfigIfChanged() -> Bool {
+        configFile.reloadIfChanged()
+    }
+
+    /// Identifies the settings in ``config`` (the config file's stat stamp when loaded):
+    /// `notes watch` publishes it, so other commands trust its index only under the same rules.
+    public var configStamp: String { configFile.stamp }
 
     /// The `.notes/` folder holding history, proposals, config and templates.
     public var stateDirectory: String { root + "/.notes" }

@@ -26,6 +26,23 @@ extension NoteIndex {
         }
     }
 
+    /// For a long-lived process after ``Workspace/reloadConfigIfChanged()`` said the
+    /// settings changed: rescans everything under the new rules (what is ignored, and what
+    /// is hidden from the agent), watching again with the new ignore rules when this process
+    /// watches (a folder no longer ignored gets its watch). Without a watch the whole
+    /// refresh every search makes already follows the new rules, and this one does it now.
+    public func settingsChanged() throws(NotesError) {
+        let watching = watchState.withLock { state -> Bool in
+            if case .watching = state { return true }
+            return false
+        }
+        if watching {
+            // On failure the state is `unavailable`: searches then refresh everything.
+            if watchForChanges() == nil { return }
+        }
+        _ = try refresh()
+    }
+
     /// Brings the index up to date as cheaply as it can: with a watcher (see
     /// ``watchForChanges()``) only the reported paths are looked at; without one this is
     /// ``refresh(progress:)``. A kernel queue overflow falls back to a full refresh.
@@ -42,20 +59,24 @@ extension NoteIndex {
         }
     }
 
-    /// Whether a live `notes watch` holds this index's watch lease: then reading commands
-    /// may skip their stat walk (the watcher's lag is its debounce plus one refresh).
+    /// Whether a live `notes watch` holds this index's watch lease under this process's
+    /// settings: then reading commands may skip their stat walk (the watcher's lag is its
+    /// debounce plus one refresh).
     public var isKeptFreshByWatcher: Bool {
-        Self.isKeptFreshByWatcher(directory: directory)
+        Self.isKeptFreshByWatcher(directory: directory, configStamp: workspace.configStamp)
     }
 
-    /// Whether a live `notes watch` holds the watch lease of the index in `directory`.
-    public static func isKeptFreshByWatcher(directory: String) -> Bool {
-        WatchLease.isHeld(path: directory + "/" + WatchLease.fileName)
+    /// Whether a live inotify `notes watch` holds the watch lease of the index in
+    /// `directory`, having loaded the settings `configStamp` names (``Workspace/configStamp``):
+    /// a watcher that has not yet seen an edit of `.notes/config.yml` still indexes under
+    /// the old ignore rules, so the reader walks itself.
+    public static func isKeptFreshByWatcher(directory: String, configStamp: String) -> Bool {
+        WatchLease.isHeld(path: directory + "/" + WatchLease.fileName, configStamp: configStamp)
     }
 
     /// Takes the watch lease for `notes watch` (one watcher per index).
-    public func takeWatchLease(mode: String) throws(NotesError) -> WatchLease {
-        try WatchLease(path: directory + "/" + WatchLease.fileName, mode: mode)
+    public func takeWatchLease(mode: String, configStamp: String) throws(NotesError) -> WatchLease {
+        try WatchLease(path: directory + "/" + WatchLease.fileName, mode: mode, configStamp: configStamp)
     }
 }
 
@@ -81,13 +102,14 @@ final class Locked<Value>: @unchecked Sendable {
 }
 
 /// `notes watch`'s claim on an index: an exclusive `flock` on `watch.lock` in the index
-/// folder, released by the kernel when the watcher exits however it exits. Only an
-/// inotify watcher writes mode `inotify`; readers skip their walk only for that mode.
+/// folder, released by the kernel when the watcher exits however it exits. It holds
+/// `PID MODE CONFIGSTAMP`: only an inotify watcher writes mode `inotify`, and readers skip
+/// their walk only for that mode under the settings they loaded themselves.
 public final class WatchLease {
     static let fileName = "watch.lock"
     private let fd: Int32
 
-    init(path: String, mode: String) throws(NotesError) {
+    init(path: String, mode: String, configStamp: String) throws(NotesError) {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw NotesError(.internal, "cannot open \(path): \(String(cString: strerror(errno)))", hint: "check that the index folder is writable")
@@ -100,9 +122,15 @@ public final class WatchLease {
             throw NotesError(.invalidArgument, "another notes watch (pid \(pid)) is already keeping this index fresh", hint: "stop it first, or let it run")
         }
         self.fd = fd
-        let text = Array("\(getpid()) \(mode)\n".utf8)
-        _ = ftruncate(fd, 0)
+        update(mode: mode, configStamp: configStamp)
+    }
+
+    /// Says which mode and settings the watcher now runs with (after a config edit).
+    public func update(mode: String, configStamp: String) {
+        let text = Array("\(getpid()) \(mode) \(configStamp)\n".utf8)
+        // Written whole then cut: a reader sees the old text, or a longer one it rejects.
         _ = pwrite(fd, text, text.count, 0)
+        _ = ftruncate(fd, off_t(text.count))
     }
 
     deinit {
@@ -111,8 +139,8 @@ public final class WatchLease {
         close(fd)
     }
 
-    /// Whether an inotify watcher holds the lease at `path`.
-    static func isHeld(path: String) -> Bool {
+    /// Whether an inotify watcher holds the lease at `path` under the settings `configStamp`.
+    static func isHeld(path: String, configStamp: String) -> Bool {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -120,8 +148,10 @@ public final class WatchLease {
             flock(fd, LOCK_UN)
             return false
         }
-        var text = [UInt8](repeating: 0, count: 64)
+        var text = [UInt8](repeating: 0, count: 256)
         let n = pread(fd, &text, text.count, 0)
-        return n > 0 && String(decoding: text[..<n], as: UTF8.self).contains("inotify")
+        guard n > 0 else { return false }
+        let fields = String(decoding: text[..<n], as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        return fields.count == 3 && fields[1] == "inotify" && fields[2] == configStamp
     }
 }

@@ -59,6 +59,13 @@ public final class Toolbox: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Loads `.notes/config.yml` again when the person changed it during the session, and
+    /// rescans under it: a path protected a moment ago is hidden from the very next tool
+    /// call, resource listing or resource read (one `stat` when nothing changed).
+    public func followSettings() throws(NotesError) {
+        if workspace.reloadConfigIfChanged() { try index.settingsChanged() }
+    }
+
     /// Runs tool `name` with `arguments`. Never throws: errors are outcomes with a code.
     public func call(_ name: String, arguments: [String: JSONValue]?) -> ToolOutcome {
         guard let tool = tools.first(where: { $0.name == name }) else {
@@ -71,6 +78,7 @@ public final class Toolbox: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         do {
+            try followSettings()
             let args = try ToolArguments(tool: name, values: arguments ?? [:], parameters: tool.parameterNames)
             return try run(name, args, as: Author(.agent, client: clientName))
         } catch {

@@ -93,18 +93,45 @@ import Testing
     @Test func aLiveWatchLeaseTellsReadersTheIndexIsKeptFresh() throws {
         let fixture = IndexFixture(filler: 1)
         let index = try fixture.refreshed()
+        let stamp = index.workspace.configStamp
         #expect(index.isKeptFreshByWatcher == false)
         do {
-            let lease = try index.takeWatchLease(mode: "inotify")
+            let lease = try index.takeWatchLease(mode: "inotify", configStamp: stamp)
             #expect(index.isKeptFreshByWatcher)
             // One watcher per index.
-            #expect(throws: NotesError.self) { _ = try index.takeWatchLease(mode: "inotify") }
+            #expect(throws: NotesError.self) { _ = try index.takeWatchLease(mode: "inotify", configStamp: stamp) }
+            // A watcher that loaded other settings (the config file was edited since) is not
+            // trusted until it says it runs under the reader's.
+            #expect(NoteIndex.isKeptFreshByWatcher(directory: index.directory, configStamp: "other") == false)
+            lease.update(mode: "inotify", configStamp: "other")
+            #expect(index.isKeptFreshByWatcher == false)
+            #expect(NoteIndex.isKeptFreshByWatcher(directory: index.directory, configStamp: "other"))
             withExtendedLifetime(lease) {}
         }
         #expect(index.isKeptFreshByWatcher == false)
         // A polling watcher does not let readers skip their walk.
-        let polling = try index.takeWatchLease(mode: "poll")
+        let polling = try index.takeWatchLease(mode: "poll", configStamp: stamp)
         #expect(index.isKeptFreshByWatcher == false)
         withExtendedLifetime(polling) {}
+    }
+
+    /// A long-lived process follows an edit of .notes/config.yml: every copy of the
+    /// workspace sees the new settings, and a rescan applies them to the index.
+    @Test func anEditedConfigIsLoadedAgainAndTheIndexFollowsIt() throws {
+        let fixture = IndexFixture(files: ["keep.md": "# Keep\n\nalpha\n", "Archive/old.md": "# Old\n\nalpha\n"], filler: 0)
+        let index = try fixture.open()
+        #expect(index.watchForChanges() == nil)
+        let copy = index.workspace
+        #expect(copy.reloadConfigIfChanged() == false)
+        #expect(try fixture.search("alpha", index).hits.count == 2)
+        let before = copy.configStamp
+        try FileManager.default.createDirectory(atPath: fixture.root + "/.notes", withIntermediateDirectories: true)
+        try "ignore:\n  - \"Archive/**\"\n".write(toFile: fixture.root + "/.notes/config.yml", atomically: true, encoding: .utf8)
+        #expect(copy.reloadConfigIfChanged())
+        #expect(copy.reloadConfigIfChanged() == false, "loaded once per change")
+        #expect(copy.configStamp != before)
+        #expect(index.workspace.config.ignore.count == 1, "copies share the settings")
+        try index.settingsChanged()
+        #expect(try fixture.search("alpha", index).hits.map(\.path) == ["keep.md"])
     }
 }

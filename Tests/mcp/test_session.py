@@ -386,6 +386,53 @@ class Freshness(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(json.loads(cli("search", "wallabine", "--json").stdout)["hits"][0]["provenance"], hits[0]["provenance"])
 
 
+class SettingsEditedDuringASession(unittest.IsolatedAsyncioTestCase):
+    """The person edits .notes/config.yml while the server runs (it may run for days)."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+        (self.ws.root / "Private").mkdir()
+        self.ws.path("Private/diary.md").write_text("# Diary\n\nA dasyurine secret.\n")
+        self.config = self.ws.root / ".notes" / "config.yml"
+        self.original = self.config.read_text()
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_a_path_protected_mid_session_is_hidden_from_the_next_call(self):
+        async with session(self.ws) as s:
+            await call(s, "read_file", path="Private/diary.md")
+            self.assertEqual([h["path"] for h in (await call(s, "search", query="dasyurine"))["hits"]], ["Private/diary.md"])
+            self.config.write_text(self.original + '\nprotected:\n  - "Private/**"\n')
+            self.assertEqual((await fail(s, "read_file", {"path": "Private/diary.md"}))["code"], "protected_path")
+            self.assertEqual((await call(s, "search", query="dasyurine"))["hits"], [])
+            listed = await call(s, "list_files", path="", recursive=True)
+            self.assertNotIn("Private/diary.md", [e["path"] for e in listed["entries"]])
+            self.assertEqual((await fail(s, "append_file", {"path": "Private/diary.md", "content": "x"}))["code"], "protected_path")
+            resources = await s.list_resources()
+            self.assertNotIn("notes://Private/diary.md", [str(r.uri) for r in resources.resources])
+            with self.assertRaises(Exception):
+                await s.read_resource("notes://Private/diary.md")
+            # Protected no longer: found again by the next call.
+            self.config.write_text(self.original)
+            self.assertEqual([h["path"] for h in (await call(s, "search", query="dasyurine"))["hits"]], ["Private/diary.md"])
+            self.assertIn("dasyurine", (await call(s, "read_file", path="Private/diary.md"))["content"])
+
+    async def test_an_ignore_rule_added_mid_session_drops_files_from_search(self):
+        async with session(self.ws) as s:
+            self.assertEqual([h["path"] for h in (await call(s, "search", query="dasyurine"))["hits"]], ["Private/diary.md"])
+            self.config.write_text(self.original + '\n  - "Private/**"\n')
+            self.assertEqual((await call(s, "search", query="dasyurine"))["hits"], [])
+            # A file saved into the folder while it is ignored stays out; once the rule is
+            # gone the folder is watched again and both are found.
+            self.ws.path("Private/later.md").write_text("# Later\n\nAnother dasyurine note.\n")
+            self.assertEqual((await call(s, "search", query="dasyurine"))["hits"], [])
+            self.config.write_text(self.original)
+            self.assertEqual(sorted(h["path"] for h in (await call(s, "search", query="dasyurine"))["hits"]), ["Private/diary.md", "Private/later.md"])
+            self.ws.path("Private/latest.md").write_text("# Latest\n\nA third dasyurine note.\n")
+            self.assertEqual(len((await call(s, "search", query="dasyurine"))["hits"]), 3)
+
+
 class ReadOnlyAndClientName(unittest.IsolatedAsyncioTestCase):
     async def asyncSetUp(self):
         self.ws = Workspace()

@@ -140,6 +140,33 @@ class WatchTests(unittest.TestCase):
         finally:
             self.assertEqual(watcher.stop(), 0)
 
+    def test_an_edit_of_the_config_file_is_followed(self):
+        # A folder ignored when the watch starts, then not, then again: the watcher loads
+        # the settings again (it looks once a second), rescans, and watches the folder.
+        config = self.root / ".notes" / "config.yml"
+        ignoring = 'ignore:\n  - "Archive/**"\n'
+        config.write_text(ignoring)
+        (self.root / "Archive").mkdir()
+        (self.root / "Archive" / "old.md").write_text("# Old\n\nnumbatword archived\n")
+        watcher = Watcher(self.root, self.env)
+        try:
+            self.assertEqual(self.search("numbatword"), [])
+            config.write_text('ignore:\n  - "*.draft.md"\n')
+            # Whether or not the watcher has looked yet, a search follows the new rules (a
+            # reader trusts the watcher only under the settings it loaded itself).
+            self.assertEqual(self.search("numbatword"), ["Archive/old.md"])
+            self.assertEqual(watcher.wait_for(lambda r: r["reason"] == "config")["reason"], "config")
+            (self.root / "Archive" / "new.md").write_text("numbatword new\n")
+            report = watcher.wait_for(lambda r: r["report"]["added"] == 1)
+            self.assertEqual(report["reason"], "change", "the folder no longer ignored is watched")
+            self.assertEqual(sorted(self.search("numbatword")), ["Archive/new.md", "Archive/old.md"])
+            config.write_text(ignoring)
+            report = watcher.wait_for(lambda r: r["reason"] == "config")
+            self.assertEqual(report["report"]["removed"], 2)
+            self.assertEqual(self.search("numbatword"), [])
+        finally:
+            self.assertEqual(watcher.stop(), 0)
+
     def test_bad_options_are_one_line_errors(self):
         for args in (["--poll", "0"], ["--debounce", "-5"]):
             out = subprocess.run([notes_binary(), "-w", str(self.root), "watch", *args], env=self.env, capture_output=True, text=True, timeout=30)

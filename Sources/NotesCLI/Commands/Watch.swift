@@ -46,7 +46,7 @@ extension NotesCommand {
             if poll == nil {
                 do { watcher = try FolderWatcher(workspace: ws) } catch { fallbackReason = error.message }
             }
-            let lease = try index.takeWatchLease(mode: watcher != nil ? "inotify" : "poll")
+            let lease = try index.takeWatchLease(mode: watcher != nil ? "inotify" : "poll", configStamp: ws.configStamp)
             defer { withExtendedLifetime(lease) {} }
 
             let progress = ProgressBar(label: "Indexing")
@@ -60,8 +60,19 @@ extension NotesCommand {
             }
 
             while !stop.requested {
+                // The person edited .notes/config.yml: new ignore rules decide what is
+                // watched and indexed, new protected paths what agents may find.
+                if ws.reloadConfigIfChanged() {
+                    if watcher != nil {
+                        do { watcher = try FolderWatcher(workspace: ws) } catch { watcher = nil; fallbackReason = error.message }
+                    }
+                    report(try index.refresh(), reason: "config", note: "settings changed (.notes/config.yml): rescanned everything"
+                           + (watcher == nil && poll == nil ? "; polling every \(interval) s (\(fallbackReason ?? "inotify unavailable"))" : ""))
+                    lease.update(mode: watcher != nil ? "inotify" : "poll", configStamp: ws.configStamp)
+                }
                 if let watcher {
-                    guard watcher.wait(milliseconds: -1, alsoWatching: stop.readEnd) else { continue }
+                    // Wakes at least once a second to look at the config file (one stat).
+                    guard watcher.wait(milliseconds: 1000, alsoWatching: stop.readEnd) else { continue }
                     // Debounce: collect until the events pause (or 10× the debounce passes).
                     var changes = watcher.read()
                     let deadline = Timestamp.now() + Double(debounce * 10) / 1000

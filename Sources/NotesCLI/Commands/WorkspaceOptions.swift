@@ -22,7 +22,7 @@ struct WorkspaceOptions: ParsableArguments {
         let workspace = try openWorkspace()
         let directory = indexDirectory(of: workspace)
         // A live `notes watch` keeps the index fresh: no stat walk needed (SPEC §4.3).
-        if NoteIndex.isKeptFreshByWatcher(directory: directory) {
+        if NoteIndex.isKeptFreshByWatcher(directory: directory, configStamp: workspace.configStamp) {
             return (try NoteIndex(workspace: workspace, directory: directory), RefreshReport())
         }
         let index = try NoteIndex(workspace: workspace, directory: directory, refreshingSoon: true)
