@@ -292,7 +292,7 @@ final class IndexWriter: @unchecked Sendable {
     }
 
     /// The `files` columns that hold a provenance (`created_ts`/`modified_ts` order by it).
-    private struct ProvenanceColumns: Equatable {
+    private struct ProvenanceColumns {
         var createdBy: String, createdAt: String?, createdTS: Double, modifiedBy: String, modifiedAt: String, modifiedTS: Double
     }
 
@@ -304,27 +304,37 @@ final class IndexWriter: @unchecked Sendable {
                           modifiedTS: effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds)
     }
 
-    /// Rewrites the provenance of row `id` from this writer's histories when the file still
-    /// holds the bytes the row was indexed from (`item`, read again with no known row):
-    /// for rows a refresh wrote from a log that lacked a tool write's line (the file was
-    /// read between the write's rename and its line). Returns whether the row changed.
-    func rewriteProvenance(of id: Int64, indexedDigest: String, from item: ProcessedFile) throws -> Bool {
-        let digest: String, document: ParsedDocument?
-        switch item.outcome {
-        case .parsed(let d, let parsed, _, _): (digest, document) = (d, parsed)
-        case .listedOnly(let d, _): (digest, document) = (d, nil)
-        default: return false
+    /// Rewrites the provenance of the rows `items` name (id, the digest the row holds, the
+    /// file read again with no known row) from this writer's histories, for the files that
+    /// still hold the indexed bytes, in one transaction: for rows a refresh wrote from a log
+    /// that lacked a tool write's line (the file was read between the write's rename and
+    /// its line). Returns how many rows changed.
+    func rewriteProvenance(_ items: [(id: Int64, indexedDigest: String, item: ProcessedFile)]) throws -> Int {
+        var updates: [(id: Int64, digest: String, columns: ProvenanceColumns)] = []
+        for (id, indexedDigest, item) in items {
+            let digest: String, document: ParsedDocument?
+            switch item.outcome {
+            case .parsed(let d, let parsed, _, _): (digest, document) = (d, parsed)
+            case .listedOnly(let d, _): (digest, document) = (d, nil)
+            default: continue
+            }
+            guard digest == indexedDigest else { continue }
+            let file = item.pending.file
+            updates.append((id, digest, columns(of: effective(file, known: nil, digest: digest, document: document), mtimeSeconds: Double(file.mtimeNanos) / 1e9)))
         }
-        guard digest == indexedDigest else { return false }
-        let file = item.pending.file
-        let wanted = columns(of: effective(file, known: nil, digest: digest, document: document), mtimeSeconds: Double(file.mtimeNanos) / 1e9)
+        guard !updates.isEmpty else { return 0 }
         return try pool.write { db in
-            try db.execute(sql: """
-                UPDATE files SET created_by = ?, created_at = ?, created_ts = ?, modified_by = ?, modified_at = ?, modified_ts = ?
-                WHERE id = ? AND digest = ? AND NOT (created_by IS ? AND created_at IS ? AND created_ts IS ? AND modified_by IS ? AND modified_at IS ? AND modified_ts IS ?)
-                """, arguments: [wanted.createdBy, wanted.createdAt, wanted.createdTS, wanted.modifiedBy, wanted.modifiedAt, wanted.modifiedTS, id, digest,
-                                  wanted.createdBy, wanted.createdAt, wanted.createdTS, wanted.modifiedBy, wanted.modifiedAt, wanted.modifiedTS])
-            return db.changesCount > 0
+            var changed = 0
+            for (id, digest, wanted) in updates {
+                let values: [(any DatabaseValueConvertible)?] = [wanted.createdBy, wanted.createdAt, wanted.createdTS, wanted.modifiedBy, wanted.modifiedAt, wanted.modifiedTS]
+                try db.execute(sql: """
+                    UPDATE files SET created_by = ?, created_at = ?, created_ts = ?, modified_by = ?, modified_at = ?, modified_ts = ?
+                    WHERE id = ? AND digest = ?
+                      AND NOT (created_by IS ? AND created_at IS ? AND created_ts IS ? AND modified_by IS ? AND modified_at IS ? AND modified_ts IS ?)
+                    """, arguments: StatementArguments(values + [id, digest] + values))
+                changed += db.changesCount
+            }
+            return changed
         }
     }
 

@@ -245,22 +245,28 @@ extension NoteIndex {
     }
 
     /// Recomputes, from the log as it is now, the provenance of the rows at `paths` whose
-    /// files still hold the bytes they were indexed from (``IndexWriter/rewriteProvenance``).
+    /// files still hold the bytes they were indexed from (``IndexWriter/rewriteProvenance(_:)``).
     private func reconcileProvenance(of paths: Set<String>, scanner: FileScanner, history: HistoryStore, racyBefore: Int64) throws(NotesError) {
         do {
             let pool = try pool
-            let placeholders = paths.map { _ in "?" }.joined(separator: ", ")
-            let rows = try pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT path, id, digest FROM files WHERE path IN (\(placeholders))", arguments: StatementArguments(Array(paths)))
+            var indexed: [String: (id: Int64, digest: String)] = [:]
+            let all = Array(paths)
+            try pool.read { db in
+                // In slices: a statement takes a bounded number of parameters.
+                for start in stride(from: 0, to: all.count, by: 500) {
+                    let slice = Array(all[start..<min(start + 500, all.count)])
+                    let sql = "SELECT path, id, digest FROM files WHERE path IN (\(slice.map { _ in "?" }.joined(separator: ", ")))"
+                    for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(slice)) { indexed[row[0]] = (row[1], row[2]) }
+                }
             }
-            guard !rows.isEmpty else { return }
-            let indexed = Dictionary(rows.map { (row: Row) -> (String, (id: Int64, digest: String)) in (row[0], (row[1], row[2])) }, uniquingKeysWith: { first, _ in first })
+            guard !indexed.isEmpty else { return }
+            let limits = (root: workspace.root, maxBytes: workspace.config.indexMaxBytes)
+            let items = scanner.scan(paths: Set(indexed.keys)).files.compactMap { file -> (id: Int64, indexedDigest: String, item: ProcessedFile)? in
+                guard let row = indexed[file.path] else { return nil }
+                return (row.id, row.digest, Self.process(PendingFile(file: file, known: nil), root: limits.root, maxBytes: limits.maxBytes))
+            }
             let writer = IndexWriter(pool: pool, gone: [:], racyBefore: racyBefore, histories: history.allHistories(), bulk: false, policy: workspace.config.policy)
-            for file in scanner.scan(paths: Set(indexed.keys)).files {
-                guard let row = indexed[file.path] else { continue }
-                let item = Self.process(PendingFile(file: file, known: nil), root: workspace.root, maxBytes: workspace.config.indexMaxBytes)
-                _ = try writer.rewriteProvenance(of: row.id, indexedDigest: row.digest, from: item)
-            }
+            _ = try writer.rewriteProvenance(items)
         } catch {
             throw Self.wrap(error)
         }
