@@ -293,7 +293,10 @@ public final class HistoryStore: @unchecked Sendable {
     /// Deletes stored versions that no record newer than `cutoff` (seconds since the epoch)
     /// refers to, that are no file's current version, no proposal's base, and older than
     /// the cutoff themselves. The log itself is kept whole. Returns (objects, bytes) freed.
-    public func prune(before cutoff: Double, keep: Set<String>) -> (objects: Int, bytes: Int) {
+    /// The caller holds the workspace lock (``NoteStore/pruneHistory(before:)``): a change
+    /// in flight may be about to log a version whose object is old and unreferenced so far
+    /// (a restore of an old version stores nothing new).
+    func prune(before cutoff: Double, keep: Set<String>) -> (objects: Int, bytes: Int) {
         var referenced = keep
         for record in records() {
             if let time = Timestamp.parse(record.time), time < cutoff { continue }

@@ -203,6 +203,17 @@ public final class NoteStore: Sendable {
         }
     }
 
+    /// `notes gc`: drops history versions older than `cutoff` (seconds since the epoch) that
+    /// nothing needs (``HistoryStore/prune(before:keep:)``: no newer record, no file's
+    /// current version, no proposal's base). Under the workspace lock, after completing any
+    /// half-recorded change: no write is between its rename and its log line meanwhile.
+    public func pruneHistory(before cutoff: Double) throws(NotesError) -> (objects: Int, bytes: Int) {
+        guard workspace.isInitialized else { return (0, 0) }
+        return try locked { () throws(NotesError) -> (objects: Int, bytes: Int) in
+            history.prune(before: cutoff, keep: Set(proposals.list().compactMap(\.baseVersion)))
+        }
+    }
+
     /// Runs `body` holding the workspace lock, after completing any change a crashed
     /// writer left half-recorded.
     func locked<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {

@@ -122,6 +122,37 @@ import Testing
         #expect(log.contains("\"op\":\"external\""), "\(log)")
     }
 
+    /// `notes gc` while a restore of an old version is between its rename and its log line
+    /// (held there: NOTES_PAUSE_AT). The restored version's object is old and, until that
+    /// line exists, referenced by nothing recent: gc waits for the change (it takes the
+    /// workspace lock) and keeps the version the file now has.
+    @Test func gcDuringARestoreKeepsTheRestoredVersion() throws {
+        let dir = TemporaryDirectory(prefix: "notes-gc-race")
+        dir.write("ws/.notes/config.yml", "")
+        let ws = dir.path + "/ws"
+        for text in ["one\n", "two\n", "three\n"] {
+            #expect(run(Repository.notesBinary, ["-w", ws, "write", "a.txt"], stdin: text).status == 0)
+        }
+        let first = version(Array("one\n".utf8))
+        let object = ws + "/.notes/history/objects/\(first.prefix(2))/\(first.dropFirst(2))"
+        #expect(FileManager.default.fileExists(atPath: object))
+        Thread.sleep(forTimeInterval: 2.2)  // every record and object so far is older than gc's cutoff
+        let restore = Process()
+        restore.executableURL = URL(fileURLWithPath: Repository.notesBinary)
+        restore.arguments = ["-w", ws, "restore", "a.txt", "--version", first]
+        restore.environment = ProcessInfo.processInfo.environment.merging(["NOTES_PAUSE_AT": "renamed:1.0"]) { $1 }
+        restore.standardOutput = FileHandle.nullDevice
+        restore.standardError = FileHandle.nullDevice
+        try restore.run()
+        Thread.sleep(forTimeInterval: 0.3)
+        let gc = run(Repository.notesBinary, ["-w", ws, "gc", "--older-than", "1s"])
+        restore.waitUntilExit()
+        #expect(restore.terminationStatus == 0 && gc.status == 0, "\(gc.stderr)")
+        #expect(bytes(ws + "/a.txt") == Array("one\n".utf8))
+        #expect(FileManager.default.fileExists(atPath: object), "the file's current version was dropped from history")
+        #expect(run(Repository.notesBinary, ["-w", ws, "index", "--check"]).status == 0)
+    }
+
     /// Two processes doing 1,000 read-modify-write cycles each on the same files with the
     /// version they read as precondition: no lost update, and every acknowledged write is
     /// one history entry.

@@ -90,9 +90,9 @@ import Testing
         let v1 = try f.agentCreates("a.md", "one\n")
         let v2 = try #require(try f.store.write("a.md", content: "two\n", options: ChangeOptions(expectedVersion: v1), by: f.agent).version)
         // Nothing is older than a day: nothing goes.
-        #expect(f.store.history.prune(before: Timestamp.now() - 86400, keep: []).objects == 0)
+        #expect(try f.store.pruneHistory(before: Timestamp.now() - 86400).objects == 0)
         // Everything is older than "in a second": only the current version stays.
-        let freed = f.store.history.prune(before: Timestamp.now() + 1, keep: [])
+        let freed = try f.store.pruneHistory(before: Timestamp.now() + 1)
         #expect(freed.objects >= 1)
         #expect(f.store.history.object(v1) == nil && f.store.history.object(v2) != nil)
         #expect(f.store.history.records().count == 2, "the log is kept whole")

@@ -157,8 +157,7 @@ extension NotesCommand {
         func run() throws {
             let ws = try workspace.openWorkspace()
             let store = NoteStore(workspace: ws)
-            let keep = Set(store.proposals.list().compactMap(\.baseVersion))
-            let freed = store.history.prune(before: Timestamp.now() - olderThan.seconds, keep: keep)
+            let freed = try store.pruneHistory(before: Timestamp.now() - olderThan.seconds)
             if json {
                 struct Report: Encodable { var objects: Int; var bytes: Int }
                 return Terminal.write(try JSONOutput.document(Report(objects: freed.objects, bytes: freed.bytes)))
