@@ -167,6 +167,31 @@ class WatchTests(unittest.TestCase):
         finally:
             self.assertEqual(watcher.stop(), 0)
 
+    def test_a_moved_workspace_stops_the_watch_with_one_line(self):
+        # Every refresh reads the files at the workspace's path: once the folder is moved
+        # (or deleted) the watcher would index nothing, silently; it stops and says why.
+        watcher = Watcher(self.root, self.env)
+        os.rename(self.root, self.temp / "moved")
+        code = watcher.proc.wait(timeout=10)
+        out, err = watcher.proc.stdout.read(), watcher.proc.stderr.read()
+        watcher.proc.stdout.close()
+        watcher.proc.stderr.close()
+        self.assertEqual(code, 2, out + err)
+        # --json: the error is the last JSON line on stdout, with a code.
+        error = json.loads(out.strip().splitlines()[-1])["error"]
+        self.assertEqual(error["code"], "not_found")
+        self.assertIn("was moved or deleted while watching", error["message"])
+        # Without --json: one line on stderr.
+        (self.temp / "moved").rename(self.root)
+        plain = subprocess.Popen([notes_binary(), "-w", str(self.root), "watch"], env=self.env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        plain.stdout.readline()  # "watching N folders of …" once it is running
+        os.rename(self.root, self.temp / "moved")
+        _, err = plain.communicate(timeout=10)
+        self.assertEqual(plain.returncode, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("was moved or deleted while watching", err)
+
     def test_bad_options_are_one_line_errors(self):
         for args in (["--poll", "0"], ["--debounce", "-5"]):
             out = subprocess.run([notes_binary(), "-w", str(self.root), "watch", *args], env=self.env, capture_output=True, text=True, timeout=30)
