@@ -15,6 +15,8 @@ public struct Workspace: Sendable {
     /// calls ``reloadConfigIfChanged()``).
     public var config: WorkspaceConfig { configFile.current }
     private let configFile: ConfigFile
+    /// The root folder's device and inode when opened (see ``isStillAtItsPath``).
+    private let rootIdentity: [UInt64]?
 
     /// Opens the workspace at `root`, which must be an existing folder.
     public init(root: String) throws(NotesError) {
@@ -23,6 +25,26 @@ public struct Workspace: Sendable {
         }
         self.root = real == "/" ? "" : real
         self.configFile = ConfigFile(root: real)
+        self.rootIdentity = Self.identity(of: real)
+    }
+
+    /// Whether the root folder is still the one opened, at the same path. A long-lived
+    /// process (the MCP server, `notes watch`) checks before it works: moved or deleted,
+    /// the folder would look empty at its old path, and a refresh would drop every file
+    /// from the index and an agent would see an empty workspace.
+    public var isStillAtItsPath: Bool {
+        rootIdentity != nil && Self.identity(of: root) == rootIdentity
+    }
+
+    /// The error for a workspace no longer at its path.
+    public var movedError: NotesError {
+        NotesError(.notFound, "the workspace folder \(root) was moved or deleted", hint: "start notes again in its new place")
+    }
+
+    private static func identity(of folder: String) -> [UInt64]? {
+        var info = stat()
+        guard stat(folder.isEmpty ? "/" : folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
     }
 
     /// Loads `.notes/config.yml` again if it changed since it was read (one `stat`): for the

@@ -53,6 +53,8 @@ extension NoteIndex {
     /// One refresh of `paths` (nil: the whole workspace); `fromScratch` ignores what the
     /// index holds and replaces it (``rebuild(progress:)``).
     func refreshOnce(only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)?, fromScratch: Bool = false) throws(NotesError) -> RefreshReport {
+        // A folder moved away reads as empty at its old path: never index that.
+        guard workspace.isStillAtItsPath else { throw workspace.movedError }
         let started = Timestamp.now()
         var report = RefreshReport()
         let scanner = FileScanner(workspace: workspace)

@@ -21,7 +21,7 @@ struct ResourceCatalog {
             guard let n = Int(raw), n >= 0 else { throw MCPError.invalidParams("unknown cursor '\(raw)'") }
             return n
         } ?? 0
-        try toolbox.followSettings()
+        try toolbox.followWorkspace()
         _ = try toolbox.index.refreshIfNeeded()
         let policy = toolbox.workspace.config.policy
         let files = try toolbox.index.listing(folder: "", recursive: true, glob: nil, sort: .path).files
@@ -51,7 +51,7 @@ struct ResourceCatalog {
         let encoded = String(uri.dropFirst(Self.scheme.count))
         let path = encoded.removingPercentEncoding ?? encoded
         do {
-            try toolbox.followSettings()
+            try toolbox.followWorkspace()
             let result = try toolbox.store.read(path, by: toolbox.author)
             return ReadResource.Result(contents: [.text(result.content, uri: uri, mimeType: Self.mimeType(path))])
         } catch {

@@ -59,10 +59,13 @@ public final class Toolbox: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Loads `.notes/config.yml` again when the person changed it during the session, and
-    /// rescans under it: a path protected a moment ago is hidden from the very next tool
-    /// call, resource listing or resource read (one `stat` when nothing changed).
-    public func followSettings() throws(NotesError) {
+    /// Before every tool call, resource listing and resource read: fails with `not_found`
+    /// when the workspace folder was moved or deleted during the session (the agent would
+    /// otherwise see an empty workspace), and loads `.notes/config.yml` again when the
+    /// person changed it, rescanning under it: a path protected a moment ago is hidden from
+    /// the very next call (two `stat`s when nothing changed).
+    public func followWorkspace() throws(NotesError) {
+        guard workspace.isStillAtItsPath else { throw workspace.movedError }
         if workspace.reloadConfigIfChanged() { try index.settingsChanged() }
     }
 
@@ -78,7 +81,7 @@ public final class Toolbox: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         do {
-            try followSettings()
+            try followWorkspace()
             let args = try ToolArguments(tool: name, values: arguments ?? [:], parameters: tool.parameterNames)
             return try run(name, args, as: Author(.agent, client: clientName))
         } catch {

@@ -385,6 +385,22 @@ class Freshness(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(rebuilt.returncode, 0)
         self.assertEqual(json.loads(cli("search", "wallabine", "--json").stdout)["hits"][0]["provenance"], hits[0]["provenance"])
 
+    async def test_a_moved_workspace_is_an_error_not_an_empty_workspace(self):
+        # Moved away, the folder reads as empty at its old path: the agent must be told,
+        # not shown an empty workspace, and the index must not drop every file.
+        async with session(self.ws) as s:
+            before = sorted(h["path"] for h in (await call(s, "search", query="whale", limit=50))["hits"])
+            moved = self.ws.temp / "moved"
+            os.rename(self.ws.root, moved)
+            for tool, arguments in [("search", {"query": "whale"}), ("list_files", {}), ("read_file", {"path": "context.md"}),
+                                    ("write_file", {"path": "new.md", "content": "x"})]:
+                error = await fail(s, tool, arguments)
+                self.assertEqual(error["code"], "not_found", (tool, error))
+                self.assertIn("moved or deleted", error["message"])
+            self.assertFalse((moved / "new.md").exists())
+            os.rename(moved, self.ws.root)
+            self.assertEqual(sorted(h["path"] for h in (await call(s, "search", query="whale", limit=50))["hits"]), before)
+
 
 class SettingsEditedDuringASession(unittest.IsolatedAsyncioTestCase):
     """The person edits .notes/config.yml while the server runs (it may run for days)."""

@@ -59,11 +59,10 @@ extension NotesCommand {
                 report(first, reason: "start", note: "polling \(ws.root) every \(interval) s" + (fallbackReason.map { " (\($0))" } ?? "") + " (Ctrl-C to stop)")
             }
 
-            let rootIdentity = Self.identity(of: ws.root)
             while !stop.requested {
                 // Moved or deleted, the folder is no longer at the path every refresh uses:
                 // watching on would index nothing, silently.
-                guard Self.identity(of: ws.root) == rootIdentity else {
+                guard ws.isStillAtItsPath else {
                     throw NotesError(.notFound, "the workspace folder \(ws.root) was moved or deleted while watching; stopped",
                                      hint: "run notes watch again in its new place")
                 }
@@ -99,13 +98,6 @@ extension NotesCommand {
                 }
             }
             if !json { FileHandle.standardError.write(Data("notes: stopped watching\n".utf8)) }
-        }
-
-        /// The folder's device and inode (nil when it is gone), to notice it being moved.
-        private static func identity(of folder: String) -> [UInt64]? {
-            var info = stat()
-            guard stat(folder.isEmpty ? "/" : folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
-            return [UInt64(info.st_dev), UInt64(info.st_ino)]
         }
 
         private func merge(_ a: FolderWatcher.Changes?, _ b: FolderWatcher.Changes?) -> FolderWatcher.Changes? {
