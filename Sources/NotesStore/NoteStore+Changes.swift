@@ -43,7 +43,7 @@ extension NoteStore {
     /// (`append_file`, `notes append`). Never conflicts; creates the file when missing.
     public func append(_ raw: String, content: String, section: String? = nil, includeDiff: Bool = false, by author: Author) throws(NotesError) -> ChangeResult {
         let (path, rule) = try resolve(raw, for: author, .append)
-        return try lockedAppend { () throws(NotesError) -> ChangeResult in
+        return try lockedRereading { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: true)
             let markdown = FileFormat(path: path.relative) == .markdown
             let bytes = try TextChange.append(content, to: target.bytes ?? [], section: section, markdown: markdown, path: path.relative)
@@ -74,7 +74,7 @@ extension NoteStore {
     /// changes since do not touch the edited lines.
     public func edit(_ raw: String, edits: [TextEdit], options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
         let (path, rule) = try resolve(raw, for: author, .change)
-        return try locked { () throws(NotesError) -> ChangeResult in
+        return try lockedRereading { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: false)
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
             let check = guardFor(target)

@@ -25,7 +25,7 @@ extension NoteStore {
         let heading = "## \(time) — \(author.actor.rawValue)"
         let (path, rule) = try resolve("Journal/\(date).md", for: author, .append)
         let entry = heading + "\n\n" + body + "\n"
-        let change = try lockedAppend { () throws(NotesError) -> ChangeResult in
+        let change = try lockedRereading { () throws(NotesError) -> ChangeResult in
             // Decided under the lock, so two writers starting the same day add one header.
             let target = try open(path, create: true)
             let start = target.bytes ?? Array((header ?? "# \(date)\n").utf8)

@@ -16,7 +16,7 @@ extension NoteStore {
         let heading = ContextFacts.clean(section.map { String($0.drop { $0 == "#" }) } ?? ContextFacts.defaultSection)
         guard !heading.isEmpty else { throw NotesError(.invalidArgument, "the section name is empty", hint: "leave section out to use \"\(ContextFacts.defaultSection)\"") }
         let (path, rule) = try resolve(ContextFacts.path, for: author, .append)
-        return try lockedAppend { () throws(NotesError) -> RememberResult in
+        return try lockedRereading { () throws(NotesError) -> RememberResult in
             let target = try open(path, create: true)
             var result = RememberResult(path: path.relative, version: target.version, section: heading, duplicate: false)
             if let current = target.bytes, ContextFacts.contains(text, in: current) {

@@ -185,13 +185,16 @@ public final class NoteStore: Sendable {
         return Target(path: path, folder: folder, name: name, current: current)
     }
 
-    /// Runs an append (`append_file`, `notes append`, `journal`, `remember`) under the lock,
-    /// again when another program saved the file between its read and its rename (the
-    /// guarded rename refused, nothing was changed): an append has no precondition, so
-    /// reading again and appending again is what was asked (SPEC §6.2: appending never
-    /// conflicts). Up to 5 tries, a few random milliseconds apart (an editor's save is one
+    /// Runs a change decided from the bytes it reads under the lock — an append
+    /// (`append_file`, `notes append`, `journal`, `remember`) or an exact-text edit
+    /// (`edit_file`, `notes edit --old/--new`) — again when another program saved the file
+    /// between that read and the rename (the guarded rename refused, nothing was changed).
+    /// Running it again decides afresh, as if the call had come a moment later: an append
+    /// never conflicts (SPEC §6.2); an edit applies when its text still matches once and,
+    /// for an agent, the save did not touch the edited lines, and is refused as usual
+    /// otherwise. Up to 5 tries, a few random milliseconds apart (an editor's save is one
     /// write; a program rewriting the file nonstop still gets `stale_version`).
-    func lockedAppend<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {
+    func lockedRereading<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {
         var tries = 1
         while true {
             do throws(NotesError) {

@@ -122,6 +122,33 @@ import Testing
         #expect(log.contains("\"op\":\"external\""), "\(log)")
     }
 
+    /// The same for an exact-text edit: run again on the editor's version, the replaced text
+    /// still matches once, so the edit applies and the editor's line stays.
+    @Test func anEditMeetingAnEditorsSaveReadsAgainAndApplies() throws {
+        let dir = TemporaryDirectory(prefix: "notes-edit-race")
+        dir.write("ws/.notes/config.yml", "")
+        let ws = dir.path + "/ws"
+        let path = dir.write("ws/notes.md", "# Notes\n\nfirst line\nsecond line\n")
+        let edit = Process()
+        edit.executableURL = URL(fileURLWithPath: Repository.notesBinary)
+        edit.arguments = ["-w", ws, "edit", "notes.md", "--old", "first line", "--new", "first line, edited"]
+        edit.environment = ProcessInfo.processInfo.environment.merging(["NOTES_PAUSE_AT": "intent-written:0.8"]) { $1 }
+        let stderr = Pipe()
+        edit.standardError = stderr
+        edit.standardOutput = FileHandle.nullDevice
+        try edit.run()
+        Thread.sleep(forTimeInterval: 0.3)
+        let editor = try #require(FileHandle(forWritingAtPath: path))
+        editor.seekToEndOfFile()
+        editor.write(Data("an editor's line\n".utf8))
+        try editor.close()
+        edit.waitUntilExit()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(edit.terminationStatus == 0, "\(message)")
+        let text = String(decoding: bytes(path), as: UTF8.self)
+        #expect(text.contains("first line, edited\nsecond line\nan editor's line\n"), "\(text)")
+    }
+
     /// `notes gc` while a restore of an old version is between its rename and its log line
     /// (held there: NOTES_PAUSE_AT). The restored version's object is old and, until that
     /// line exists, referenced by nothing recent: gc waits for the change (it takes the
