@@ -16,16 +16,17 @@ public struct Workspace: Sendable {
     public var config: WorkspaceConfig { configFile.current }
     private let configFile: ConfigFile
     /// The root folder's device and inode when opened (see ``isStillAtItsPath``).
-    private let rootIdentity: [UInt64]?
+    private let rootIdentity: [UInt64]
 
     /// Opens the workspace at `root`, which must be an existing folder.
     public init(root: String) throws(NotesError) {
-        guard FileSystem.isDirectory(root), let real = FileSystem.realPath(root) else {
+        // One stat: the identity is nil unless the path is a folder.
+        guard let real = FileSystem.realPath(root), let identity = Self.identity(of: real) else {
             throw NotesError(.notFound, "workspace folder \(root) does not exist", hint: "check the path given to -w")
         }
         self.root = real == "/" ? "" : real
         self.configFile = ConfigFile(root: real)
-        self.rootIdentity = Self.identity(of: real)
+        self.rootIdentity = identity
     }
 
     /// Whether the root folder is still the one opened, at the same path. A long-lived
@@ -33,7 +34,7 @@ public struct Workspace: Sendable {
     /// the folder would look empty at its old path, and a refresh would drop every file
     /// from the index and an agent would see an empty workspace.
     public var isStillAtItsPath: Bool {
-        rootIdentity != nil && Self.identity(of: root) == rootIdentity
+        Self.identity(of: root) == rootIdentity
     }
 
     /// The error for a workspace no longer at its path.

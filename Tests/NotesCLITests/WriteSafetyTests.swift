@@ -13,6 +13,33 @@ import Testing
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(".notes-tmp.") }
     }
 
+    /// Runs `notes ARGUMENTS` held inside its write at `pause` (`NOTES_PAUSE_AT`, e.g.
+    /// `intent-written:0.8`); `meanwhile` runs 0.3 s after it started, while it is held.
+    /// Returns its exit status and standard error.
+    func runHeld(_ arguments: [String], at pause: String, meanwhile: () throws -> Void) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["NOTES_PAUSE_AT": pause]) { $1 }
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.3)
+        try meanwhile()
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, message)
+    }
+
+    /// Appends `line` to the file at `path` in place, as an editor's save would change it.
+    func editorAppends(_ line: String, to path: String) throws {
+        let editor = try #require(FileHandle(forWritingAtPath: path))
+        editor.seekToEndOfFile()
+        editor.write(Data(line.utf8))
+        try editor.close()
+    }
+
     /// 200 `kill -9` at random moments while `notes write` replaces a file of up to several
     /// MB: the file is always exactly the old or the new bytes, temp files are never listed
     /// and are cleaned by the next write, and every replaced version is in history.
@@ -99,22 +126,10 @@ import Testing
         let ws = dir.path + "/ws"
         let path = dir.write("ws/notes.md", "# Notes\n\nfirst\n")
         _ = run(Repository.notesBinary, ["-w", ws, "append", "notes.md", "second"])
-        let append = Process()
-        append.executableURL = URL(fileURLWithPath: Repository.notesBinary)
-        append.arguments = ["-w", ws, "append", "notes.md", "from notes"]
-        append.environment = ProcessInfo.processInfo.environment.merging(["NOTES_PAUSE_AT": "intent-written:0.8"]) { $1 }
-        let stderr = Pipe()
-        append.standardError = stderr
-        append.standardOutput = FileHandle.nullDevice
-        try append.run()
-        Thread.sleep(forTimeInterval: 0.3)
-        let editor = try #require(FileHandle(forWritingAtPath: path))
-        editor.seekToEndOfFile()
-        editor.write(Data("an editor's line\n".utf8))
-        try editor.close()
-        append.waitUntilExit()
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(append.terminationStatus == 0, "\(message)")
+        let append = try runHeld(["-w", ws, "append", "notes.md", "from notes"], at: "intent-written:0.8") {
+            try editorAppends("an editor's line\n", to: path)
+        }
+        #expect(append.status == 0, "\(append.stderr)")
         let text = String(decoding: bytes(path), as: UTF8.self)
         #expect(text.contains("an editor's line\n") && text.hasSuffix("from notes\n"), "\(text)")
         // The editor's version went into history (as the person's) before the append.
@@ -129,22 +144,10 @@ import Testing
         dir.write("ws/.notes/config.yml", "")
         let ws = dir.path + "/ws"
         let path = dir.write("ws/notes.md", "# Notes\n\nfirst line\nsecond line\n")
-        let edit = Process()
-        edit.executableURL = URL(fileURLWithPath: Repository.notesBinary)
-        edit.arguments = ["-w", ws, "edit", "notes.md", "--old", "first line", "--new", "first line, edited"]
-        edit.environment = ProcessInfo.processInfo.environment.merging(["NOTES_PAUSE_AT": "intent-written:0.8"]) { $1 }
-        let stderr = Pipe()
-        edit.standardError = stderr
-        edit.standardOutput = FileHandle.nullDevice
-        try edit.run()
-        Thread.sleep(forTimeInterval: 0.3)
-        let editor = try #require(FileHandle(forWritingAtPath: path))
-        editor.seekToEndOfFile()
-        editor.write(Data("an editor's line\n".utf8))
-        try editor.close()
-        edit.waitUntilExit()
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(edit.terminationStatus == 0, "\(message)")
+        let edit = try runHeld(["-w", ws, "edit", "notes.md", "--old", "first line", "--new", "first line, edited"], at: "intent-written:0.8") {
+            try editorAppends("an editor's line\n", to: path)
+        }
+        #expect(edit.status == 0, "\(edit.stderr)")
         let text = String(decoding: bytes(path), as: UTF8.self)
         #expect(text.contains("first line, edited\nsecond line\nan editor's line\n"), "\(text)")
     }
@@ -164,17 +167,11 @@ import Testing
         let object = ws + "/.notes/history/objects/\(first.prefix(2))/\(first.dropFirst(2))"
         #expect(FileManager.default.fileExists(atPath: object))
         Thread.sleep(forTimeInterval: 2.2)  // every record and object so far is older than gc's cutoff
-        let restore = Process()
-        restore.executableURL = URL(fileURLWithPath: Repository.notesBinary)
-        restore.arguments = ["-w", ws, "restore", "a.txt", "--version", first]
-        restore.environment = ProcessInfo.processInfo.environment.merging(["NOTES_PAUSE_AT": "renamed:1.0"]) { $1 }
-        restore.standardOutput = FileHandle.nullDevice
-        restore.standardError = FileHandle.nullDevice
-        try restore.run()
-        Thread.sleep(forTimeInterval: 0.3)
-        let gc = run(Repository.notesBinary, ["-w", ws, "gc", "--older-than", "1s"])
-        restore.waitUntilExit()
-        #expect(restore.terminationStatus == 0 && gc.status == 0, "\(gc.stderr)")
+        var gc: ProcessResult?
+        let restore = try runHeld(["-w", ws, "restore", "a.txt", "--version", first], at: "renamed:1.0") {
+            gc = run(Repository.notesBinary, ["-w", ws, "gc", "--older-than", "1s"])
+        }
+        #expect(restore.status == 0 && gc?.status == 0, "\(gc?.stderr ?? "")")
         #expect(bytes(ws + "/a.txt") == Array("one\n".utf8))
         #expect(FileManager.default.fileExists(atPath: object), "the file's current version was dropped from history")
         #expect(run(Repository.notesBinary, ["-w", ws, "index", "--check"]).status == 0)
