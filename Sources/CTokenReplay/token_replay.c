@@ -223,9 +223,187 @@ static int replay_tokenize(Fts5Tokenizer *tokenizer, void *context, int flags, c
     return t->module.xTokenize(t->instance, context, flags, text, length, emit);
 }
 
+int notes_fts_functions_register(sqlite3 *db);
+
+// ---- which query terms a row matches ----------------------------------------------------
+
+// `notes_matched(fts)`: a bit mask of the phrases of the MATCH expression that occur in the
+// current row (bit i for phrase i, the first 62 phrases). A plain-words query is an OR of its
+// words, one phrase each, so the mask says which of the words a section holds.
+static void matched_phrases(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result,
+                            int argc, sqlite3_value **argv) {
+    (void)argc;
+    (void)argv;
+    int phrases = api->xPhraseCount(fts);
+    sqlite3_int64 mask = 0;
+    for (int i = 0; i < phrases && i < 62; i++) {
+        Fts5PhraseIter iter;
+        int column = -1, offset = -1;
+        int rc = api->xPhraseFirst(fts, i, &iter, &column, &offset);
+        if (rc != SQLITE_OK) {
+            sqlite3_result_error_code(result, rc);
+            return;
+        }
+        if (column >= 0) mask |= (sqlite3_int64)1 << i;
+    }
+    sqlite3_result_int64(result, mask);
+}
+
 int notes_tokens_register(sqlite3 *db) {
     fts5_api *api = api_of(db);
     if (!api) return SQLITE_ERROR;
     fts5_tokenizer module = {replay_create, replay_delete, replay_tokenize};
-    return api->xCreateTokenizer(api, "notes_replay", api, &module, NULL);
+    int rc = api->xCreateTokenizer(api, "notes_replay", api, &module, NULL);
+    if (rc != SQLITE_OK) return rc;
+    rc = api->xCreateFunction(api, "notes_matched", NULL, matched_phrases, NULL);
+    if (rc != SQLITE_OK) return rc;
+    return notes_fts_functions_register(db);
+}
+
+// ---- a snippet's line, in time linear in the text ---------------------------------------
+
+// FTS5's highlight() marks every match of a column by re-printing its whole output for each
+// one: quadratic in a long line with many matches. `notes_snippet(fts, column, before, after)`
+// finds the first match of the column, tokenizes only as far as the window it shows, and
+// returns "LINE\tCUT_START\tCUT_END\tTEXT": the number of line breaks before the match (LF,
+// CRLF or a lone CR), whether the window starts after / ends before its line's ends, and the
+// window of that line around the match (at most `before` bytes before it and `after` bytes
+// after, cut at UTF-8 character starts) with every match in it marked \x01 … \x02.
+// NULL when the column has no match.
+
+typedef struct {
+    int first, last;  // token positions of a match (a phrase spans several)
+} token_span;
+
+typedef struct {
+    const token_span *matches;  // the column's matches, by first position
+    int count;
+    int next;                   // the next match to look for
+    int position;               // the current token's position
+    int window_end;             // stop once a token starts past this byte (-1: not known yet)
+    int after;                  // the window's end is this many bytes after the first match
+    int open_last;              // the last position of the match being read (-1: none)
+    int open_start;
+    int *starts, *ends;         // byte ranges of the matches found
+    int found;
+} snippet_scan;
+
+static int snippet_token(void *context, int flags, const char *token, int length, int start, int end) {
+    (void)token;
+    (void)length;
+    snippet_scan *s = context;
+    if (flags & FTS5_TOKEN_COLOCATED) return SQLITE_OK;
+    int position = s->position++;
+    if (s->open_last < 0 && s->window_end >= 0 && start > s->window_end) return SQLITE_DONE;
+    while (s->next < s->count && s->matches[s->next].first < position) {
+        // A match starting inside the one being read extends it.
+        if (s->open_last >= 0 && s->matches[s->next].last > s->open_last) s->open_last = s->matches[s->next].last;
+        s->next++;
+    }
+    if (s->next < s->count && s->matches[s->next].first == position) {
+        if (s->open_last < 0) {
+            s->open_start = start;
+            s->open_last = s->matches[s->next].last;
+        } else if (s->matches[s->next].last > s->open_last) {
+            s->open_last = s->matches[s->next].last;
+        }
+        s->next++;
+        while (s->next < s->count && s->matches[s->next].first == position) {
+            if (s->matches[s->next].last > s->open_last) s->open_last = s->matches[s->next].last;
+            s->next++;
+        }
+    }
+    if (s->open_last >= 0 && position >= s->open_last) {
+        s->starts[s->found] = s->open_start;
+        s->ends[s->found] = end;
+        s->found++;
+        s->open_last = -1;
+        if (s->window_end < 0) s->window_end = s->open_start + s->after;
+        if (s->next >= s->count) return SQLITE_DONE;
+    }
+    return SQLITE_OK;
+}
+
+static int compare_spans(const void *a, const void *b) {
+    const token_span *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+static void snippet_line(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result,
+                         int argc, sqlite3_value **argv) {
+    if (argc != 3) {
+        sqlite3_result_error(result, "notes_snippet(fts, column, before, after)", -1);
+        return;
+    }
+    int column = sqlite3_value_int(argv[0]);
+    int before = sqlite3_value_int(argv[1]), after = sqlite3_value_int(argv[2]);
+    const char *text = NULL;
+    int length = 0;
+    int rc = api->xColumnText(fts, column, &text, &length);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    int instances = 0;
+    rc = api->xInstCount(fts, &instances);
+    if (rc != SQLITE_OK) { sqlite3_result_error_code(result, rc); return; }
+    if (instances == 0 || !text || length == 0) { sqlite3_result_null(result); return; }
+    token_span *matches = sqlite3_malloc64(sizeof(token_span) * (sqlite3_uint64)instances + sizeof(int) * 2 * (sqlite3_uint64)instances);
+    if (!matches) { sqlite3_result_error_nomem(result); return; }
+    int *offsets = (int *)(matches + instances);  // room for the byte ranges found
+    int count = 0;
+    for (int i = 0; i < instances; i++) {
+        int phrase = 0, in_column = 0, offset = 0;
+        rc = api->xInst(fts, i, &phrase, &in_column, &offset);
+        if (rc != SQLITE_OK) { sqlite3_free(matches); sqlite3_result_error_code(result, rc); return; }
+        if (in_column != column) continue;
+        int size = api->xPhraseSize(fts, phrase);
+        matches[count].first = offset;
+        matches[count].last = offset + (size > 0 ? size - 1 : 0);
+        count++;
+    }
+    if (count == 0) { sqlite3_free(matches); sqlite3_result_null(result); return; }
+    qsort(matches, (size_t)count, sizeof(token_span), compare_spans);
+    snippet_scan scan = {matches, count, 0, 0, -1, after, -1, 0, offsets, offsets + instances, 0};
+    rc = api->xTokenize(fts, text, length, &scan, snippet_token);
+    if (rc != SQLITE_OK && rc != SQLITE_DONE) { sqlite3_free(matches); sqlite3_result_error_code(result, rc); return; }
+    if (scan.found == 0) { sqlite3_free(matches); sqlite3_result_null(result); return; }
+    int first = scan.starts[0];
+    // The line around it.
+    int line_start = first;
+    while (line_start > 0 && text[line_start - 1] != '\n' && text[line_start - 1] != '\r') line_start--;
+    int line_end = first;
+    while (line_end < length && text[line_end] != '\n' && text[line_end] != '\r') line_end++;
+    int window_start = first - before > line_start ? first - before : line_start;
+    while (window_start > line_start && ((unsigned char)text[window_start] & 0xC0) == 0x80) window_start++;
+    int window_end = first + after < line_end ? first + after : line_end;
+    while (window_end < line_end && window_end > first && ((unsigned char)text[window_end] & 0xC0) == 0x80) window_end--;
+    int lines = 0;
+    for (int i = 0; i < line_start; i++) {
+        if (text[i] == '\n') lines++;
+        else if (text[i] == '\r' && (i + 1 >= length || text[i + 1] != '\n')) lines++;
+    }
+    sqlite3_str *out = sqlite3_str_new(NULL);
+    sqlite3_str_appendf(out, "%d\t%d\t%d\t", lines, window_start > line_start, window_end < line_end);
+    int at = window_start;
+    for (int i = 0; i < scan.found; i++) {
+        int s = scan.starts[i], e = scan.ends[i];
+        if (e <= window_start || s < at) continue;
+        if (s >= window_end) break;
+        if (e > window_end) e = window_end;
+        sqlite3_str_append(out, text + at, s - at);
+        sqlite3_str_appendchar(out, 1, '\x01');
+        sqlite3_str_append(out, text + s, e - s);
+        sqlite3_str_appendchar(out, 1, '\x02');
+        at = e;
+    }
+    if (window_end > at) sqlite3_str_append(out, text + at, window_end - at);
+    sqlite3_free(matches);
+    int out_length = sqlite3_str_length(out);
+    char *bytes = sqlite3_str_finish(out);
+    if (!bytes) { sqlite3_result_error_nomem(result); return; }
+    sqlite3_result_text(result, bytes, out_length, sqlite3_free);
+}
+
+int notes_fts_functions_register(sqlite3 *db) {
+    fts5_api *api = api_of(db);
+    if (!api) return SQLITE_ERROR;
+    return api->xCreateFunction(api, "notes_snippet", NULL, snippet_line, NULL);
 }

@@ -18,6 +18,12 @@ enum FTSExpression {
         return groups.map { $0.count == 1 ? $0[0] : "(" + $0.joined(separator: " OR ") + ")" }.joined(separator: " AND ")
     }
 
+    /// An expression matching a section that holds any of `terms` (a plain-words query):
+    /// phrase i of the expression is term i, as `notes_matched` reports them.
+    static func anyOf(_ terms: [QueryTerm]) -> String {
+        terms.map(render).joined(separator: " OR ")
+    }
+
     /// An expression matching any negative term: files with a matching section are excluded.
     static func exclusion(for terms: [QueryTerm]) -> String? {
         let negatives = terms.filter(\.negated).map { term -> String in

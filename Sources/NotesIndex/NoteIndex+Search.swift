@@ -11,7 +11,14 @@ extension NoteIndex {
     }
 
     func searchOnce(_ query: SearchQuery) throws(NotesError) -> SearchResults {
-        let match = FTSExpression.match(for: query.terms)
+        if query.terms.isEmpty && !query.filters.selectsFiles && query.text.contains(where: { !$0.isWhitespace }) {
+            throw NotesError(.invalidArgument, "the query '\(query.text.prefix(80))' has no words to search for",
+                             hint: "search for a word, a \"phrase\" or a filter such as tag:T")
+        }
+        // A plain-words query matches sections holding any of its significant words and ranks
+        // them by how many they hold; anything else keeps its exact meaning.
+        let plainWords = query.isPlainWords ? query.significantTerms : nil
+        let match = plainWords.map(FTSExpression.anyOf) ?? FTSExpression.match(for: query.terms)
         let limit = max(1, min(query.limit, 10_000))
         let policy = workspace.config.policy
         do {
@@ -37,10 +44,10 @@ extension NoteIndex {
                     let sql = "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
                         + " ORDER BY \(Self.orderClause(query.sort)) LIMIT ?"
                     let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(filterArgs + [limit]))
-                    let hits = rows.map { Self.hit($0, score: 0, snippets: []) }
+                    let hits = rows.map { Self.hit($0, score: nil, snippets: []) }
                     return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
                 }
-                var ranked = try RankedFiles(match: match, db)
+                var ranked = try RankedFiles(match: match, plainWords: plainWords?.count, db)
                 if let hidden, !hidden.isEmpty { ranked.drop(hidden) }
                 if filterSQL != "1" {
                     let allowed = try Set(Int64.fetchAll(db, sql: """
@@ -70,21 +77,37 @@ extension NoteIndex {
                 if query.withSnippets {
                     snippetsBySection = try Self.snippets(sections: page.flatMap { $0.file.sections.map(\.id) }, match: match, db)
                 }
-                let hits = page.map { row, file in
-                    Self.hit(row, score: file.score, snippets: file.sections.compactMap { snippetsBySection[$0.id] })
+                // Scores relative to the best hit of this answer (1 = as good as the best).
+                let best = page.map(\.file.score).min() ?? 0
+                var hits = try page.map { row, file in
+                    var snippets = file.sections.compactMap { snippetsBySection[$0.id] }
+                    if query.withSnippets && snippets.contains(where: { $0.spans.isEmpty }) {
+                        snippets = try Self.matchingSnippets(file: file.id, match: match, db) ?? Array(snippets.prefix(1))
+                    }
+                    return Self.hit(row, score: best < 0 ? file.score / best : 1, snippets: snippets)
                 }
-                return SearchResults(query: query.text, total: ranked.count, hits: hits)
+                var results = SearchResults(query: query.text, total: ranked.count, hits: hits)
+                if let plainWords {
+                    let all: Int64 = (1 << Int64(plainWords.count)) - 1
+                    for (i, (_, file)) in page.enumerated() where file.matched & all != all {
+                        hits[i].missing = plainWords.indices.filter { file.matched & (1 << Int64($0)) == 0 }.map { plainWords[$0].text }
+                    }
+                    results.hits = hits
+                    results.matching = hits.allSatisfy { $0.missing == nil } ? .allWords : .mostWords
+                    results.words = plainWords.map(\.text)
+                }
+                return results
             }
         } catch {
             throw Self.wrap(error)
         }
     }
 
-    static func hit(_ row: Row, score: Double, snippets: [Snippet]) -> SearchHit {
+    static func hit(_ row: Row, score: Double?, snippets: [Snippet]) -> SearchHit {
         SearchHit(
             path: row["path"], title: row["title"],
             kind: DocumentKind(rawValue: row["kind"]) ?? .note,
-            score: (-score * 1000).rounded() / 1000, version: String((row["digest"] as String).prefix(16)),
+            score: score.map { ($0 * 1000).rounded() / 1000 }, version: String((row["digest"] as String).prefix(16)),
             provenance: provenance(row), size: row["size"], snippets: snippets)
     }
 
@@ -112,7 +135,8 @@ extension NoteIndex {
         guard !sections.isEmpty else { return [:] }
         let placeholders = Array(repeating: "?", count: sections.count).joined(separator: ", ")
         let rows = try Row.fetchAll(db, sql: """
-            SELECT fts.rowid AS id, highlight(fts, 3, char(1), char(2)) AS body, highlight(fts, 1, char(1), char(2)) AS heading,
+            SELECT fts.rowid AS id, notes_snippet(fts, 3, \(SnippetBuilder.contextBefore), \(SnippetBuilder.contextAfter)) AS body,
+                   highlight(fts, 1, char(1), char(2)) AS heading, substr(fts.body, 1, 2000) AS opening,
                    s.heading AS section, s.line AS line, s.aligned AS aligned
             FROM fts JOIN sections s ON s.id = fts.rowid
             WHERE fts MATCH ? AND +fts.rowid IN (\(placeholders))
@@ -121,9 +145,23 @@ extension NoteIndex {
         for row in rows {
             result[row["id"]] = SnippetBuilder.snippet(
                 section: row["section"], sectionLine: row["line"], aligned: row["aligned"],
-                highlightedBody: row["body"], highlightedHeading: row["heading"])
+                markedLine: row["body"], highlightedHeading: row["heading"], opening: row["opening"])
         }
         return result
+    }
+
+    /// Snippets from the sections of one file whose text or heading matches (nil when only
+    /// its title or tags do): a title match ranks every section of a file alike, and their
+    /// snippets would otherwise be whichever sections are shortest, with no match in them.
+    static func matchingSnippets(file: Int64, match: String, _ db: Database) throws -> [Snippet]? {
+        let range = IndexSchema.rowIDs(file: file)
+        let ids = try Int64.fetchAll(db, sql: """
+            SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT \(RankedFiles.sectionsPerFile)
+            """, arguments: ["{heading body} : (" + match + ")", range.lowerBound, range.upperBound])
+        guard !ids.isEmpty else { return nil }
+        let snippets = try snippets(sections: ids, match: match, db)
+        let shown = ids.compactMap { snippets[$0] }
+        return shown.isEmpty ? nil : shown
     }
 
     /// How a search leaves out the files the agent may not see.

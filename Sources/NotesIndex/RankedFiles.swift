@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -11,15 +12,51 @@ import GRDBSQLite
 struct RankedFiles {
     struct Section {
         let id: Int64
+        /// The ranking key: lower is better. FTS5's bm25 (negative, better is smaller), or for
+        /// a plain-words query that bm25 weighed by how many of the words the section holds.
         let score: Double
+        /// Which of the query's phrases the section holds (bit i for phrase i); every bit
+        /// unless the query is plain words.
+        let matched: Int64
     }
 
     struct File {
         let id: Int64
-        /// The best (lowest: FTS5's bm25 is negative, better is smaller) section score.
+        /// The best (lowest) section score.
         var score: Double { sections[0].score }
         /// Up to 3 sections, best first.
         var sections: [Section]
+        /// The phrases any of those sections holds.
+        var matched: Int64 { sections.reduce(0) { $0 | $1.matched } }
+    }
+
+    /// How a plain-words query's sections are ranked from their bm25 and the share of the
+    /// query's words they hold.
+    enum PlainWordsRanking: Sendable {
+        /// By how many words first, then bm25.
+        case wordsFirst
+        /// bm25 × (share of the words)^power.
+        case scaled(power: Double)
+        /// bm25 alone (an OR of the words).
+        case bm25
+
+        /// `NOTES_PLAIN_RANKING=words-first|bm25|scaled:P`: a benchmarking knob
+        /// (bench/search_quality.py compares them); the default is the measured best.
+        static let current: PlainWordsRanking = {
+            let text = ProcessInfo.processInfo.environment["NOTES_PLAIN_RANKING"] ?? ""
+            if text == "words-first" { return .wordsFirst }
+            if text == "bm25" { return .bm25 }
+            if text.hasPrefix("scaled:"), let p = Double(text.dropFirst(7)) { return .scaled(power: p) }
+            return .scaled(power: 2)
+        }()
+
+        func key(bm25: Double, matchedWords: Int, of words: Int) -> Double {
+            switch self {
+            case .bm25: return bm25
+            case .wordsFirst: return bm25 - Double(matchedWords) * 1e9
+            case .scaled(let power): return bm25 * pow(Double(matchedWords) / Double(max(words, 1)), power)
+            }
+        }
     }
 
     /// How many sections of a file keep their score (the snippets shown per hit).
@@ -30,11 +67,14 @@ struct RankedFiles {
 
     var count: Int { files.count }
 
-    /// Ranks every section matching `match` (an FTS5 expression).
-    init(match: String, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            SELECT rowid, \(IndexSchema.bm25) FROM fts WHERE fts MATCH ?
-            """)
+    /// Ranks every section matching `match` (an FTS5 expression). With `plainWords`, the
+    /// count of its phrases (an OR of the query's words), sections are ranked by
+    /// ``PlainWordsRanking/current`` from bm25 and how many of the words they hold.
+    init(match: String, plainWords: Int? = nil, _ db: Database) throws {
+        let ranking = PlainWordsRanking.current
+        let statement = try db.cachedStatement(sql: plainWords == nil
+            ? "SELECT rowid, \(IndexSchema.bm25) FROM fts WHERE fts MATCH ?"
+            : "SELECT rowid, \(IndexSchema.bm25), notes_matched(fts) FROM fts WHERE fts MATCH ?")
         try statement.setArguments([match])
         // Raw column reads: a common word matches thousands of sections, and decoding each
         // through GRDB's `Row` cost about a fifth of the ranking (docs/performance.md).
@@ -47,7 +87,14 @@ struct RankedFiles {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
             }
             let id = sqlite3_column_int64(raw, 0)
-            let section = Section(id: id, score: sqlite3_column_double(raw, 1))
+            let bm25 = sqlite3_column_double(raw, 1)
+            let section: Section
+            if let words = plainWords {
+                let mask = sqlite3_column_int64(raw, 2)
+                section = Section(id: id, score: ranking.key(bm25: bm25, matchedWords: mask.nonzeroBitCount, of: words), matched: mask)
+            } else {
+                section = Section(id: id, score: bm25, matched: -1)
+            }
             let fileID = id >> IndexSchema.sectionBits
             // FTS5 returns rows in rowid order, so a file's sections usually arrive together.
             let index: Int

@@ -6,9 +6,10 @@ public struct SearchHit: Sendable, Codable {
     public var path: String
     public var title: String
     public var kind: DocumentKind
-    /// Relevance: larger is better (the negated BM25 of the file's best section); 0 when
-    /// the query has no full-text terms.
-    public var score: Double
+    /// Relevance relative to the best hit of the same answer: 1 for the best, smaller for
+    /// the rest (the ratio of their ranking keys: weighted BM25, times the share of the
+    /// words matched for a plain-words query). Absent when the query has no words to rank by.
+    public var score: Double?
     /// The file's version (SPEC §6.1).
     public var version: String
     /// Effective provenance (SPEC §3.1).
@@ -16,6 +17,9 @@ public struct SearchHit: Sendable, Codable {
     public var size: Int
     /// Up to 3 snippets from the best sections.
     public var snippets: [Snippet]
+    /// For a plain-words query, the words none of the hit's best sections hold (absent when
+    /// they hold every word).
+    public var missing: [String]? = nil
 }
 
 /// A line of a matching section, with its matches marked.
@@ -36,25 +40,44 @@ public struct SearchResults: Sendable, Codable {
     /// How many files match (hits are the first `limit` of them).
     public var total: Int
     public var hits: [SearchHit]
+    /// For a plain-words query: whether every hit holds all the ``words`` or some hits hold
+    /// only some of them (absent for a query with operators, which must match exactly).
+    public var matching: Matching? = nil
+    /// For a plain-words query, the words it ranked by (its common words left out).
+    public var words: [String]? = nil
+
+    public enum Matching: String, Sendable, Codable {
+        case allWords = "all words"
+        case mostWords = "most words"
+    }
 }
 
-/// Builds a ``Snippet`` from FTS5 `highlight()` output, which marks matches with
-/// U+0001 … U+0002 in the section's text.
+/// Builds a ``Snippet`` from the window `notes_snippet()` cuts around a section's first
+/// match (matches marked U+0001 … U+0002), or from FTS5's `highlight()` of its heading.
 enum SnippetBuilder {
     static let open: Unicode.Scalar = "\u{1}"
     static let close: Unicode.Scalar = "\u{2}"
     static let maxLength = 200
+    /// The bytes of the matching line `notes_snippet()` keeps before and after the match:
+    /// enough for ``maxLength`` characters of any script, whatever the line's length.
+    static let contextBefore = 480
+    static let contextAfter = 960
 
-    static func snippet(section: String, sectionLine: Int, aligned: Bool, highlightedBody: String, highlightedHeading: String) -> Snippet {
+    /// - Parameters:
+    ///   - markedLine: `notes_snippet()`'s answer for the body ("LINE\tCUT_START\tCUT_END\tTEXT"),
+    ///     nil when the body holds no match.
+    ///   - opening: the body's first bytes, for a section that matched only by title or tags.
+    static func snippet(section: String, sectionLine: Int, aligned: Bool, markedLine: String?, highlightedHeading: String, opening: String?) -> Snippet {
         let headingText = FTSText.display(highlightedHeading)
-        if let line = firstMarkedLine(highlightedBody) {
-            let utf8 = highlightedBody.utf8
-            let lineStart = utf8.index(utf8.startIndex, offsetBy: line.start)
-            let lineEnd = utf8.index(utf8.startIndex, offsetBy: line.end)
-            let lineOffset = line.number
-            let (text, spans) = clean(highlightedBody[lineStart..<lineEnd].unicodeScalars)
-            let (shown, shownSpans) = window(text, spans)
-            return Snippet(section: section, line: aligned ? sectionLine + lineOffset : sectionLine, text: shown, spans: shownSpans)
+        if let markedLine, let parsed = parse(markedLine) {
+            let (text, spans) = clean(parsed.text.unicodeScalars[...])
+            var (shown, shownSpans) = window(text, spans)
+            if parsed.cutStart && !shown.hasPrefix("…") {
+                shown = "…" + shown
+                shownSpans = shownSpans.map { [$0[0] + 1, $0[1] + 1] }
+            }
+            if parsed.cutEnd && !shown.hasSuffix("…") { shown += "…" }
+            return Snippet(section: section, line: aligned ? sectionLine + parsed.line : sectionLine, text: shown, spans: shownSpans)
         }
         if headingText.unicodeScalars.contains(open) {
             let (text, spans) = clean(headingText.unicodeScalars[...])
@@ -62,8 +85,8 @@ enum SnippetBuilder {
         }
         // The match is in the title or tags: show the section's first line of text.
         var offset = 0
-        for line in highlightedBody.lines() {
-            if !line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+        for line in (opening ?? "").lines() {
+            if !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
                 let (text, _) = clean(line.unicodeScalars[...])
                 let (shown, _) = window(text, [])
                 return Snippet(section: section, line: aligned ? sectionLine + offset : sectionLine, text: shown, spans: [])
@@ -73,25 +96,10 @@ enum SnippetBuilder {
         return Snippet(section: section, line: sectionLine, text: section, spans: [])
     }
 
-    /// The line holding the first match marker: its byte range and how many lines come
-    /// before it. Scans bytes (the markers and newlines are ASCII): sections run to
-    /// kilobytes, and a scalar-by-scalar scan of every snippet's section cost more than
-    /// the SQL that made it (callgrind).
-    static func firstMarkedLine(_ text: String) -> (start: Int, end: Int, number: Int)? {
-        var text = text
-        return text.withUTF8 { bytes -> (start: Int, end: Int, number: Int)? in
-            guard let base = bytes.baseAddress, let found = memchr(base, 0x01, bytes.count) else { return nil }
-            let marker = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            var number = 0
-            var start = 0
-            for i in 0..<marker where bytes[i] == 0x0A {
-                number += 1
-                start = i + 1
-            }
-            var end = marker
-            while end < bytes.count && bytes[end] != 0x0A { end += 1 }
-            return (start, end, number)
-        }
+    private static func parse(_ marked: String) -> (line: Int, cutStart: Bool, cutEnd: Bool, text: Substring)? {
+        let parts = marked.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, let line = Int(parts[0]) else { return nil }
+        return (line, parts[1] == "1", parts[2] == "1", parts[3])
     }
 
     /// Removes markers and CJK separators, trims the line, and returns the spans.

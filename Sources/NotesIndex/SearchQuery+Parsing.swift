@@ -27,16 +27,18 @@ extension SearchQuery {
         for token in QueryTokenizer.tokens(clipped) {
             switch token {
             case .phrase(let phrase, let negated):
+                usesOperators = true
                 add(QueryTerm(text: phrase, form: .phrase, negated: negated || negateNext), or: &orNext)
                 negateNext = false
             case .word(let word):
-                if word == "OR" { orNext = !terms.isEmpty; continue }
-                if word == "AND" { continue }
-                if word == "NOT" { negateNext = true; continue }
+                if word == "OR" { orNext = !terms.isEmpty; usesOperators = true; continue }
+                if word == "AND" { usesOperators = true; continue }
+                if word == "NOT" { negateNext = true; usesOperators = true; continue }
                 var body = Substring(word)
                 var negated = negateNext
                 negateNext = false
                 if body.first == "-" && body.count > 1 { negated = true; body = body.dropFirst() }
+                if negated { usesOperators = true }
                 if let colon = body.firstIndex(of: ":"), colon != body.startIndex {
                     let written = body[..<colon].lowercased()
                     let key = Self.keyAliases[written] ?? written
@@ -45,6 +47,7 @@ extension SearchQuery {
                     if !value.isEmpty && Self.isKeyShaped(key) {
                         if Self.filterKeys.contains(key) {
                             if key == "title" {
+                                usesOperators = true
                                 add(Self.titleTerm(value, negated: negated), or: &orNext)
                             } else {
                                 try applyFilter(key: key, value: value, now: now)

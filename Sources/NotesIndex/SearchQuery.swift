@@ -14,6 +14,23 @@ public struct SearchQuery: Sendable {
     public var limit: Int = 20
     /// Whether hits carry snippets (`notes search -l` needs none: it skips the highlighting).
     public var withSnippets = true
+    /// Whether the text used query syntax (quotes, `-word`, `NOT`, `OR`, `AND`, `title:`):
+    /// such a query keeps its exact meaning and every positive term must match.
+    public var usesOperators = false
+
+    /// Whether the query is a whole question or a bag of plain words (two or more words,
+    /// no operators): it ranks by how many of its words a section matches instead of
+    /// requiring all of them, and its common words (``StopWords``) need not match at all.
+    public var isPlainWords: Bool {
+        !usesOperators && terms.count >= 2 && terms.allSatisfy { !$0.negated && !$0.orWithPrevious && $0.column == nil && $0.form != .phrase }
+    }
+
+    /// The terms a plain-words query ranks by: its words less the common ones (all of them
+    /// when every word is common).
+    public var significantTerms: [QueryTerm] {
+        let kept = terms.filter { !StopWords.contains($0.text) }
+        return kept.isEmpty ? terms : kept
+    }
 
     /// Most terms used from one query; the rest are ignored (guards FTS5 against huge ORs).
     public static let maxTerms = 32
@@ -82,6 +99,14 @@ public struct SearchFilters: Sendable, Equatable {
     public init() {}
 
     public var isEmpty: Bool { self == SearchFilters() }
+
+    /// Whether any filter narrows the files (leaving out protected paths does not count:
+    /// it is a rule of who searches, not part of what was asked).
+    public var selectsFiles: Bool {
+        var asked = self
+        asked.hideProtected = false
+        return !asked.isEmpty
+    }
 }
 
 /// `key:value` on any front-matter key (case-insensitive; list values match any item).

@@ -75,8 +75,12 @@ import Testing
     }
 
     /// The all-SQL formulation (what `search` ran before issue 7's second pass).
-    static func reference(_ query: SearchQuery, _ database: DatabaseQueue) throws -> (total: Int, paths: [String], scores: [Double], sections: [[String]]) {
-        let match = try #require(FTSExpression.match(for: query.terms))
+    static func reference(_ query: SearchQuery, _ database: DatabaseQueue) throws -> (total: Int, paths: [String], scores: [Double?], sections: [[String]]) {
+        let plain = query.isPlainWords ? query.significantTerms : nil
+        let match = try plain.map(FTSExpression.anyOf) ?? #require(FTSExpression.match(for: query.terms))
+        // A plain-words query's key: bm25 × (share of the words held)², the default ranking.
+        let key = plain.map { "\(IndexSchema.bm25) * (popcount(notes_matched(fts)) * 1.0 / \($0.count)) * (popcount(notes_matched(fts)) * 1.0 / \($0.count))" }
+            ?? IndexSchema.bm25
         var (filterSQL, filterArgs) = NoteIndex.filterClause(query.filters, hiding: query.filters.hideProtected ? .askingThePolicy : .nothing)
         if let exclusion = FTSExpression.exclusion(for: query.terms) {
             filterSQL += " AND f.id NOT IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH ?)"
@@ -89,8 +93,11 @@ import Testing
                 Glob(String.fromDatabaseValue(values[0])!).matches(String.fromDatabaseValue(values[1])!)
             })
             db.add(function: DatabaseFunction("notes_protected", argumentCount: 1, pure: true) { _ in false })
+            db.add(function: DatabaseFunction("popcount", argumentCount: 1, pure: true) { values in
+                Int64.fromDatabaseValue(values[0])!.nonzeroBitCount
+            })
             let rows = try Row.fetchAll(db, sql: """
-                WITH r AS MATERIALIZED (SELECT rowid AS sid, rowid >> 24 AS file_id, \(IndexSchema.bm25) AS score FROM fts WHERE fts MATCH ?),
+                WITH r AS MATERIALIZED (SELECT rowid AS sid, rowid >> 24 AS file_id, \(key) AS score FROM fts WHERE fts MATCH ?),
                      k AS (SELECT sid, file_id, score, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY score, sid) AS n FROM r),
                      m AS (SELECT file_id, MIN(score) AS score, group_concat(CASE WHEN n <= 3 THEN sid END) AS best FROM k GROUP BY file_id)
                 SELECT f.path, m.score AS score, m.best AS best, COUNT(*) OVER () AS total
@@ -103,13 +110,32 @@ import Testing
                 // The best sections in (score, id) order; group_concat keeps no order.
                 let ids = ((row["best"] as String?) ?? "").split(separator: ",").compactMap { Int64($0) }
                 let scored = try ids.map { id -> (Double, Int64, String) in
-                    let score = try Double.fetchOne(db, sql: "SELECT \(IndexSchema.bm25) FROM fts WHERE fts MATCH ? AND rowid = ?", arguments: [match, id])!
+                    let score = try Double.fetchOne(db, sql: "SELECT \(key) FROM fts WHERE fts MATCH ? AND rowid = ?", arguments: [match, id])!
                     let heading = try String.fetchOne(db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [id])!
                     return (score, id, heading)
                 }
-                sections.append(scored.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2))
+                // When a best section matches only by title or tags, the snippets come from the
+                // file's sections whose heading or text matches (by rank), or the best one alone.
+                let inText = "{heading body} : (" + match + ")"
+                let allInText = try ids.allSatisfy { id in
+                    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?)", arguments: [inText, id])!
+                }
+                let best = scored.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+                if allInText || !query.withSnippets {
+                    sections.append(best)
+                } else {
+                    let fileID = (row["best"] as String?).flatMap { $0.split(separator: ",").first.flatMap { Int64($0) } }.map { $0 >> 24 } ?? 0
+                    let textIDs = try Int64.fetchAll(db, sql: """
+                        SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT 3
+                        """, arguments: [inText, fileID << 24, (fileID << 24) + (1 << 24) - 1])
+                    let headings = try textIDs.map { try String.fetchOne(db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [$0])! }
+                    sections.append(headings.isEmpty ? Array(best.prefix(1)) : headings)
+                }
             }
-            return (rows.first?["total"] ?? 0, rows.map { $0["path"] }, rows.map { (-($0["score"] as Double) * 1000).rounded() / 1000 }, sections)
+            // Scores relative to the best of the page.
+            let best = rows.map { $0["score"] as Double }.min() ?? 0
+            let scores = rows.map { row -> Double? in ((best < 0 ? (row["score"] as Double) / best : 1) * 1000).rounded() / 1000 }
+            return (rows.first?["total"] ?? 0, rows.map { $0["path"] }, scores, sections)
         }
     }
 }

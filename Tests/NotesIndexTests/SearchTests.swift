@@ -44,7 +44,9 @@ import Testing
         #expect(snippet.spans == [[21, 26]])
         #expect(intro.provenance.createdBy == .agent && intro.provenance.lastModifiedBy == .user)
         #expect(intro.version.count == 16)
-        #expect(results.hits.map(\.score) == results.hits.map(\.score).sorted(by: >))
+        let scores = results.hits.compactMap(\.score)
+        #expect(scores.count == results.hits.count && scores.first == 1)
+        #expect(scores == scores.sorted(by: >) && scores.allSatisfy { $0 > 0 && $0 <= 1 })
     }
 
     /// The MCP server's index reads through a memory map; it must answer exactly as a
@@ -90,10 +92,18 @@ import Testing
 
     @Test func userTextNeverReachesFTS5AsSyntax() throws {
         let index = try fixture.refreshed()
-        for text in ["what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "-", "a AND", "*", "\"\"", "col:x", "(((", "^x", "OR", "NOT",
-                     "a OR", "\u{0}whale", "\"a\"b\"", String(repeating: "(", count: 200), String(repeating: "x OR ", count: 5000), "'", ":", "--x", "title:", "12:30"] {
+        for text in ["what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "a AND", "col:x", "^x",
+                     "a OR", "\u{0}whale", "\"a\"b\"", String(repeating: "x OR ", count: 5000), "--x", "title:", "12:30"] {
             #expect(throws: Never.self, "\(text.prefix(30))") { _ = try fixture.search(text, index) }
         }
+        // Text with no searchable word is an error, never a list of every document.
+        for text in ["-", "*", "\"\"", "(((", "OR", "NOT", "***", "!!!", String(repeating: "(", count: 200), "'", ":"] {
+            let error = #expect(throws: NotesError.self, "\(text.prefix(30))") { _ = try fixture.search(text, index) }
+            #expect(error?.code == .invalidArgument, "\(text.prefix(30))")
+        }
+        // An empty query and a filter alone still list documents.
+        #expect(try fixture.search("", index).total > 0)
+        #expect(try fixture.search("   ", index).total > 0)
         #expect(try fixture.search("current.md", index).hits.map(\.path) == ["context.md"])
         #expect(try fixture.search("foo-bar", index).hits.map(\.path) == ["context.md"])
     }

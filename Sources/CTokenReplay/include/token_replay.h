@@ -38,7 +38,11 @@ typedef struct {
 /// FTS5's token callback: context, flags, token, token length, start and end byte offsets.
 typedef int (*notes_token_callback)(void *context, int flags, const char *token, int length, int start, int end);
 
-/// Registers the `notes_replay` tokenizer on a connection (every connection that opens the index).
+/// Registers the `notes_replay` tokenizer on a connection (every connection that opens the
+/// index), and the auxiliary function `notes_matched(fts)`: a bit mask of the phrases of the
+/// MATCH expression that occur in the row (bit i for phrase i); and `notes_snippet(fts,
+/// column, before, after)`: the line of a column's first match, windowed, its matches marked
+/// (see token_replay.c), in time linear in the text where FTS5's highlight() is quadratic.
 /// Returns an SQLite result code.
 int notes_tokens_register(sqlite3 *db);
 

@@ -112,6 +112,9 @@ extension NotesCommand {
                 return Terminal.write(results.hits.map { template.render(Self.fields($0)) + "\n" }.joined())
             }
             var out = ""
+            if results.matching == .mostWords, let words = results.words {
+                out += Terminal.style("Not every hit has all of: \(words.joined(separator: " ")); ranked by how many they have.", .dim) + "\n\n"
+            }
             for (i, hit) in results.hits.enumerated() {
                 if i > 0 && !(hit.snippets.isEmpty && results.hits[i - 1].snippets.isEmpty) { out += "\n" }
                 out += HitRenderer.header(hit) + "\n"
@@ -133,7 +136,7 @@ extension NotesCommand {
         static func fields(_ hit: SearchHit) -> [String: String] {
             let first = hit.snippets.first
             return [
-                "path": hit.path, "title": hit.title, "kind": hit.kind.rawValue, "score": String(hit.score),
+                "path": hit.path, "title": hit.title, "kind": hit.kind.rawValue, "score": hit.score.map { String($0) } ?? "",
                 "version": hit.version, "size": String(hit.size),
                 "created_by": hit.provenance.createdBy?.rawValue ?? "", "created_at": hit.provenance.createdAt ?? "",
                 "last_modified_by": hit.provenance.lastModifiedBy?.rawValue ?? "", "last_modified_at": hit.provenance.lastModifiedAt ?? "",
@@ -150,6 +153,7 @@ enum HitRenderer {
         var line = Terminal.style(hit.path, .magenta)
         if hit.title != DocumentParser.fileTitle(hit.path) { line += "  " + Terminal.style(hit.title, .bold) }
         line += "  " + Terminal.style(provenance(hit.provenance), .dim)
+        if let missing = hit.missing { line += "  " + Terminal.style("missing: " + missing.joined(separator: " "), .dim) }
         return line
     }
 
