@@ -16,10 +16,12 @@ import NotesDocuments
 ///   are one range and need no index on `file_id` for the per-file deletes.
 /// - `files.hidden`: whether the agent's policy hides the file (``HiddenFiles``).
 /// - `folders`: each folder's stamp from the last walk that listed it (``FolderStamps``).
+/// - `chunks`: each section's passages and their embedding vectors (``NoteIndex/embedPending(with:progress:shouldStop:)``);
+///   `meta.embedding_model` names the model they came from.
 enum IndexSchema {
     /// Bump to rebuild every existing index (the cache is re-derived from the files). The
     /// parser's version is part of it: a parsing change also rebuilds.
-    static let version = "8.\(DocumentParser.version)"
+    static let version = "9.\(DocumentParser.version)"
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
@@ -84,6 +86,12 @@ enum IndexSchema {
             CREATE TABLE links (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
             CREATE TABLE diagnostics (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
             CREATE TABLE folders (path TEXT PRIMARY KEY, inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL) WITHOUT ROWID;
+            -- A section's passages and their vectors (NoteIndex+Embedding): current while
+            -- section_digest is the section's fts_digest; a NULL vector marks a section
+            -- with nothing to embed.
+            CREATE TABLE chunks (id INTEGER PRIMARY KEY, section_id INTEGER NOT NULL, section_digest INTEGER NOT NULL,
+                                 ordinal INTEGER NOT NULL, line INTEGER NOT NULL, vector BLOB);
+            CREATE INDEX chunks_by_section ON chunks(section_id);
             CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = '\(TokenReplay.tokenizer)');
             -- Partial: holds only the few hidden files, so it costs nothing to keep during a
             -- bulk load (built afterwards it was a scan of every files row).

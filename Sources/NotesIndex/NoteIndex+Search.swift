@@ -21,6 +21,30 @@ extension NoteIndex {
         let match = plainWords.map(FTSExpression.anyOf) ?? FTSExpression.match(for: query.terms)
         let limit = max(1, min(query.limit, 10_000))
         let policy = workspace.config.policy
+        // Which sides run: meaning too when a model is at hand and vectors exist.
+        var mode = SearchMode.lexical
+        var queryVector: [Float]?
+        var coverage: SemanticCoverage?
+        if query.mode != .lexical, match != nil || query.mode == .semantic, !query.semanticText.isEmpty {
+            if let embedder = query.embedder {
+                let known = try semanticCoverage()
+                coverage = known
+                if known.embeddedFiles > 0 && known.model == embedder.identifier {
+                    do {
+                        queryVector = try embedder.embed([query.semanticText]).first
+                    } catch {
+                        throw NotesError(.internal, "cannot embed the query: \(error)")
+                    }
+                    mode = query.mode ?? .hybrid
+                }
+            }
+            if query.mode == .semantic && queryVector == nil {
+                throw NotesError(.invalidArgument, query.embedder == nil
+                                    ? "semantic search needs the embedding model, which is not installed"
+                                    : "no passages are embedded yet, so nothing can be found by meaning",
+                                 hint: query.embedder == nil ? "run `notes model install`, or search with --mode lexical" : "run `notes index` to embed the workspace")
+            }
+        }
         do {
             return try pool.read { db in
                 // Files the agent may not see: usually none, read from their flags; the
@@ -47,55 +71,78 @@ extension NoteIndex {
                     let hits = rows.map { Self.hit($0, score: nil, snippets: []) }
                     return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
                 }
-                var ranked = try RankedFiles(match: match, plainWords: plainWords?.count, db)
+                var ranked = mode == .semantic ? RankedFiles() : try RankedFiles(match: match, plainWords: plainWords?.count, db)
                 if let hidden, !hidden.isEmpty { ranked.drop(hidden) }
                 if filterSQL != "1" {
-                    let allowed = try Set(Int64.fetchAll(db, sql: """
-                        SELECT f.id FROM files f WHERE f.id IN (SELECT value FROM json_each(?)) AND \(filterSQL)
-                        """, arguments: StatementArguments([ranked.idsJSON] + filterArgs)))
-                    ranked.keep(allowed)
+                    ranked.keep(try Self.allowed(ranked.files.map(\.id), filterSQL, filterArgs, db))
                 }
-                var page: [(row: Row, file: RankedFiles.File)] = []
+                // The meaning side: the files whose passages are nearest the query's vector.
+                var nearest: [Int64: (rank: Int, passage: PassageMatch)] = [:]
+                if let queryVector {
+                    let table = try vectors(db)
+                    var found = try Self.current(table.bestPerFile(queryVector, limit: Self.semanticDepth), table, db)
+                    if let hidden, !hidden.isEmpty { found.removeAll { hidden.contains($0.file) } }
+                    if filterSQL != "1" {
+                        let allowed = try Self.allowed(found.map(\.file), filterSQL, filterArgs, db)
+                        found.removeAll { !allowed.contains($0.file) }
+                    }
+                    let floor: Float = mode == .semantic ? -1 : Self.meaningOnlyFloor
+                    for (rank, passage) in found.enumerated() where passage.similarity >= floor || ranked.file(passage.file) != nil {
+                        nearest[passage.file] = (rank, passage)
+                    }
+                }
+                let order = Self.fused(ranked, nearest, mode: mode, wordsFirst: plainWords == nil)
+                var page: [(row: Row, entry: FusedEntry)] = []
                 if query.sort == .relevance {
-                    // Rows only for the best files (and any tied with the last of them), then
-                    // ordered by score and path like the rest of the results.
-                    let best = ranked.best(limit)
+                    let best = Array(order.prefix(limit))
                     let rows = try Row.fetchAll(db, sql: "SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))",
-                                                arguments: [RankedFiles.json(best.map(\.id))])
-                    let byID = Dictionary(uniqueKeysWithValues: best.map { ($0.id, $0) })
+                                                arguments: [RankedFiles.json(best.map(\.file))])
+                    let byID = Dictionary(uniqueKeysWithValues: best.map { ($0.file, $0) })
                     page = rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
-                    page.sort { ($0.file.score, $0.row["path"] as String) < ($1.file.score, $1.row["path"] as String) }
-                    page = Array(page.prefix(limit))
+                    page.sort { ($0.entry.key, $0.row["path"] as String) < ($1.entry.key, $1.row["path"] as String) }
                 } else {
+                    let byID = Dictionary(uniqueKeysWithValues: order.map { ($0.file, $0) })
                     let rows = try Row.fetchAll(db, sql: """
                         SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))
                         ORDER BY \(Self.orderClause(query.sort)) LIMIT ?
-                        """, arguments: [ranked.idsJSON, limit])
-                    page = rows.compactMap { row in ranked.file(row["id"]).map { (row, $0) } }
+                        """, arguments: [RankedFiles.json(order.map(\.file)), limit])
+                    page = rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
                 }
                 var snippetsBySection: [Int64: Snippet] = [:]
                 if query.withSnippets {
-                    snippetsBySection = try Self.snippets(sections: page.flatMap { $0.file.sections.map(\.id) }, match: match, db)
+                    snippetsBySection = try Self.snippets(sections: page.flatMap { $0.entry.words?.sections.map(\.id) ?? [] }, match: match, db)
                 }
                 // Scores relative to the best hit of this answer (1 = as good as the best).
-                let best = page.map(\.file.score).min() ?? 0
-                var hits = try page.map { row, file in
-                    var snippets = file.sections.compactMap { snippetsBySection[$0.id] }
-                    if query.withSnippets && snippets.contains(where: { $0.spans.isEmpty }) {
-                        snippets = try Self.matchingSnippets(file: file.id, match: match, db) ?? Array(snippets.prefix(1))
+                let best = page.map(\.entry.key).min() ?? 0
+                var hits = try page.map { row, entry in
+                    var snippets: [Snippet] = []
+                    if query.withSnippets {
+                        if let file = entry.words {
+                            snippets = file.sections.compactMap { snippetsBySection[$0.id] }
+                            if snippets.contains(where: { $0.spans.isEmpty }) {
+                                snippets = try Self.matchingSnippets(file: file.id, match: match, db) ?? Array(snippets.prefix(1))
+                            }
+                        } else if let meaning = entry.meaning {
+                            snippets = try Self.passageSnippet(meaning, db).map { [$0] } ?? []
+                        }
                     }
-                    return Self.hit(row, score: best < 0 ? file.score / best : 1, snippets: snippets)
+                    var hit = Self.hit(row, score: best < 0 ? entry.key / best : 1, snippets: snippets)
+                    if queryVector != nil { hit.matchedBy = entry.words == nil ? .meaning : entry.meaning == nil ? .words : .both }
+                    return hit
                 }
-                var results = SearchResults(query: query.text, total: ranked.count, hits: hits)
+                var results = SearchResults(query: query.text, total: order.count, hits: hits)
+                results.mode = mode
                 if let plainWords {
                     let all: Int64 = (1 << Int64(plainWords.count)) - 1
-                    for (i, (_, file)) in page.enumerated() where file.matched & all != all {
+                    for (i, (_, entry)) in page.enumerated() {
+                        guard let file = entry.words, file.matched & all != all else { continue }
                         hits[i].missing = plainWords.indices.filter { file.matched & (1 << Int64($0)) == 0 }.map { plainWords[$0].text }
                     }
                     results.hits = hits
-                    results.matching = hits.allSatisfy { $0.missing == nil } ? .allWords : .mostWords
+                    results.matching = hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning } ? .allWords : .mostWords
                     results.words = plainWords.map(\.text)
                 }
+                if mode != .lexical { results.semantic = coverage }
                 return results
             }
         } catch {
@@ -148,6 +195,105 @@ extension NoteIndex {
                 markedLine: row["body"], highlightedHeading: row["heading"], opening: row["opening"])
         }
         return result
+    }
+
+    /// How many files the meaning side ranks before fusion.
+    static let semanticDepth = 100
+    /// The least cosine similarity for a file found only by meaning to be listed: below it
+    /// a passage is about something else (all-MiniLM-L6-v2 puts unrelated texts near 0–0.2).
+    static let meaningOnlyFloor: Float = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_MEANING_FLOOR"], let value = Float(text) { return value }
+        return 0.35
+    }()
+    /// Reciprocal rank fusion's constant: a file's fused score is Σ 1/(k + rank) over the sides.
+    static let fusionK: Double = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_K"], let value = Double(text) { return value }
+        return 60
+    }()
+
+    /// A file's best passage for the query's vector.
+    struct PassageMatch {
+        let file: Int64
+        let section: Int64
+        let line: Int
+        let similarity: Float
+    }
+
+    /// One file of a ranked answer: its ranking key (lower is better) and what found it.
+    struct FusedEntry {
+        let file: Int64
+        let key: Double
+        let words: RankedFiles.File?
+        let meaning: PassageMatch?
+    }
+
+    /// The passages whose section still has the text they were embedded from.
+    static func current(_ matches: [VectorTable.Match], _ table: VectorTable, _ db: Database) throws -> [PassageMatch] {
+        guard !matches.isEmpty else { return [] }
+        let ids = matches.map { table.sectionIDs[$0.row] }
+        var digests: [Int64: Int64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, fts_digest FROM sections WHERE id IN (SELECT value FROM json_each(?))",
+                                    arguments: [RankedFiles.json(ids)]) {
+            digests[row["id"]] = row["fts_digest"]
+        }
+        return matches.compactMap { match in
+            let section = table.sectionIDs[match.row]
+            guard digests[section] == table.digests[match.row] else { return nil }
+            return PassageMatch(file: section >> IndexSchema.sectionBits, section: section, line: Int(table.lines[match.row]), similarity: match.similarity)
+        }
+    }
+
+    /// The files of `ids` that pass the filters.
+    static func allowed(_ ids: [Int64], _ filterSQL: String, _ filterArgs: [(any DatabaseValueConvertible)?], _ db: Database) throws -> Set<Int64> {
+        try Set(Int64.fetchAll(db, sql: """
+            SELECT f.id FROM files f WHERE f.id IN (SELECT value FROM json_each(?)) AND \(filterSQL)
+            """, arguments: StatementArguments([RankedFiles.json(ids)] + filterArgs)))
+    }
+
+    /// The answer's order. Words alone: by the words' key. Meaning alone: by similarity.
+    /// Both: reciprocal rank fusion; with `wordsFirst` (a single word or a query with
+    /// operators) the files holding the words come first and meaning reorders them, so
+    /// `notes search whale` still lists the files that say "whale" before the rest.
+    static func fused(_ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)], mode: SearchMode, wordsFirst: Bool) -> [FusedEntry] {
+        var entries: [FusedEntry] = []
+        if nearest.isEmpty {
+            entries = ranked.files.map { FusedEntry(file: $0.id, key: $0.score, words: $0, meaning: nil) }
+        } else if mode == .semantic {
+            entries = nearest.values.map { FusedEntry(file: $0.passage.file, key: -Double($0.passage.similarity), words: nil, meaning: $0.passage) }
+        } else {
+            let byWords = ranked.files.sorted { ($0.score, $0.id) < ($1.score, $1.id) }
+            var seen = Set<Int64>()
+            for (rank, file) in byWords.enumerated() {
+                let meaning = nearest[file.id]
+                var fused = 1 / (fusionK + Double(rank + 1))
+                if let meaning { fused += 1 / (fusionK + Double(meaning.rank + 1)) }
+                entries.append(FusedEntry(file: file.id, key: -fused - (wordsFirst ? 1 : 0), words: file, meaning: meaning?.passage))
+                seen.insert(file.id)
+            }
+            for (file, meaning) in nearest where !seen.contains(file) {
+                entries.append(FusedEntry(file: file, key: -1 / (fusionK + Double(meaning.rank + 1)), words: nil, meaning: meaning.passage))
+            }
+        }
+        entries.sort { ($0.key, $0.file) < ($1.key, $1.file) }
+        return entries
+    }
+
+    /// A file found by meaning alone: the first line of its best passage.
+    static func passageSnippet(_ passage: PassageMatch, _ db: Database) throws -> Snippet? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT substr(fts.body, 1, 200000) AS body, s.heading AS section, s.line AS line, s.aligned AS aligned
+            FROM fts JOIN sections s ON s.id = fts.rowid WHERE fts.rowid = ?
+            """, arguments: [passage.section]) else { return nil }
+        let body = FTSText.display(row["body"] as String)
+        let lines = body.lines()
+        var n = min(passage.line, lines.count)
+        while n < lines.count && lines[n].allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { n += 1 }
+        let section: String = row["section"]
+        guard n < lines.count else { return Snippet(section: section, line: row["line"], text: section, spans: []) }
+        let (text, _) = SnippetBuilder.clean(lines[n].unicodeScalars[...])
+        let (shown, _) = SnippetBuilder.window(text, [])
+        let aligned: Bool = row["aligned"]
+        return Snippet(section: section, line: aligned ? (row["line"] as Int) + n : row["line"], text: shown, spans: [])
     }
 
     /// Snippets from the sections of one file whose text or heading matches (nil when only

@@ -50,6 +50,8 @@ public final class NoteIndex: Sendable {
     /// The layout snapshot whose stats started when the index was opened, until the first
     /// whole-workspace refresh takes it (``knownFromSnapshot(stampRules:)``).
     let pendingLayout: Locked<PendingLayout?>
+    /// The stored vectors as last read, for a long-lived process's searches (``VectorTable``).
+    let vectorCache = Locked<VectorTable?>(nil)
 
     /// Where the database file is.
     public var databasePath: String { directory + "/" + Self.databaseFileName }

@@ -67,6 +67,9 @@ struct RankedFiles {
 
     var count: Int { files.count }
 
+    /// No files (a search by meaning alone).
+    init() {}
+
     /// Ranks every section matching `match` (an FTS5 expression). With `plainWords`, the
     /// count of its phrases (an OR of the query's words), sections are ranked by
     /// ``PlainWordsRanking/current`` from bm25 and how many of the words they hold.

@@ -20,6 +20,22 @@ public struct SearchHit: Sendable, Codable {
     /// For a plain-words query, the words none of the hit's best sections hold (absent when
     /// they hold every word).
     public var missing: [String]? = nil
+    /// What found the file when the search ran by meaning too (absent for words alone).
+    public var matchedBy: MatchedBy? = nil
+
+    public enum MatchedBy: String, Sendable, Codable {
+        /// Its words only.
+        case words
+        /// A passage near the query in meaning, without the words.
+        case meaning
+        /// Both.
+        case both
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, title, kind, score, version, provenance, size, snippets, missing
+        case matchedBy = "matched_by"
+    }
 }
 
 /// A line of a matching section, with its matches marked.
@@ -45,6 +61,10 @@ public struct SearchResults: Sendable, Codable {
     public var matching: Matching? = nil
     /// For a plain-words query, the words it ranked by (its common words left out).
     public var words: [String]? = nil
+    /// The sides that answered.
+    public var mode: SearchMode = .lexical
+    /// How many files have passage vectors, when the meaning side ran or could have.
+    public var semantic: SemanticCoverage? = nil
 
     public enum Matching: String, Sendable, Codable {
         case allWords = "all words"

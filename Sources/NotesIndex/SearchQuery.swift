@@ -14,6 +14,18 @@ public struct SearchQuery: Sendable {
     public var limit: Int = 20
     /// Whether hits carry snippets (`notes search -l` needs none: it skips the highlighting).
     public var withSnippets = true
+    /// Which sides answer: nil means by words and by meaning when vectors and a model are
+    /// at hand, else by words.
+    public var mode: SearchMode?
+    /// The model that turns the query into a vector (nil: search by words only).
+    public var embedder: (any TextEmbedder)?
+
+    /// The text the meaning side embeds: the query's positive words and phrases, without
+    /// filters and operators.
+    public var semanticText: String {
+        terms.filter { !$0.negated }.map(\.text).joined(separator: " ")
+    }
+
     /// Whether the text used query syntax (quotes, `-word`, `NOT`, `OR`, `AND`, `title:`):
     /// such a query keeps its exact meaning and every positive term must match.
     public var usesOperators = false
@@ -163,6 +175,16 @@ public struct DateFilter: Sendable, Equatable {
         default: return nil
         }
     }
+}
+
+/// Which sides of the index answer a search (`--mode`).
+public enum SearchMode: String, Sendable, Codable, CaseIterable {
+    /// By words (FTS5, bm25).
+    case lexical
+    /// By meaning (passage vectors).
+    case semantic
+    /// Both, fused by reciprocal rank.
+    case hybrid
 }
 
 /// Result order (`--sort`).

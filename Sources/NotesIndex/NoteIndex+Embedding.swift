@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import NotesCore
+
+/// How far embedding has got: sections and files with current vectors.
+public struct SemanticCoverage: Sendable, Codable, Equatable {
+    /// Indexed files with vectors for every section.
+    public var embeddedFiles: Int
+    /// Indexed files.
+    public var files: Int
+    /// The model the vectors came from (nil: none yet).
+    public var model: String?
+
+    public var isComplete: Bool { embeddedFiles >= files }
+
+    enum CodingKeys: String, CodingKey {
+        case embeddedFiles = "embedded_files", files, model
+    }
+}
+
+/// Progress of an embedding pass, for a progress bar.
+public struct EmbeddingProgress: Sendable {
+    /// Sections embedded so far in this pass, and how many needed it when the pass began.
+    public var sectionsDone: Int
+    public var sectionsTotal: Int
+    /// Passages embedded so far in this pass.
+    public var chunks: Int
+}
+
+extension NoteIndex {
+    /// Sections embedded per transaction: a pass killed mid-way keeps everything committed
+    /// and the next pass continues from there.
+    static let sectionsPerCommit = 8
+
+    /// Embeds every section that has no current vectors (new, edited, or made under another
+    /// model), smallest files first so that coverage grows fastest, and drops the vectors of
+    /// sections that changed or are gone. Reads the texts from the index itself, so it runs
+    /// after a refresh and never reads the workspace. Returns the number of passages embedded.
+    ///
+    /// Safe beside searches and refreshes in other processes: each batch is one short write
+    /// transaction, and a batch whose section changed meanwhile is not stored.
+    @discardableResult
+    public func embedPending(with embedder: any TextEmbedder, progress: (EmbeddingProgress) -> Void = { _ in },
+                             shouldStop: () -> Bool = { false }) throws(NotesError) -> Int {
+        do {
+            let pool = try self.pool
+            try pool.write { db in
+                let stored = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
+                if stored != embedder.identifier {
+                    try db.execute(sql: "DELETE FROM chunks")
+                    try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('embedding_model', ?)", arguments: [embedder.identifier])
+                }
+                try VectorTable.renewGeneration(db)
+                try db.execute(sql: """
+                    DELETE FROM chunks WHERE NOT EXISTS
+                        (SELECT 1 FROM sections s WHERE s.id = chunks.section_id AND s.fts_digest = chunks.section_digest)
+                    """)
+            }
+            let pending = try pool.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT s.id AS id, s.fts_digest AS digest FROM sections s JOIN files f ON f.id = (s.id >> \(IndexSchema.sectionBits))
+                    WHERE f.indexed = 1 AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id)
+                    ORDER BY f.size, s.id
+                    """).map { (id: $0["id"] as Int64, digest: $0["digest"] as Int64) }
+            }
+            var done = 0, embedded = 0
+            progress(EmbeddingProgress(sectionsDone: 0, sectionsTotal: pending.count, chunks: 0))
+            var start = 0
+            while start < pending.count {
+                if shouldStop() { break }
+                let batch = pending[start..<min(pending.count, start + Self.sectionsPerCommit)]
+                start += batch.count
+                let texts = try pool.read { db in
+                    try batch.map { section -> [TextChunks.Chunk] in
+                        guard let row = try Row.fetchOne(db, sql: "SELECT title, heading, body FROM fts WHERE rowid = ?", arguments: [section.id]) else { return [] }
+                        return TextChunks.chunks(title: FTSText.display(row["title"]), heading: FTSText.display(row["heading"]),
+                                                 body: FTSText.display(row["body"]))
+                    }
+                }
+                let vectors = try embedder.embed(texts.flatMap { $0.map(\.text) })
+                var next = 0
+                try pool.write { db in
+                    for (section, chunks) in zip(batch, texts) {
+                        let current = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sections WHERE id = ? AND fts_digest = ?)",
+                                                        arguments: [section.id, section.digest]) ?? false
+                        let already = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chunks WHERE section_id = ?)", arguments: [section.id]) ?? false
+                        defer { next += chunks.count }
+                        guard current && !already else { continue }
+                        if chunks.isEmpty {
+                            try db.execute(sql: "INSERT INTO chunks (section_id, section_digest, ordinal, line, vector) VALUES (?, ?, 0, 0, NULL)",
+                                           arguments: [section.id, section.digest])
+                        }
+                        for (ordinal, chunk) in chunks.enumerated() {
+                            try db.execute(sql: "INSERT INTO chunks (section_id, section_digest, ordinal, line, vector) VALUES (?, ?, ?, ?, ?)",
+                                           arguments: [section.id, section.digest, ordinal, chunk.line, VectorTable.encode(vectors[next + ordinal])])
+                        }
+                    }
+                    try VectorTable.renewGeneration(db)
+                }
+                done += batch.count
+                embedded += vectors.count
+                progress(EmbeddingProgress(sectionsDone: done, sectionsTotal: pending.count, chunks: embedded))
+            }
+            return embedded
+        } catch let error as NotesError {
+            throw error
+        } catch {
+            throw Self.wrap(error)
+        }
+    }
+
+    /// How many indexed files have vectors for every section.
+    public func semanticCoverage() throws(NotesError) -> SemanticCoverage {
+        do {
+            return try pool.read { db in
+                let files = try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
+                // Files with vectors (a file edited since keeps its old ones until the next
+                // pass, and counts: its search by meaning skips the changed sections).
+                let embedded = try Int.fetchOne(db, sql: "SELECT count(DISTINCT section_id >> \(IndexSchema.sectionBits)) FROM chunks") ?? 0
+                let model = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
+                return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model)
+            }
+        } catch {
+            throw Self.wrap(error)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// Splits a section into the passages that get one vector each: the model reads at most
+/// ~256 word pieces, so a long section becomes overlapping windows of words, each with the
+/// document's title and the section's heading in front (they say what the passage is about).
+enum TextChunks {
+    /// One passage: its text as embedded, and the line of the section it starts on (0-based).
+    struct Chunk: Equatable {
+        let text: String
+        let line: Int
+    }
+
+    /// Words per passage: ~256 word pieces of English prose, less room for title and heading.
+    static let wordsPerChunk = 160
+    /// Words repeated at the start of the next passage, so no sentence is only ever cut.
+    static let overlap = 32
+    /// Passages kept per section: a long chapter is embedded by its first ones (the rest is
+    /// still found by its words).
+    static let maxChunksPerSection = 8
+    /// Characters counted as one word in text without spaces (CJK), where a "word" can be a
+    /// whole sentence.
+    static let charactersPerWord = 2
+
+    static func chunks(title: String, heading: String, body: String) -> [Chunk] {
+        // Words with the line each starts on.
+        var words: [(text: Substring, line: Int)] = []
+        var line = 0
+        for (n, text) in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).enumerated() {
+            line = n
+            for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+                if word.count > 2 * wordsPerChunk {
+                    // Unspaced text: cut into pieces that count as words of their own.
+                    var rest = word[...]
+                    while !rest.isEmpty {
+                        let piece = rest.prefix(charactersPerWord * 8)
+                        words.append((piece, line))
+                        rest = rest.dropFirst(piece.count)
+                    }
+                } else {
+                    words.append((word, line))
+                }
+            }
+        }
+        let prefix = [title, heading == title ? "" : heading].filter { !$0.isEmpty }.joined(separator: " — ")
+        guard !words.isEmpty else {
+            return prefix.isEmpty ? [] : [Chunk(text: prefix, line: 0)]
+        }
+        var result: [Chunk] = []
+        var start = 0
+        while start < words.count && result.count < maxChunksPerSection {
+            let end = min(words.count, start + wordsPerChunk)
+            let passage = words[start..<end].map(\.text).joined(separator: " ")
+            result.append(Chunk(text: prefix.isEmpty ? passage : prefix + "\n" + passage, line: words[start].line))
+            if end == words.count { break }
+            start = end - overlap
+        }
+        return result
+    }
+}

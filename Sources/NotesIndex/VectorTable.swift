@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+
+/// The stored passage vectors, decoded for brute-force nearest-neighbour search: one dot
+/// product per passage, which at the sizes a notes folder reaches (tens of thousands of
+/// passages) costs a few milliseconds, needs no approximate index and is exact.
+///
+/// Vectors are stored as 8-bit integers with one scale per vector (a quarter of the bytes of
+/// floats; cosine similarities move by about 0.001). A long-lived process keeps the decoded
+/// table while `meta.chunks_generation` (renewed by every write to `chunks`) is unchanged.
+struct VectorTable: Sendable {
+    let generation: String
+    let dimensions: Int
+    let sectionIDs: [Int64]
+    let digests: [Int64]
+    let lines: [Int32]
+    /// Row-major, `dimensions` floats per passage.
+    let values: [Float]
+
+    var count: Int { sectionIDs.count }
+
+    /// `[Float32 scale][Int8 × dimensions]`.
+    static func encode(_ vector: [Float]) -> Data {
+        let largest = vector.reduce(0) { max($0, abs($1)) }
+        let scale: Float = largest > 0 ? largest / 127 : 1
+        var data = Data(capacity: 4 + vector.count)
+        withUnsafeBytes(of: scale.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        for value in vector {
+            data.append(UInt8(bitPattern: Int8(max(-127, min(127, (value / scale).rounded())))))
+        }
+        return data
+    }
+
+    static func decode(_ data: Data, into values: inout [Float]) -> Int? {
+        guard data.count > 4 else { return nil }
+        return data.withUnsafeBytes { raw -> Int in
+            let scale = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+            let bytes = raw.bindMemory(to: Int8.self)
+            for i in 4..<bytes.count { values.append(Float(bytes[i]) * scale) }
+            return bytes.count - 4
+        }
+    }
+
+    static func renewGeneration(_ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('chunks_generation', hex(randomblob(8)))")
+    }
+
+    static func generation(_ db: Database) throws -> String {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'chunks_generation'") ?? ""
+    }
+
+    /// Every stored vector (current or not: a search checks the sections it keeps).
+    static func load(_ db: Database) throws -> VectorTable {
+        let generation = try generation(db)
+        var sectionIDs: [Int64] = [], digests: [Int64] = [], lines: [Int32] = [], values: [Float] = []
+        var dimensions = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT section_id, section_digest, line, vector FROM chunks WHERE vector IS NOT NULL")
+        while let row = try rows.next() {
+            guard let data = row["vector"] as Data? else { continue }
+            let before = values.count
+            guard let n = decode(data, into: &values), dimensions == 0 || n == dimensions else {
+                values.removeSubrange(before...)
+                continue
+            }
+            dimensions = n
+            sectionIDs.append(row["section_id"])
+            digests.append(row["section_digest"])
+            lines.append(Int32(clamping: row["line"] as Int))
+        }
+        return VectorTable(generation: generation, dimensions: dimensions, sectionIDs: sectionIDs, digests: digests, lines: lines, values: values)
+    }
+
+    /// One passage's match: its index in the table and its cosine similarity to the query.
+    struct Match {
+        let row: Int
+        let similarity: Float
+    }
+
+    /// The best passage of each file, best files first (at most `limit` files).
+    func bestPerFile(_ query: [Float], limit: Int) -> [Match] {
+        guard dimensions > 0, query.count == dimensions else { return [] }
+        var best: [Int64: Match] = [:]
+        query.withUnsafeBufferPointer { q in
+            values.withUnsafeBufferPointer { v in
+                for row in 0..<count {
+                    let base = row * dimensions
+                    var sum: Float = 0
+                    for i in 0..<dimensions { sum += q[i] * v[base + i] }
+                    let file = sectionIDs[row] >> IndexSchema.sectionBits
+                    if let known = best[file], known.similarity >= sum { continue }
+                    best[file] = Match(row: row, similarity: sum)
+                }
+            }
+        }
+        return Array(best.values.sorted { ($0.similarity, $1.row) > ($1.similarity, $0.row) }.prefix(limit))
+    }
+}
+
+extension NoteIndex {
+    /// The vector table, read again only when another process changed it.
+    func vectors(_ db: Database) throws -> VectorTable {
+        let generation = try VectorTable.generation(db)
+        if let cached = vectorCache.withLock({ $0 }), cached.generation == generation { return cached }
+        let table = try VectorTable.load(db)
+        if isMapped { vectorCache.withLock { $0 = table } }
+        return table
+    }
+}
