@@ -32,6 +32,11 @@ let package = Package(
         // commands that never touch the network skip loading it and its ~25 dependencies
         // (no pkgConfig here, which would add -lcurl; see Sources/CCurl/shim.h).
         .systemLibrary(name: "CCurl"),
+        // OpenBLAS's cblas_sgemm from Debian's libopenblas-dev (openblas.pc), for the embedding
+        // model's matrix products. On macOS this would be Accelerate's cblas instead.
+        .systemLibrary(
+            name: "COpenBLAS", pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]),
         // SHA-256 from OpenSSL's libcrypto (headers from libssl-dev, which libcurl4-openssl-dev
         // pulls in): hardware SHA extensions where the CPU has them; see docs/decisions.md.
         // Not linked: the shim opens libcrypto.so.3 on the first hash of 128 bytes or more and
@@ -65,6 +70,12 @@ let package = Package(
         .target(
             name: "NotesNetwork",
             dependencies: ["CCurl"],
+            swiftSettings: strictSettings),
+        // The offline sentence-embedding model (all-MiniLM-L6-v2): safetensors weights
+        // memory-mapped, the BERT WordPiece tokenizer and the forward pass over BLAS.
+        .target(
+            name: "NotesEmbedding",
+            dependencies: ["COpenBLAS"],
             swiftSettings: strictSettings),
         // Workspace, paths, the walk, front matter, provenance, versions, config.
         .target(
@@ -127,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "NotesCLI",
             dependencies: [
-                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore", "NotesTools", "NotesAgent", "NotesNetwork",
+                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore", "NotesTools", "NotesAgent", "NotesNetwork", "NotesEmbedding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
@@ -143,6 +154,7 @@ let package = Package(
         .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "CTokenReplay", "CWriteback", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesEmbeddingTests", dependencies: ["NotesEmbedding", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings),
         .testTarget(name: "NotesAgentTests", dependencies: ["NotesAgent", "NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesNetwork", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesCLITests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),

@@ -1,0 +1,465 @@
+import COpenBLAS
+import Dispatch
+import Foundation
+
+/// A BERT sentence-embedding model (all-MiniLM-L6-v2) run on the CPU: WordPiece ids →
+/// embeddings + LayerNorm → N × (self-attention, GELU feed-forward) → mean pooling over the
+/// text's tokens → L2 normalisation. Matrix products go through `cblas_sgemm`.
+///
+/// The weights stay in the memory-mapped `model.safetensors` (only the query, key and value
+/// matrices are copied, side by side, so one product computes all three).
+///
+/// Thread-safe: everything is immutable after `init`, and each `embed` call works in
+/// buffers of its own, so several threads may call `embed` at once.
+public final class EmbeddingModel: @unchecked Sendable {
+    /// Length of each vector (384).
+    public let dimensions: Int
+    /// Texts are cut to this many tokens, `[CLS]` and `[SEP]` included (256, as
+    /// sentence-transformers' `max_seq_length` for this model).
+    public let maxTokens: Int
+    /// The folder the model was read from.
+    public let directory: URL
+    /// Names the model and a digest of its configuration and tensor layout, so that stored
+    /// vectors can tell when the model changed (`ModelLocation.identifier`).
+    public let identifier: String
+    /// The tokenizer (vocab.txt).
+    public let tokenizer: WordPieceTokenizer
+    /// Threads `embed` uses for a call with several batches.
+    public let threads: Int
+
+    private let config: BERTConfig
+    private let tensors: SafeTensors
+    private let wordEmbeddings: UnsafeBufferPointer<Float>
+    private let positionEmbeddings: UnsafeBufferPointer<Float>
+    private let typeEmbedding: UnsafeBufferPointer<Float>
+    private let embeddingNorm: (gamma: UnsafeBufferPointer<Float>, beta: UnsafeBufferPointer<Float>)
+    private let layers: [Layer]
+
+    /// Tokens per forward batch (sequences are packed, not padded): large enough for BLAS to
+    /// run at full speed, small enough to keep the working set in a few MB.
+    static let batchTokens = 2048
+
+    /// Reads config.json, vocab.txt and model.safetensors from `directory`.
+    /// - Parameters:
+    ///   - maxTokens: the cut, at most the model's `max_position_embeddings`; default 256.
+    ///   - threads: worker threads for `embed` (default: the active processor count).
+    public init(directory: URL, maxTokens: Int? = nil, threads: Int? = nil) throws(EmbeddingError) {
+        self.directory = directory
+        let config = try BERTConfig(file: directory.appendingPathComponent("config.json"))
+        self.config = config
+        self.tokenizer = try WordPieceTokenizer(vocabularyFile: directory.appendingPathComponent("vocab.txt"), lowercase: config.lowercase)
+        guard tokenizer.vocabulary.count <= config.vocabSize else {
+            throw EmbeddingError("vocab.txt has \(tokenizer.vocabulary.count) pieces but config.json says \(config.vocabSize)", hint: "reinstall the model: `notes model install`")
+        }
+        let tensors = try SafeTensors(url: directory.appendingPathComponent("model.safetensors"))
+        self.tensors = tensors
+        self.dimensions = config.hidden
+        self.maxTokens = min(maxTokens ?? 256, config.maxPositions)
+        self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        self.identifier = ModelLocation.identifier(name: ModelLocation.modelName, config: config.bytes, tensorHeader: tensors.headerBytes)
+
+        let h = config.hidden
+        // Checkpoints saved from BertModel name tensors `embeddings.…`; from BertForX, `bert.embeddings.…`.
+        let prefix = tensors.entries["embeddings.word_embeddings.weight"] == nil && tensors.entries["bert.embeddings.word_embeddings.weight"] != nil ? "bert." : ""
+        func t(_ name: String, _ shape: [Int]) throws(EmbeddingError) -> UnsafeBufferPointer<Float> {
+            try tensors.floats(prefix + name, shape: shape)
+        }
+        wordEmbeddings = try t("embeddings.word_embeddings.weight", [config.vocabSize, h])
+        positionEmbeddings = try t("embeddings.position_embeddings.weight", [config.maxPositions, h])
+        typeEmbedding = UnsafeBufferPointer(rebasing: try t("embeddings.token_type_embeddings.weight", [config.typeVocabSize, h])[0..<h])
+        embeddingNorm = (try t("embeddings.LayerNorm.weight", [h]), try t("embeddings.LayerNorm.bias", [h]))
+        var layers: [Layer] = []
+        for i in 0..<config.layers {
+            let p = "encoder.layer.\(i)."
+            let q = try t(p + "attention.self.query.weight", [h, h])
+            let k = try t(p + "attention.self.key.weight", [h, h])
+            let v = try t(p + "attention.self.value.weight", [h, h])
+            let qb = try t(p + "attention.self.query.bias", [h])
+            let kb = try t(p + "attention.self.key.bias", [h])
+            let vb = try t(p + "attention.self.value.bias", [h])
+            let qkv = UnsafeMutableBufferPointer<Float>.allocate(capacity: 3 * h * h)
+            let qkvBias = UnsafeMutableBufferPointer<Float>.allocate(capacity: 3 * h)
+            for (n, (w, b)) in [(q, qb), (k, kb), (v, vb)].enumerated() {
+                _ = UnsafeMutableBufferPointer(rebasing: qkv[(n * h * h)..<((n + 1) * h * h)]).initialize(from: w)
+                _ = UnsafeMutableBufferPointer(rebasing: qkvBias[(n * h)..<((n + 1) * h)]).initialize(from: b)
+            }
+            layers.append(Layer(
+                qkv: UnsafeBufferPointer(qkv), qkvBias: UnsafeBufferPointer(qkvBias),
+                attentionOut: try t(p + "attention.output.dense.weight", [h, h]),
+                attentionOutBias: try t(p + "attention.output.dense.bias", [h]),
+                attentionNorm: (try t(p + "attention.output.LayerNorm.weight", [h]), try t(p + "attention.output.LayerNorm.bias", [h])),
+                intermediate: try t(p + "intermediate.dense.weight", [config.intermediate, h]),
+                intermediateBias: try t(p + "intermediate.dense.bias", [config.intermediate]),
+                output: try t(p + "output.dense.weight", [h, config.intermediate]),
+                outputBias: try t(p + "output.dense.bias", [h]),
+                outputNorm: (try t(p + "output.LayerNorm.weight", [h]), try t(p + "output.LayerNorm.bias", [h]))))
+        }
+        self.layers = layers
+        // Parallelism comes from running batches on threads of our own (measured faster than
+        // OpenBLAS's threads on these small matrices: docs/search.md), so BLAS runs one thread.
+        openblas_set_num_threads(1)
+    }
+
+    deinit {
+        for layer in layers {
+            UnsafeMutableBufferPointer(mutating: layer.qkv).deallocate()
+            UnsafeMutableBufferPointer(mutating: layer.qkvBias).deallocate()
+        }
+    }
+
+    // MARK: - Tokens
+
+    /// `[CLS] pieces… [SEP]`, cut to `maxTokens` (default: the model's `maxTokens`).
+    public func tokenIDs(_ text: String, maxTokens: Int? = nil) -> [Int32] {
+        tokenizer.encode(text, maxLength: min(maxTokens ?? self.maxTokens, config.maxPositions))
+    }
+
+    /// How many WordPiece tokens `text` has, without `[CLS]`/`[SEP]` and without a cut.
+    public func tokenCount(_ text: String) -> Int {
+        tokenizer.pieces(text).count
+    }
+
+    // MARK: - Embedding
+
+    /// One L2-normalised vector of `dimensions` floats per text, in order.
+    public func embed(_ texts: [String]) throws(EmbeddingError) -> [[Float]] {
+        try embed(tokenIDs: texts.map { tokenIDs($0) })
+    }
+
+    /// The vectors of already tokenized texts (each `[CLS] … [SEP]`, at most
+    /// `max_position_embeddings` ids).
+    public func embed(tokenIDs sequences: [[Int32]]) throws(EmbeddingError) -> [[Float]] {
+        guard !sequences.isEmpty else { return [] }
+        for ids in sequences {
+            guard !ids.isEmpty, ids.count <= config.maxPositions else {
+                throw EmbeddingError("a text has \(ids.count) tokens; the model takes 1 to \(config.maxPositions)", hint: "cut it with tokenIDs(_:maxTokens:)")
+            }
+            for id in ids where id < 0 || Int(id) >= config.vocabSize {
+                throw EmbeddingError("token id \(id) is outside the vocabulary (0..<\(config.vocabSize))", hint: "use the model's own tokenizer")
+            }
+        }
+        // Longest first, packed into batches of about `batchTokens` tokens.
+        let order = sequences.indices.sorted { sequences[$0].count > sequences[$1].count }
+        var grouped: [[Int]] = []
+        var current: [Int] = []
+        var tokens = 0
+        for index in order {
+            let n = sequences[index].count
+            if !current.isEmpty && (tokens + n > Self.batchTokens || current.count >= 128) {
+                grouped.append(current)
+                current = []
+                tokens = 0
+            }
+            current.append(index)
+            tokens += n
+        }
+        if !current.isEmpty { grouped.append(current) }
+        let batches = grouped
+
+        let d = dimensions
+        let output = UnsafeMutableBufferPointer<Float>.allocate(capacity: sequences.count * d)
+        defer { output.deallocate() }
+        let workers = min(threads, batches.count)
+        // Each worker writes the rows of its own texts only.
+        nonisolated(unsafe) let outputBase = output.baseAddress!
+        let work: @Sendable (Int) -> Void = { [self] worker in
+            let maxBatchTokens = stride(from: worker, to: batches.count, by: workers).map { b in batches[b].reduce(0) { $0 + sequences[$1].count } }.max() ?? 0
+            let longest = stride(from: worker, to: batches.count, by: workers).map { b in sequences[batches[b][0]].count }.max() ?? 0
+            let scratch = Scratch(tokens: maxBatchTokens, longest: longest, config: config)
+            defer { scratch.deallocate() }
+            for b in stride(from: worker, to: batches.count, by: workers) {
+                forward(batches[b].map { sequences[$0] }, scratch: scratch) { i, vector in
+                    (outputBase + batches[b][i] * d).update(from: vector, count: d)
+                }
+            }
+        }
+        if workers <= 1 {
+            work(0)
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers, execute: work)
+        }
+        return (0..<sequences.count).map { Array(UnsafeBufferPointer(rebasing: output[($0 * d)..<(($0 + 1) * d)])) }
+    }
+
+    /// One forward pass over sequences packed one after another (no padding: attention is
+    /// computed within each sequence's own rows, so none is needed); `emit` gets each
+    /// sequence's pooled, normalised vector.
+    private func forward(_ batch: [[Int32]], scratch s: Scratch, emit: (Int, UnsafePointer<Float>) -> Void) {
+        let h = config.hidden
+        let heads = config.heads
+        let headSize = h / heads
+        let inter = config.intermediate
+        let eps = config.layerNormEps
+        let rows = batch.reduce(0) { $0 + $1.count }
+        var offsets: [Int] = []
+        var start = 0
+        for ids in batch {
+            offsets.append(start)
+            start += ids.count
+        }
+        let x = s.hidden, qkv = s.qkv, ctx = s.context, a = s.residual, ff = s.intermediate, scores = s.scores
+
+        // Embeddings: word + position + token type 0, then LayerNorm.
+        for (n, ids) in batch.enumerated() {
+            for (p, id) in ids.enumerated() {
+                let row = x + (offsets[n] + p) * h
+                let word = wordEmbeddings.baseAddress! + Int(id) * h
+                let position = positionEmbeddings.baseAddress! + p * h
+                let type = typeEmbedding.baseAddress!
+                for j in 0..<h { row[j] = word[j] + position[j] + type[j] }
+            }
+        }
+        layerNorm(x, rows: rows, width: h, bias: nil, gamma: embeddingNorm.gamma.baseAddress!, beta: embeddingNorm.beta.baseAddress!, eps: eps, into: x)
+
+        let scale = 1 / Float(headSize).squareRoot()
+        for layer in layers {
+            // Q, K, V for every token at once: [rows × 3h] = X · Wqkvᵀ + b.
+            fillRows(qkv, rows: rows, with: layer.qkvBias.baseAddress!, width: 3 * h)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(3 * h), Int32(h),
+                        1, x, Int32(h), layer.qkv.baseAddress!, Int32(h), 1, qkv, Int32(3 * h))
+            // Attention, per sequence and head, over that sequence's rows only.
+            for (n, ids) in batch.enumerated() {
+                let len = ids.count
+                let base = qkv + offsets[n] * 3 * h
+                for head in 0..<heads {
+                    let q = base + head * headSize
+                    let k = base + h + head * headSize
+                    let v = base + 2 * h + head * headSize
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(len), Int32(len), Int32(headSize),
+                                scale, q, Int32(3 * h), k, Int32(3 * h), 0, scores, Int32(len))
+                    softmaxRows(scores, rows: len, width: len)
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(len), Int32(headSize), Int32(len),
+                                1, scores, Int32(len), v, Int32(3 * h), 0, ctx + offsets[n] * h + head * headSize, Int32(h))
+                }
+            }
+            // Output projection + residual, LayerNorm.
+            a.update(from: x, count: rows * h)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(h), Int32(h),
+                        1, ctx, Int32(h), layer.attentionOut.baseAddress!, Int32(h), 1, a, Int32(h))
+            layerNorm(a, rows: rows, width: h, bias: layer.attentionOutBias.baseAddress!, gamma: layer.attentionNorm.gamma.baseAddress!, beta: layer.attentionNorm.beta.baseAddress!, eps: eps, into: x)
+            // Feed-forward: GELU(X · W1ᵀ + b1) · W2ᵀ + b2 + residual, LayerNorm.
+            fillRows(ff, rows: rows, with: layer.intermediateBias.baseAddress!, width: inter)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(inter), Int32(h),
+                        1, x, Int32(h), layer.intermediate.baseAddress!, Int32(h), 1, ff, Int32(inter))
+            gelu(ff, count: rows * inter)
+            a.update(from: x, count: rows * h)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(h), Int32(inter),
+                        1, ff, Int32(inter), layer.output.baseAddress!, Int32(inter), 1, a, Int32(h))
+            layerNorm(a, rows: rows, width: h, bias: layer.outputBias.baseAddress!, gamma: layer.outputNorm.gamma.baseAddress!, beta: layer.outputNorm.beta.baseAddress!, eps: eps, into: x)
+        }
+
+        // Mean over each sequence's tokens, then L2 normalisation.
+        let pooled = s.pooled
+        for (n, ids) in batch.enumerated() {
+            pooled.update(repeating: 0, count: h)
+            for p in 0..<ids.count {
+                let row = x + (offsets[n] + p) * h
+                for j in 0..<h { pooled[j] += row[j] }
+            }
+            var norm: Float = 0
+            let inverseCount = 1 / Float(ids.count)
+            for j in 0..<h {
+                pooled[j] *= inverseCount
+                norm += pooled[j] * pooled[j]
+            }
+            let inverseNorm = 1 / max(norm.squareRoot(), 1e-12)
+            for j in 0..<h { pooled[j] *= inverseNorm }
+            emit(n, pooled)
+        }
+    }
+}
+
+// MARK: - Kernels
+
+/// Every row of `matrix` set to `row`.
+@inline(__always)
+private func fillRows(_ matrix: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int) {
+    for r in 0..<rows { (matrix + r * width).update(from: row, count: width) }
+}
+
+/// `out = LayerNorm(input + bias)` row by row (`out` may be `input`).
+private func layerNorm(_ input: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>?,
+                       gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float, into out: UnsafeMutablePointer<Float>) {
+    let inverseWidth = 1 / Float(width)
+    for r in 0..<rows {
+        let row = input + r * width
+        if let bias {
+            for j in 0..<width { row[j] += bias[j] }
+        }
+        var sum: Float = 0
+        for j in 0..<width { sum += row[j] }
+        let mean = sum * inverseWidth
+        var squares: Float = 0
+        for j in 0..<width {
+            let c = row[j] - mean
+            squares += c * c
+        }
+        let inverseDeviation = 1 / (squares * inverseWidth + eps).squareRoot()
+        let target = out + r * width
+        for j in 0..<width { target[j] = (row[j] - mean) * inverseDeviation * gamma[j] + beta[j] }
+    }
+}
+
+/// Softmax of each row, in place.
+private func softmaxRows(_ matrix: UnsafeMutablePointer<Float>, rows: Int, width: Int) {
+    for r in 0..<rows {
+        let row = matrix + r * width
+        var top = -Float.infinity
+        for j in 0..<width { top = max(top, row[j]) }
+        var sum: Float = 0
+        for j in 0..<width {
+            let e = fastExp(row[j] - top)
+            row[j] = e
+            sum += e
+        }
+        let inverse = 1 / sum
+        for j in 0..<width { row[j] *= inverse }
+    }
+}
+
+/// GELU, the erf form BERT uses: x · ½(1 + erf(x/√2)), in place.
+private func gelu(_ values: UnsafeMutablePointer<Float>, count: Int) {
+    let inverseRoot2: Float = 0.70710678118654752
+    for i in 0..<count {
+        let x = values[i]
+        values[i] = 0.5 * x * (1 + fastErf(x * inverseRoot2))
+    }
+}
+
+/// eˣ for x ≤ 0 (softmax's shifted scores, erf's −z²): 2^(x·log₂e) split into an integer
+/// power, put in the exponent bits, and a degree-6 polynomial (least-squares fit) for 2^f
+/// on the fraction; relative error < 1e-7 in float.
+@inline(__always)
+func fastExp(_ x: Float) -> Float {
+    let clamped = max(x, -87)
+    let t = clamped * 1.44269504088896341
+    let n = t.rounded(.down)
+    let f = t - n  // [0, 1)
+    var p: Float = 2.1540509295e-04
+    p = p * f + 1.2482881915e-03
+    p = p * f + 9.6745458545e-03
+    p = p * f + 5.5485322480e-02
+    p = p * f + 2.4022940019e-01
+    p = p * f + 6.9314702820e-01
+    p = p * f + 1.0
+    return p * Float(bitPattern: UInt32(bitPattern: Int32(n) + 127) << 23)
+}
+
+/// erf(x) from the erfc approximation in Numerical Recipes (t·exp(−z² + P(t)) with
+/// t = 1/(1 + z/2)); absolute error < 1e-7, measured against math.erf.
+@inline(__always)
+func fastErf(_ x: Float) -> Float {
+    let z = abs(x)
+    let t = 1 / (1 + 0.5 * z)
+    // Numerical Recipes erfc(z) = t·exp(-z² + P(t)), fractional error < 1.2e-7.
+    var p: Float = 0.17087277
+    p = p * t - 0.82215223
+    p = p * t + 1.48851587
+    p = p * t - 1.13520398
+    p = p * t + 0.27886807
+    p = p * t - 0.18628806
+    p = p * t + 0.09678418
+    p = p * t + 0.37409196
+    p = p * t + 1.00002368
+    p = p * t - 1.26551223
+    let erfc = t * fastExp(-z * z + p)
+    let r = 1 - erfc
+    return x < 0 ? -r : r
+}
+
+// MARK: - Parts
+
+private struct Layer {
+    var qkv: UnsafeBufferPointer<Float>
+    var qkvBias: UnsafeBufferPointer<Float>
+    var attentionOut: UnsafeBufferPointer<Float>
+    var attentionOutBias: UnsafeBufferPointer<Float>
+    var attentionNorm: (gamma: UnsafeBufferPointer<Float>, beta: UnsafeBufferPointer<Float>)
+    var intermediate: UnsafeBufferPointer<Float>
+    var intermediateBias: UnsafeBufferPointer<Float>
+    var output: UnsafeBufferPointer<Float>
+    var outputBias: UnsafeBufferPointer<Float>
+    var outputNorm: (gamma: UnsafeBufferPointer<Float>, beta: UnsafeBufferPointer<Float>)
+}
+
+/// One worker's buffers, sized for its largest batch.
+private struct Scratch {
+    let hidden: UnsafeMutablePointer<Float>
+    let qkv: UnsafeMutablePointer<Float>
+    let context: UnsafeMutablePointer<Float>
+    let residual: UnsafeMutablePointer<Float>
+    let intermediate: UnsafeMutablePointer<Float>
+    let scores: UnsafeMutablePointer<Float>
+    let pooled: UnsafeMutablePointer<Float>
+
+    init(tokens: Int, longest: Int, config: BERTConfig) {
+        let h = config.hidden
+        hidden = .allocate(capacity: tokens * h)
+        qkv = .allocate(capacity: tokens * 3 * h)
+        context = .allocate(capacity: tokens * h)
+        residual = .allocate(capacity: tokens * h)
+        intermediate = .allocate(capacity: tokens * config.intermediate)
+        scores = .allocate(capacity: max(1, longest * longest))
+        pooled = .allocate(capacity: h)
+    }
+
+    func deallocate() {
+        for p in [hidden, qkv, context, residual, intermediate, scores, pooled] { p.deallocate() }
+    }
+}
+
+/// The fields of config.json the forward pass needs (BERT).
+struct BERTConfig: Sendable {
+    var hidden: Int
+    var layers: Int
+    var heads: Int
+    var intermediate: Int
+    var vocabSize: Int
+    var maxPositions: Int
+    var typeVocabSize: Int
+    var layerNormEps: Float
+    var lowercase: Bool
+    /// config.json's bytes (for the model's identifier).
+    var bytes: [UInt8]
+
+    init(file: URL) throws(EmbeddingError) {
+        let name = file.lastPathComponent
+        let data: Data
+        do { data = try Data(contentsOf: file) } catch {
+            throw EmbeddingError("cannot read \(file.path)", hint: "run `notes model install`")
+        }
+        guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw EmbeddingError("\(name) is not a JSON object", hint: "reinstall the model: `notes model install`")
+        }
+        func int(_ key: String, default value: Int? = nil) throws(EmbeddingError) -> Int {
+            if let n = (json[key] as? NSNumber)?.intValue, n > 0 { return n }
+            if let value { return value }
+            throw EmbeddingError("\(name) has no positive \(key)", hint: "reinstall the model: `notes model install`")
+        }
+        if let type = json["model_type"] as? String, type != "bert" {
+            throw EmbeddingError("\(name) describes a \(type) model; only BERT models are supported", hint: "install all-MiniLM-L6-v2: `notes model install`")
+        }
+        if let act = json["hidden_act"] as? String, act != "gelu" {
+            throw EmbeddingError("\(name): activation \(act) is not supported (gelu only)", hint: "install all-MiniLM-L6-v2: `notes model install`")
+        }
+        hidden = try int("hidden_size")
+        layers = try int("num_hidden_layers")
+        heads = try int("num_attention_heads")
+        intermediate = try int("intermediate_size")
+        vocabSize = try int("vocab_size")
+        maxPositions = try int("max_position_embeddings", default: 512)
+        typeVocabSize = try int("type_vocab_size", default: 2)
+        layerNormEps = (json["layer_norm_eps"] as? NSNumber)?.floatValue ?? 1e-12
+        guard hidden % heads == 0 else {
+            throw EmbeddingError("\(name): hidden_size \(hidden) is not a multiple of num_attention_heads \(heads)", hint: "reinstall the model: `notes model install`")
+        }
+        // Uncased checkpoints; tokenizer_config.json's do_lower_case is checked by the caller.
+        lowercase = true
+        if let tokenizerConfig = try? Data(contentsOf: file.deletingLastPathComponent().appendingPathComponent("tokenizer_config.json")),
+           let object = try? JSONSerialization.jsonObject(with: tokenizerConfig) as? [String: Any],
+           let lower = object["do_lower_case"] as? Bool {
+            lowercase = lower
+        }
+        bytes = Array(data)
+    }
+}
