@@ -76,7 +76,10 @@ let package = Package(
         .target(
             name: "NotesEmbedding",
             dependencies: ["COpenBLAS"],
-            swiftSettings: strictSettings),
+            // Optimised in debug builds too: the forward pass's loops around BLAS (layer norm,
+            // GELU, attention softmax) at -Onone make the tests that embed crawl. Not a product
+            // of the package, so the flag never reaches another package's build.
+            swiftSettings: strictSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Workspace, paths, the walk, front matter, provenance, versions, config.
         .target(
             name: "NotesCore",
@@ -105,7 +108,7 @@ let package = Package(
         // built-in agent, transport-neutral (JSON in, JSON out).
         .target(
             name: "NotesTools",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "NotesIndex", "NotesNetwork"],
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "NotesIndex", "NotesNetwork", "NotesEmbedding"],
             swiftSettings: strictSettings),
         // `notes agent`: the model providers (Anthropic, OpenAI-compatible), the tool loop over
         // NotesTools, checkpoints in Chats/<id>.json, budgets and cost.

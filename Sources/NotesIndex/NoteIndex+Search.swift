@@ -72,6 +72,13 @@ extension NoteIndex {
                     return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
                 }
                 var ranked = mode == .semantic ? RankedFiles() : try RankedFiles(match: match, plainWords: plainWords?.count, db)
+                if plainWords != nil && mode != .semantic {
+                    // Known-item search: a title holding every word typed, common ones too
+                    // ("kubectl get"), names the note the query is after.
+                    let titled = query.terms.map { "title : " + FTSExpression.render($0) }.joined(separator: " AND ")
+                    ranked.boost(Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?",
+                                                        arguments: [titled])), by: Self.titleBoost)
+                }
                 if let hidden, !hidden.isEmpty { ranked.drop(hidden) }
                 if filterSQL != "1" {
                     ranked.keep(try Self.allowed(ranked.files.map(\.id), filterSQL, filterArgs, db))
@@ -94,12 +101,17 @@ extension NoteIndex {
                 let order = Self.fused(ranked, nearest, mode: mode, wordsFirst: plainWords == nil)
                 var page: [(row: Row, entry: FusedEntry)] = []
                 if query.sort == .relevance {
-                    let best = Array(order.prefix(limit))
+                    // The best files and any tied with the last of them: ties are broken by
+                    // path, which needs the rows.
+                    var end = min(limit, order.count)
+                    while end < order.count && order[end].key == order[end - 1].key { end += 1 }
+                    let best = Array(order[..<end])
                     let rows = try Row.fetchAll(db, sql: "SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))",
                                                 arguments: [RankedFiles.json(best.map(\.file))])
                     let byID = Dictionary(uniqueKeysWithValues: best.map { ($0.file, $0) })
                     page = rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
                     page.sort { ($0.entry.key, $0.row["path"] as String) < ($1.entry.key, $1.row["path"] as String) }
+                    page = Array(page.prefix(limit))
                 } else {
                     let byID = Dictionary(uniqueKeysWithValues: order.map { ($0.file, $0) })
                     let rows = try Row.fetchAll(db, sql: """
@@ -113,7 +125,7 @@ extension NoteIndex {
                     snippetsBySection = try Self.snippets(sections: page.flatMap { $0.entry.words?.sections.map(\.id) ?? [] }, match: match, db)
                 }
                 // Scores relative to the best hit of this answer (1 = as good as the best).
-                let best = page.map(\.entry.key).min() ?? 0
+                let best = page.map(\.entry.relevance).max() ?? 0
                 var hits = try page.map { row, entry in
                     var snippets: [Snippet] = []
                     if query.withSnippets {
@@ -126,7 +138,7 @@ extension NoteIndex {
                             snippets = try Self.passageSnippet(meaning, db).map { [$0] } ?? []
                         }
                     }
-                    var hit = Self.hit(row, score: best < 0 ? entry.key / best : 1, snippets: snippets)
+                    var hit = Self.hit(row, score: best > 0 ? max(0, entry.relevance) / best : 1, snippets: snippets)
                     if queryVector != nil { hit.matchedBy = entry.words == nil ? .meaning : entry.meaning == nil ? .words : .both }
                     return hit
                 }
@@ -197,6 +209,9 @@ extension NoteIndex {
         return result
     }
 
+    /// How much a plain-words query favours a file whose title holds every word typed.
+    static let titleBoost = 4.0
+
     /// How many files the meaning side ranks before fusion.
     static let semanticDepth = 100
     /// The least cosine similarity for a file found only by meaning to be listed: below it
@@ -223,6 +238,9 @@ extension NoteIndex {
     struct FusedEntry {
         let file: Int64
         let key: Double
+        /// How good a match it is, larger is better, comparable within one answer: the words'
+        /// score, the passage's similarity, or the fused score.
+        let relevance: Double
         let words: RankedFiles.File?
         let meaning: PassageMatch?
     }
@@ -257,9 +275,11 @@ extension NoteIndex {
     static func fused(_ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)], mode: SearchMode, wordsFirst: Bool) -> [FusedEntry] {
         var entries: [FusedEntry] = []
         if nearest.isEmpty {
-            entries = ranked.files.map { FusedEntry(file: $0.id, key: $0.score, words: $0, meaning: nil) }
+            entries = ranked.files.map { FusedEntry(file: $0.id, key: $0.score, relevance: -$0.score, words: $0, meaning: nil) }
         } else if mode == .semantic {
-            entries = nearest.values.map { FusedEntry(file: $0.passage.file, key: -Double($0.passage.similarity), words: nil, meaning: $0.passage) }
+            entries = nearest.values.map {
+                FusedEntry(file: $0.passage.file, key: -Double($0.passage.similarity), relevance: Double($0.passage.similarity), words: nil, meaning: $0.passage)
+            }
         } else {
             let byWords = ranked.files.sorted { ($0.score, $0.id) < ($1.score, $1.id) }
             var seen = Set<Int64>()
@@ -267,11 +287,12 @@ extension NoteIndex {
                 let meaning = nearest[file.id]
                 var fused = 1 / (fusionK + Double(rank + 1))
                 if let meaning { fused += 1 / (fusionK + Double(meaning.rank + 1)) }
-                entries.append(FusedEntry(file: file.id, key: -fused - (wordsFirst ? 1 : 0), words: file, meaning: meaning?.passage))
+                entries.append(FusedEntry(file: file.id, key: -fused - (wordsFirst ? 1 : 0), relevance: fused, words: file, meaning: meaning?.passage))
                 seen.insert(file.id)
             }
             for (file, meaning) in nearest where !seen.contains(file) {
-                entries.append(FusedEntry(file: file, key: -1 / (fusionK + Double(meaning.rank + 1)), words: nil, meaning: meaning.passage))
+                let fused = 1 / (fusionK + Double(meaning.rank + 1))
+                entries.append(FusedEntry(file: file, key: -fused, relevance: fused, words: nil, meaning: meaning.passage))
             }
         }
         entries.sort { ($0.key, $0.file) < ($1.key, $1.file) }

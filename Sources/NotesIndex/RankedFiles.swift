@@ -122,6 +122,14 @@ struct RankedFiles {
         if sections.count > sectionsPerFile { sections.removeLast() }
     }
 
+    /// Multiplies the scores of the files in `ids` (scores are negative: a factor above 1
+    /// ranks them higher).
+    mutating func boost(_ ids: Set<Int64>, by factor: Double) {
+        for i in files.indices where ids.contains(files[i].id) {
+            files[i].sections = files[i].sections.map { Section(id: $0.id, score: $0.score * factor, matched: $0.matched) }
+        }
+    }
+
     /// Drops the files not in `allowed` (the filters' verdict).
     mutating func keep(_ allowed: Set<Int64>) {
         retain { allowed.contains($0) }

@@ -79,7 +79,10 @@ import Testing
         let plain = query.isPlainWords ? query.significantTerms : nil
         let match = try plain.map(FTSExpression.anyOf) ?? #require(FTSExpression.match(for: query.terms))
         // A plain-words query's key: bm25 × (share of the words held)², the default ranking.
-        let key = plain.map { "\(IndexSchema.bm25) * (popcount(notes_matched(fts)) * 1.0 / \($0.count)) * (popcount(notes_matched(fts)) * 1.0 / \($0.count))" }
+        // A file whose title holds every word typed is favoured (×4).
+        let titled = query.terms.map { "title : " + FTSExpression.render($0) }.joined(separator: " AND ")
+        let key = plain.map { "\(IndexSchema.bm25) * (popcount(notes_matched(fts)) * 1.0 / \($0.count)) * (popcount(notes_matched(fts)) * 1.0 / \($0.count))"
+            + " * (CASE WHEN rowid >> 24 IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH '\(titled.replacingOccurrences(of: "'", with: "''"))') THEN 4 ELSE 1 END)" }
             ?? IndexSchema.bm25
         var (filterSQL, filterArgs) = NoteIndex.filterClause(query.filters, hiding: query.filters.hideProtected ? .askingThePolicy : .nothing)
         if let exclusion = FTSExpression.exclusion(for: query.terms) {

@@ -3,6 +3,7 @@ import Foundation
 import NotesCore
 import NotesIndex
 import NotesStore
+import NotesTools
 
 extension NotesCommand {
     /// `notes index`: bring the search index up to date, or rebuild it (SPEC §4.3).
@@ -11,7 +12,9 @@ extension NotesCommand {
             commandName: "index",
             abstract: "Update the search index now (every reading command also does this).",
             discussion: """
-                Only changed files are re-read. --rebuild starts from an empty index; the files
+                Only changed files are re-read. With the embedding model installed (`notes model`),
+                the passages of new and changed sections are then embedded for search by meaning
+                (--no-embed skips it; interrupted, the next run continues). --rebuild starts from an empty index; the files
                 are never touched. --check verifies the whole database and rebuilds it if it is
                 damaged (damage a query meets is repaired on the spot anyway), and verifies every
                 version in .notes/history, which is reported and never rebuilt (exit 1).
@@ -25,6 +28,8 @@ extension NotesCommand {
         var check = false
         @Flag(name: .long, help: "Print the report as JSON.")
         var json = false
+        @Flag(name: .customLong("no-embed"), help: "Skip embedding passages for search by meaning.")
+        var noEmbed = false
 
         func run() throws {
             let ws = try workspace.openWorkspace()
@@ -33,6 +38,7 @@ extension NotesCommand {
             let damage = check ? try index.checkAndRepair() : []
             let report = rebuild ? try index.rebuild(progress: progress.update) : try index.refresh(progress: progress.update)
             progress.finish()
+            let embedding = noEmbed || check ? nil : try Self.embed(index)
             let damagedHistory = check ? HistoryStore(workspace: ws).damagedObjects() : []
             if json {
                 if check {
@@ -40,7 +46,7 @@ extension NotesCommand {
                     if !damagedHistory.isEmpty { throw ExitCode(1) }
                     return
                 }
-                return Terminal.write(try JSONOutput.document(report))
+                return Terminal.write(try JSONOutput.document(IndexedReport(report: report, embedding: embedding)))
             }
             if !damage.isEmpty {
                 Terminal.write(Terminal.style("The index was damaged (\(damage[0])); rebuilt it from the files.", .yellow) + "\n")
@@ -56,6 +62,7 @@ extension NotesCommand {
                 }
             }
             Terminal.write(Self.summary(report) + "\n")
+            if let embedding { Terminal.write(Self.summary(embedding) + "\n") }
             for diagnostic in report.diagnostics.prefix(10) {
                 Terminal.write(Terminal.style("  warning: ", .yellow) + StatusText.describe(diagnostic) + "\n")
             }
@@ -63,6 +70,42 @@ extension NotesCommand {
                 Terminal.write(Terminal.style("  … and \(report.diagnostics.count - 10) more (see `notes status`)", .dim) + "\n")
             }
             if !damagedHistory.isEmpty { throw ExitCode(1) }
+        }
+
+        /// What the embedding pass did.
+        struct EmbeddingReport: Encodable {
+            let chunks: Int
+            let seconds: Double
+            let coverage: SemanticCoverage
+        }
+
+        /// `notes index --json`: the refresh's report, and the embedding pass's when it ran.
+        struct IndexedReport: Encodable {
+            let report: RefreshReport
+            let embedding: EmbeddingReport?
+            func encode(to encoder: any Encoder) throws {
+                try report.encode(to: encoder)
+                enum Key: String, CodingKey { case embedding }
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encodeIfPresent(embedding, forKey: .embedding)
+            }
+        }
+
+        /// Embeds the passages that have no vectors yet, with a progress bar and ETA on a
+        /// terminal; nil when no model is installed (search then runs by words).
+        static func embed(_ index: NoteIndex) throws -> EmbeddingReport? {
+            guard let model = InstalledModel.load() else { return nil }
+            let started = Date()
+            let bar = ProgressBar(label: "Embedding")
+            let chunks = try index.embedPending(with: model, progress: { bar.drawEmbedding($0) })
+            bar.finish()
+            return EmbeddingReport(chunks: chunks, seconds: Date().timeIntervalSince(started), coverage: try index.semanticCoverage())
+        }
+
+        static func summary(_ e: EmbeddingReport) -> String {
+            var line = "Embedded \(grouped(e.chunks)) passage(s) in \(String(format: "%.1f", e.seconds)) s"
+            if e.chunks > 0 && e.seconds > 0 { line += String(format: " (%.0f/s)", Double(e.chunks) / e.seconds) }
+            return line + "; \(grouped(e.coverage.embeddedFiles)) of \(grouped(e.coverage.files)) files searchable by meaning"
         }
 
         /// `notes index --check --json`.

@@ -3,6 +3,7 @@ import Foundation
 import NotesCore
 import NotesDocuments
 import NotesIndex
+import NotesTools
 
 extension NotesCommand {
     /// `notes search`: ranked full-text search with filters (SPEC §4).
@@ -11,7 +12,10 @@ extension NotesCommand {
             commandName: "search",
             abstract: "Search the workspace's text, ranked, with snippets.",
             discussion: """
-                Words are ANDed; "exact phrase"; OR; -word or NOT word; prefix*.
+                Plain words rank the files holding most of them first (a whole question works;
+                common words need not match). "exact phrase"; AND; OR; -word or NOT word; prefix*
+                keep their exact meaning. With the embedding model installed and the workspace
+                embedded (`notes index`), files are also found by meaning (--mode).
                 Filters (also flags): in:DIR  path:GLOB  tag:T  by:agent|user  edited-by:agent|user
                 kind:research|journal|chat|context|note  title:WORD  created:>=2026-01-01
                 modified:<7d  and any front-matter key:value.
@@ -56,6 +60,9 @@ extension NotesCommand {
         @Option(name: .customLong("meta"), help: ArgumentHelp("Front-matter key=value.", valueName: "key=value"))
         var metadata: [String] = []
 
+        @Option(name: .long, help: ArgumentHelp("By words (lexical), by meaning (semantic) or both (hybrid; the default when the workspace has been embedded).", valueName: "mode"))
+        var mode: String?
+
         @Option(name: .long, help: "Order: relevance, modified, created, path, title.")
         var sort: String = "relevance"
         @Option(name: .long, help: "Most files to show.")
@@ -72,6 +79,9 @@ extension NotesCommand {
 
         func validate() throws {
             guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+            if let mode, SearchMode(rawValue: mode) == nil {
+                throw ValidationError("unknown mode '\(mode)' (use lexical, semantic or hybrid)")
+            }
             guard SearchSort(rawValue: sort) != nil else {
                 throw ValidationError("unknown sort '\(sort)' (use relevance, modified, created, path or title)")
             }
@@ -98,6 +108,8 @@ extension NotesCommand {
                 try search.applyFilter(key: String(pair[..<eq]).lowercased(), value: String(pair[pair.index(after: eq)...]))
             }
             search.withSnippets = !paths
+            search.mode = mode.flatMap(SearchMode.init(rawValue:))
+            if search.mode != .lexical { search.embedder = InstalledModel.load(threads: 1) }
             let results = try index.search(search)
             try render(results)
             if results.hits.isEmpty { throw ExitCode(1) }
@@ -112,6 +124,9 @@ extension NotesCommand {
                 return Terminal.write(results.hits.map { template.render(Self.fields($0)) + "\n" }.joined())
             }
             var out = ""
+            if let semantic = results.semantic, results.mode != .lexical, !semantic.isComplete {
+                out += Terminal.style("By meaning in \(grouped(semantic.embeddedFiles)) of \(grouped(semantic.files)) files (`notes index` embeds the rest).", .dim) + "\n"
+            }
             if results.matching == .mostWords, let words = results.words {
                 out += Terminal.style("Not every hit has all of: \(words.joined(separator: " ")); ranked by how many they have.", .dim) + "\n\n"
             }
@@ -153,7 +168,11 @@ enum HitRenderer {
         var line = Terminal.style(hit.path, .magenta)
         if hit.title != DocumentParser.fileTitle(hit.path) { line += "  " + Terminal.style(hit.title, .bold) }
         line += "  " + Terminal.style(provenance(hit.provenance), .dim)
-        if let missing = hit.missing { line += "  " + Terminal.style("missing: " + missing.joined(separator: " "), .dim) }
+        if hit.matchedBy == .meaning {
+            line += "  " + Terminal.style("by meaning", .yellow)
+        } else if let missing = hit.missing {
+            line += "  " + Terminal.style("missing: " + missing.joined(separator: " "), .dim)
+        }
         return line
     }
 

@@ -56,6 +56,26 @@ final class ProgressBar: @unchecked Sendable {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
+    /// An embedding pass's progress, with its rate and the time left.
+    func drawEmbedding(_ progress: EmbeddingProgress) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let elapsed = Date().timeIntervalSince(started)
+        guard shown || elapsed > 1 else { return }
+        shown = true
+        let width = 30, done = progress.sectionsDone, total = max(progress.sectionsTotal, 1)
+        let filled = min(width, done * width / total)
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        var eta = ""
+        if done > 0 && done < total {
+            let left = Int(elapsed / Double(done) * Double(total - done))
+            eta = left >= 60 ? "  \(left / 60) min \(left % 60) s left" : "  \(left) s left"
+        }
+        let line = String(format: "\r%@ %@ %d/%d sections  %d passages%@\u{1B}[K", label, bar, done, total, progress.chunks, eta)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
     func finish() {
         lock.lock()
         defer { lock.unlock() }

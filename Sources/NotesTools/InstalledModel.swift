@@ -1,0 +1,33 @@
+import Foundation
+import NotesEmbedding
+import NotesIndex
+
+/// The embedding model is the index's ``TextEmbedder``: the index stores and compares
+/// vectors, the model makes them.
+extension EmbeddingModel: TextEmbedder {}
+
+/// The installed embedding model, for the command line, `notes watch`, the MCP server and
+/// the built-in agent.
+public enum InstalledModel {
+    /// The model when one is installed and loads; nil otherwise (searches then run by
+    /// words alone, never failing for want of a model).
+    /// - Parameter threads: threads for embedding many passages (one for a query).
+    public static func load(threads: Int? = nil) -> EmbeddingModel? {
+        guard ModelLocation.installed() != nil else { return nil }
+        return try? ModelLocation.load(threads: threads)
+    }
+
+    /// Why search by meaning is unavailable, for `notes status` and `get_context`: nil when
+    /// a model is installed and loads.
+    public static func unavailableReason() -> String? {
+        guard ModelLocation.installed() != nil else {
+            return "no embedding model installed: search runs by words only (\(ModelLocation.installHint))"
+        }
+        do {
+            _ = try ModelLocation.load(threads: 1)
+            return nil
+        } catch {
+            return "the embedding model does not load (\(error)): search runs by words only"
+        }
+    }
+}
