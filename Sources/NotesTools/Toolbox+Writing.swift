@@ -14,47 +14,50 @@ extension Toolbox {
         return text
     }
 
+    func onConflict(_ args: ToolArguments) throws(NotesError) -> ConflictChoice {
+        try args.choice("on_conflict", ["fail", "merge", "propose"]).flatMap(ConflictChoice.init(rawValue:)) ?? .fail
+    }
+
     func writeFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
-        let path = try args.requiredString("path")
+        let path = try pathArgument(args)
         let text = try content(args)
-        let onConflict = try args.choice("on_conflict", ["fail", "merge", "propose"]).flatMap(ConflictChoice.init(rawValue:)) ?? .fail
-        let options = ChangeOptions(expectedVersion: try args.string("expected_version"), onConflict: onConflict,
+        let options = ChangeOptions(expectedVersion: try args.string("expected_version"), onConflict: try onConflict(args),
                                     confirmUserEdits: try args.bool("confirm_user_edits"))
         return try store.write(path, content: text, options: options, by: author)
     }
 
     func appendFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
-        let path = try args.requiredString("path")
+        let path = try pathArgument(args)
         let text = try content(args)
         return try store.append(path, content: text, section: try args.string("section"), by: author)
     }
 
     func editFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
-        let path = try args.requiredString("path")
+        let path = try pathArgument(args)
         let edits = try args.objects("edits", fields: ["old_text", "new_text"], maxCount: 100, maxBytes: contentLimit)
             .map { TextEdit(oldText: $0["old_text"] ?? "", newText: $0["new_text"] ?? "") }
-        let options = ChangeOptions(expectedVersion: try args.requiredString("expected_version"),
+        let options = ChangeOptions(expectedVersion: try args.requiredString("expected_version"), onConflict: try onConflict(args),
                                     confirmUserEdits: try args.bool("confirm_user_edits"),
                                     dryRun: try args.bool("dry_run"), includeDiff: true)
         return try store.edit(path, edits: edits, options: options, by: author)
     }
 
     func deleteFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
-        let path = try args.requiredString("path")
+        let path = try pathArgument(args)
         let options = ChangeOptions(expectedVersion: try args.requiredString("expected_version"),
                                     confirmUserEdits: try args.bool("confirm_user_edits"))
         return try store.delete(path, options: options, by: author)
     }
 
     func moveFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
-        let from = try args.requiredString("from")
-        let to = try args.requiredString("to")
+        let from = try pathArgument(args, "from")
+        let to = try pathArgument(args, "to")
         let options = ChangeOptions(expectedVersion: try args.requiredString("expected_version"))
         return try store.move(from, to: to, options: options, by: author)
     }
 
     func restoreFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
-        let path = try args.requiredString("path")
+        let path = try pathArgument(args)
         let version = try args.requiredString("version")
         return try store.restore(path, version: version, options: ChangeOptions(expectedVersion: try args.string("expected_version")), by: author)
     }
@@ -91,7 +94,7 @@ extension Toolbox {
         guard let title = variables.removeValue(forKey: "title"), !title.isEmpty else {
             throw NotesError(.invalidArgument, "new_from_template needs variables.title", hint: "e.g. {\"template\": \"research\", \"variables\": {\"title\": \"Moby Dick\"}}")
         }
-        let path = try args.string("path")
+        let path = try optionalPath(args)
         let workspace = self.workspace
         let rendered = try catalog().render(name, title: title, variables: variables, actor: .agent, now: Timestamp.now(), path: path,
                                             isFolder: { FileSystem.isDirectory(workspace.absolutePath($0)) })
