@@ -34,7 +34,7 @@ struct ResourceCatalog {
                                       mimeType: "text/markdown", size: context?.size))
         }
         let others = files.filter { $0.path != ContextFacts.path }
-        let slice = others.dropFirst(start).prefix(size)
+        let slice = others.dropFirst(start).prefix(size - resources.count)
         for file in slice {
             resources.append(Resource(name: file.path, uri: Self.uri(file.path), title: file.title,
                                       mimeType: Self.mimeType(file.path), size: file.size,

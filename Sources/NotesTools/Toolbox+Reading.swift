@@ -75,6 +75,8 @@ extension Toolbox {
     /// read windows' bytes in all.
     static let readFilesMax = 20
     static let readFilesWindows = 4
+    /// Below this much room left, the remaining paths are not read.
+    static let readFilesSmallest = 4_096
 
     func readFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ReadResult {
         let path = try pathArgument(args)
@@ -109,7 +111,7 @@ extension Toolbox {
         var budget = window.bytes * Self.readFilesWindows
         var files: [JSONValue] = []
         for path in paths {
-            guard budget > 0 else {
+            guard budget >= Self.readFilesSmallest else {
                 files.append(.object(["path": .string(path), "code": .string("too_large"),
                                       "message": .string("not read: this answer reached its \(window.bytes * Self.readFilesWindows / 1024) KB total"),
                                       "hint": .string("read it with read_file")]))
