@@ -1,3 +1,5 @@
+import NotesStore
+
 /// The agent's tools (SPEC §7): names, arguments and descriptions are a contract that
 /// agents' prompts depend on; change them only with the spec.
 public enum ToolCatalog {
@@ -131,9 +133,10 @@ public enum ToolCatalog {
     static let editFile = ToolDefinition(
         name: "edit_file", title: "Edit part of a file",
         description: """
-            Replace exact text: each edit's old_text must occur exactly once (add surrounding words) and becomes new_text ("" \
-            deletes). Needs expected_version; a file changed since still takes the edit when the changed lines are not yours. \
-            The person's lines: user_edited unless on_conflict merge/propose or confirm_user_edits. dry_run: diff only.
+            Change part of a file. An edit is {old_text, new_text}: old_text must occur exactly once (add surrounding words); \
+            or {section, mode, new_text}: section is a heading's text, mode replace (its body), append or prepend (inside it), \
+            insert_after (after the section). Needs expected_version; a file changed since still takes edits away from the \
+            changes. The person's lines: user_edited unless on_conflict merge/propose or confirm_user_edits. dry_run: diff only.
             """,
         parameters: [
             path,
@@ -148,10 +151,11 @@ public enum ToolCatalog {
                 "type": .string("array"), "minItems": .int(1),
                 "items": .object([
                     "type": .string("object"), "additionalProperties": .bool(false),
-                    "required": .array([.string("old_text"), .string("new_text")]),
                     "properties": .object([
                         "old_text": .object(["type": .string("string")]),
                         "new_text": .object(["type": .string("string")]),
+                        "section": .object(["type": .string("string")]),
+                        "mode": .object(["type": .string("string"), "enum": .array(SectionMode.allCases.map { .string($0.rawValue) })]),
                     ]),
                 ]),
             ])

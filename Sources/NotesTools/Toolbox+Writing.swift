@@ -34,12 +34,39 @@ extension Toolbox {
 
     func editFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
         let path = try pathArgument(args)
-        let edits = try args.objects("edits", fields: ["old_text", "new_text"], maxCount: 100, maxBytes: contentLimit)
-            .map { TextEdit(oldText: $0["old_text"] ?? "", newText: $0["new_text"] ?? "") }
+        let edits = try editList(args)
         let options = ChangeOptions(expectedVersion: try args.requiredString("expected_version"), onConflict: try onConflict(args),
                                     confirmUserEdits: try args.bool("confirm_user_edits"),
                                     dryRun: try args.bool("dry_run"), includeDiff: true)
         return try store.edit(path, edits: edits, options: options, by: author)
+    }
+
+    /// `edits`: each {old_text, new_text}, or {section, mode, new_text} (issue 32, item 5).
+    func editList(_ args: ToolArguments) throws(NotesError) -> [TextEdit] {
+        let fields = ["old_text", "new_text", "section", "mode"]
+        let example = "{\"old_text\": \"…\", \"new_text\": \"…\"} or {\"section\": \"Heading\", \"mode\": \"append\", \"new_text\": \"…\"}"
+        var edits: [TextEdit] = []
+        for (i, item) in try args.objects("edits", fields: fields, optional: Set(fields), maxCount: 100, maxBytes: contentLimit).enumerated() {
+            if let section = item["section"] {
+                guard item["old_text"] == nil else {
+                    throw NotesError(.invalidArgument, "edit_file: edits[\(i)] has both old_text and section", hint: "each item is \(example)")
+                }
+                let modes = SectionMode.allCases.map(\.rawValue)
+                guard let raw = item["mode"], let mode = SectionMode(rawValue: raw) else {
+                    throw NotesError(.invalidArgument, "edit_file: edits[\(i)].mode must be one of \(modes.joined(separator: ", "))", hint: "e.g. \(example)")
+                }
+                guard let text = item["new_text"] ?? (mode == .replace ? "" : nil) else {
+                    throw NotesError(.invalidArgument, "edit_file: edits[\(i)] needs new_text, the text to \(raw)", hint: "each item is \(example)")
+                }
+                edits.append(TextEdit(section: section, mode: mode, text: text))
+            } else {
+                guard let old = item["old_text"], let new = item["new_text"], item["mode"] == nil else {
+                    throw NotesError(.invalidArgument, "edit_file: edits[\(i)] needs old_text and new_text, or section and mode", hint: "each item is \(example)")
+                }
+                edits.append(TextEdit(oldText: old, newText: new))
+            }
+        }
+        return edits
     }
 
     func deleteFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {

@@ -326,3 +326,69 @@ class InputHygieneAndAnnotations(unittest.IsolatedAsyncioTestCase):
                     if description:
                         self.assertNotIn(description, seen, f"{tool.name}.{name} repeats {seen.get(description)}")
                         seen[description] = f"{tool.name}.{name}"
+
+
+THEMES = "# Themes\n\n## Obsession\n\nAhab's hunt.\n\n## Knowledge\n\nCetology fails.\nOn purpose.\n\n## Friendship\n\nIshmael and Queequeg.\n"
+
+
+class SectionEdits(unittest.IsolatedAsyncioTestCase):
+    """Item 5: edit_file replaces, appends to, prepends to and inserts after a section,
+    under the same guard as any edit."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+        self.file = self.ws.path("Research/moby-dick/themes.md")
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    def body(self) -> str:
+        text = self.file.read_text()
+        return text[text.index("# Themes"):]
+
+    async def test_the_four_section_modes(self):
+        async with session(self.ws) as s:
+            v = (await call(s, "write_file", path="Research/moby-dick/themes.md", content=THEMES))["version"]
+            edited = await call(s, "edit_file", path="Research/moby-dick/themes.md", expected_version=v, edits=[
+                {"section": "Knowledge", "mode": "replace", "new_text": "The classification is the joke."},
+                {"section": "Obsession", "mode": "append", "new_text": "Starbuck resists."},
+                {"section": "## friendship", "mode": "prepend", "new_text": "A bed, a pipe, a fate."},
+                {"section": "Friendship", "mode": "insert_after", "new_text": "## Fate\n\nThe coffin saves him."},
+            ])
+            self.assertIn("+The classification is the joke.", edited["diff"])
+            self.assertEqual(self.body(), "# Themes\n\n## Obsession\n\nAhab's hunt.\n\nStarbuck resists.\n\n## Knowledge\n\n"
+                             "The classification is the joke.\n\n## Friendship\n\nA bed, a pipe, a fate.\n\nIshmael and Queequeg.\n\n"
+                             "## Fate\n\nThe coffin saves him.\n")
+            missing = await fail(s, "edit_file", {"path": "Research/moby-dick/themes.md", "expected_version": edited["version"],
+                                                  "edits": [{"section": "Whiteness", "mode": "append", "new_text": "x"}]})
+            self.assertEqual(missing["code"], "invalid_argument")
+            self.assertIn("Obsession", missing["hint"])
+            bad = await fail(s, "edit_file", {"path": "Research/moby-dick/themes.md", "expected_version": edited["version"],
+                                              "edits": [{"section": "Fate", "mode": "sideways", "new_text": "x"}]})
+            self.assertEqual(bad["code"], "invalid_argument")
+
+    async def test_the_persons_lines_in_a_section_are_protected(self):
+        async with session(self.ws) as s:
+            await call(s, "write_file", path="Research/moby-dick/themes.md", content=THEMES)
+            self.file.write_text(self.file.read_text().replace("Cetology fails.", "Cetology fails, gloriously (the person)."))
+            fresh = await call(s, "read_file", path="Research/moby-dick/themes.md")
+            refused = await fail(s, "edit_file", {"path": "Research/moby-dick/themes.md", "expected_version": fresh["version"],
+                                                  "edits": [{"section": "Knowledge", "mode": "replace", "new_text": "Short."}]})
+            self.assertEqual(refused["code"], "user_edited")
+            self.assertTrue(any("gloriously" in line for line in refused["lost_lines"]))
+            self.assertIn("gloriously", self.file.read_text())
+            proposed = await call(s, "edit_file", path="Research/moby-dick/themes.md", expected_version=fresh["version"], on_conflict="propose",
+                                  edits=[{"section": "Knowledge", "mode": "replace", "new_text": "Short."}])
+            self.assertTrue(proposed["proposal"])
+            appended = await call(s, "edit_file", path="Research/moby-dick/themes.md", expected_version=fresh["version"],
+                                  edits=[{"section": "Knowledge", "mode": "append", "new_text": "See chapter 32."}])
+            text = self.file.read_text()
+            self.assertIn("Cetology fails, gloriously (the person).\nOn purpose.\n\nSee chapter 32.\n\n## Friendship", text)
+            self.assertTrue(appended["changed"])
+
+    async def test_a_crlf_file_keeps_its_line_breaks(self):
+        self.ws.path("crlf.md").write_bytes(b"# A\r\n\r\n## B\r\n\r\nb text\r\n")
+        async with session(self.ws) as s:
+            v = (await call(s, "read_file", path="crlf.md"))["version"]
+            await call(s, "edit_file", path="crlf.md", expected_version=v, edits=[{"section": "B", "mode": "append", "new_text": "more\nlines"}])
+            self.assertTrue(self.ws.path("crlf.md").read_bytes().endswith(b"## B\r\n\r\nb text\r\n\r\nmore\r\nlines\r\n"))
