@@ -8,6 +8,7 @@ public enum ToolCatalog {
         readFile, readFiles, listFiles, search, fileHistory, getContext,
         listTemplates,
         writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember, newFromTemplate, fetchURL,
+        listProposals, withdrawProposal,
     ]
 
     /// The tools `--read-only` keeps.
@@ -101,11 +102,10 @@ public enum ToolCatalog {
     static let writeFile = ToolDefinition(
         name: "write_file", title: "Write a file",
         description: """
-            Create a file, or replace a whole file's text (then expected_version, from read_file, is required; a change since your \
-            read gives stale_version). Replacing lines the person wrote since your last write fails with user_edited, showing \
-            them; then use edit_file on other lines, or on_conflict "merge" (keeps both where they do not overlap) or "propose" \
-            (stored for the person to review; also for append-only paths). Provenance is stamped for you. Small changes: \
-            edit_file; additions: append_file.
+            Create a file, or replace a whole file (needs expected_version; changed since: stale_version). Replacing lines the \
+            person wrote since your last write fails with user_edited, showing them; then edit other lines, or on_conflict \
+            "merge" (keeps both where they do not overlap) or "propose" (for the person to review; also on append-only paths). \
+            Provenance is stamped for you.
             """,
         parameters: [
             path,
@@ -200,9 +200,8 @@ public enum ToolCatalog {
     static let remember = ToolDefinition(
         name: "remember", title: "Remember a fact",
         description: """
-            Record what you learned about the person or their work in context.md, as a dated bullet under section (default \
-            "Learned"), for the next session. A fact already there (same words, ignoring case and punctuation) answers \
-            duplicate: true. Short and specific, e.g. "Prefers British spelling".
+            Record what you learned about the person in context.md (a dated bullet under section, default "Learned") for later \
+            sessions. A fact already there answers duplicate: true. Short and specific: "Prefers British spelling".
             """,
         parameters: [
             .string("fact", nil, required: true),
@@ -213,10 +212,9 @@ public enum ToolCatalog {
     static let fetchURL = ToolDefinition(
         name: "fetch_url", title: "Fetch a web page into the workspace",
         description: """
-            Download a web page or text (http/https, text only, up to the write limit) into a file, e.g. a Gutenberg book into \
-            Research/moby-dick/full_text.txt (default Fetched/<host>/<name>). Unchanged pages are not downloaded again (cached: \
-            true). Markdown targets get source_url and fetched_at. Replacing a file follows write_file's rules. offline: \
-            nothing written.
+            Download a web page or text (http/https) into a file, e.g. a Gutenberg book into Research/moby-dick/full_text.txt \
+            (default Fetched/<host>/<name>). An unchanged page is not fetched again (cached: true). Replacing a file follows \
+            write_file's rules. offline: nothing written.
             """,
         parameters: [
             .string("url", nil, required: true),
@@ -224,11 +222,27 @@ public enum ToolCatalog {
         ],
         readOnly: false, destructive: true, idempotent: true, openWorld: true)
 
+    static let listProposals = ToolDefinition(
+        name: "list_proposals", title: "Your pending proposals",
+        description: """
+            Your proposals still waiting for the person's review: id, path, operation, time, reason.
+            """,
+        parameters: [],
+        readOnly: true, destructive: false, idempotent: true)
+
+    static let withdrawProposal = ToolDefinition(
+        name: "withdraw_proposal", title: "Withdraw a proposal",
+        description: """
+            Take back one of your pending proposals (id from list_proposals). The file is not touched.
+            """,
+        parameters: [.string("id", nil, required: true)],
+        readOnly: false, destructive: false, idempotent: false)
+
     static let listTemplates = ToolDefinition(
         name: "list_templates", title: "List templates",
         description: """
-            The templates new_from_template can use (research folder, introduction, source, journal page, context, the \
-            workspace's own): description, target and variables. All also get title, slug, date, datetime and actor.
+            The templates for new_from_template, each with description, target and variables (all also get title, slug, date, \
+            datetime, actor).
             """,
         parameters: [],
         readOnly: true, destructive: false, idempotent: true)
@@ -236,9 +250,9 @@ public enum ToolCatalog {
     static let newFromTemplate = ToolDefinition(
         name: "new_from_template", title: "Create from a template",
         description: """
-            Create a note or a research folder from a template (list_templates): template "research" with variables \
-            {"title": "Moby Dick"} creates Research/moby-dick/introduction.md, notes.md and sources/. Never replaces a file. \
-            path: a folder ending in / or an exact path instead of the default. Returns the files with their versions.
+            Create a note or a research folder from a template: "research" with variables {"title": "Moby Dick"} creates \
+            Research/moby-dick/introduction.md, notes.md and sources/. Never replaces a file. path: a folder ending in / or a \
+            file, instead of the default.
             """,
         parameters: [
             .string("template", nil, required: true),

@@ -128,3 +128,49 @@ extension Toolbox {
         return try store.create(rendered, by: author)
     }
 }
+
+/// A pending proposal as `list_proposals` shows it (its text stays in .notes/proposals/).
+struct ProposalEntry: Encodable {
+    var id: String
+    var path: String
+    var operation: String
+    var createdAt: String
+    var client: String
+    var reason: String
+    var baseVersion: String?
+
+    init(_ proposal: Proposal) {
+        id = proposal.id
+        path = proposal.path
+        operation = proposal.operation.rawValue
+        createdAt = proposal.createdAt
+        client = proposal.client
+        reason = proposal.reason
+        baseVersion = proposal.baseVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, path, operation, client, reason
+        case createdAt = "created_at", baseVersion = "base_version"
+    }
+}
+
+struct ProposalList: Encodable {
+    var proposals: [ProposalEntry]
+}
+
+struct WithdrawnProposal: Encodable {
+    var withdrawn: ProposalEntry
+}
+
+extension Toolbox {
+    /// `list_proposals`: the agents' proposals still waiting for the person, oldest first.
+    func listProposals(_ author: Author) -> ProposalList {
+        ProposalList(proposals: store.proposals.list().filter { $0.actor == author.actor }.map(ProposalEntry.init))
+    }
+
+    /// `withdraw_proposal`: takes back one of them.
+    func withdrawProposal(_ args: ToolArguments, _ author: Author) throws(NotesError) -> WithdrawnProposal {
+        WithdrawnProposal(withdrawn: ProposalEntry(try store.withdraw(try args.requiredString("id", maxBytes: 64), by: author)))
+    }
+}

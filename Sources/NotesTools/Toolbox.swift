@@ -104,6 +104,8 @@ public final class Toolbox: @unchecked Sendable {
         case "move_file": return .success(try moveFile(args, author))
         case "restore_file": return .success(try restoreFile(args, author))
         case "remember": return .success(try remember(args, author))
+        case "list_proposals": return .success(listProposals(author))
+        case "withdraw_proposal": return .success(try withdrawProposal(args, author))
         case "list_templates": return .success(try listTemplates())
         case "new_from_template": return .success(try newFromTemplate(args, author))
         case "fetch_url":

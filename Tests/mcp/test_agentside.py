@@ -392,3 +392,36 @@ class SectionEdits(unittest.IsolatedAsyncioTestCase):
             v = (await call(s, "read_file", path="crlf.md"))["version"]
             await call(s, "edit_file", path="crlf.md", expected_version=v, edits=[{"section": "B", "mode": "append", "new_text": "more\nlines"}])
             self.assertTrue(self.ws.path("crlf.md").read_bytes().endswith(b"## B\r\n\r\nb text\r\n\r\nmore\r\nlines\r\n"))
+
+
+class ProposalsOverMCP(unittest.IsolatedAsyncioTestCase):
+    """Item 7: the agent lists its pending proposals and withdraws one."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_list_and_withdraw(self):
+        async with session(self.ws) as s:
+            self.assertEqual((await call(s, "list_proposals"))["proposals"], [])
+            context = await call(s, "read_file", path="context.md")
+            proposed = await call(s, "write_file", path="context.md", content="# Context\n\nshorter\n",
+                                  expected_version=context["version"], on_conflict="propose")
+            listed = (await call(s, "list_proposals"))["proposals"]
+            self.assertEqual([(p["id"], p["path"], p["operation"]) for p in listed], [(proposed["proposal"], "context.md", "write")])
+            self.assertEqual(listed[0]["base_version"], context["version"])
+            self.assertNotIn("content", listed[0])
+            before = self.ws.snapshot()
+            withdrawn = await call(s, "withdraw_proposal", id=proposed["proposal"])
+            self.assertEqual(withdrawn["withdrawn"]["id"], proposed["proposal"])
+            self.assertEqual((await call(s, "list_proposals"))["proposals"], [])
+            self.assertEqual((await call(s, "get_context"))["pending_proposals"], [])
+            after = self.ws.snapshot()
+            self.assertEqual({k: v for k, v in after.items() if not k.startswith(".notes/proposals")},
+                             {k: v for k, v in before.items() if not k.startswith(".notes/proposals")})
+            gone = await fail(s, "withdraw_proposal", {"id": proposed["proposal"]})
+            self.assertEqual(gone["code"], "not_found")
+            self.assertIn("list_proposals", gone["hint"])
+            self.assertEqual((await fail(s, "withdraw_proposal", {"id": "../../context"}))["code"], "not_found")
