@@ -41,12 +41,15 @@ extension Toolbox {
         if let hint = error.hint, hint.contains("`notes history") {
             error.hint = "file_history lists the versions it has"
         }
-        guard error.code == .notFound else { return error }
+        // Only tools whose not_found is about the file at `path` (fetch_url's is the web's).
+        guard error.code == .notFound, Self.fileTools.contains(tool) else { return error }
         let key = tool == "move_file" ? "from" : "path"
         guard case .string(let raw)? = arguments?[key], !raw.isEmpty,
               let cleaned = try? cleanPath(raw, argument: key, tool: tool) else { return error }
         return notFound(cleaned, original: error, tool: tool)
     }
+
+    static let fileTools: Set<String> = ["read_file", "edit_file", "delete_file", "move_file", "restore_file", "file_history", "list_files"]
 
     /// `not_found` for `raw`, with what the log and the workspace's names say about it.
     func notFound(_ raw: String, original: NotesError, tool: String) -> NotesError {

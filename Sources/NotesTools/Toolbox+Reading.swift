@@ -167,9 +167,13 @@ extension Toolbox {
         }
         _ = try index.refreshIfNeeded()
         let depth = tree ? (depthArgument ?? 3) : (recursive || glob != nil ? Int.max : (depthArgument ?? 1))
-        let listing = try index.listing(folder: folder.relative, recursive: true, glob: glob, sort: .path)
+        // One level (the usual call) is the index's own listing, which builds entries only
+        // for the folder's files and counts the rest by folder.
+        let oneLevel = depth == 1 && !tree
+        let listing = try index.listing(folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
         let prefix = folder.relative.isEmpty ? "" : folder.relative + "/"
         var folderCounts: [String: Int] = [:]
+        if oneLevel { for sub in listing.folders { folderCounts[sub.path] = sub.files } }
         var fileEntries: [ListedEntry] = []
         for file in listing.files where policy.rule(for: file.path) != .deny && !policy.isProtected(file.path) {
             let parts = file.path.dropFirst(prefix.count).split(separator: "/")
