@@ -19,6 +19,11 @@ extension Toolbox {
         return try cleanPath(raw, argument: name, tool: args.tool)
     }
 
+    /// A path from outside a tool call (a `notes://` resource URI), cleaned the same way.
+    public func agentPath(_ raw: String) throws(NotesError) -> String {
+        try cleanPath(raw, argument: "uri", tool: "resources/read")
+    }
+
     /// Refuses backslashes (a Windows-style path would become one file name with `\` in it)
     /// and returns the NFC form — unless the name exists on disk only in another form (a
     /// file saved on macOS, say), which is kept so the file can be reached.
@@ -40,6 +45,10 @@ extension Toolbox {
         var error = error
         if let hint = error.hint, hint.contains("`notes history") {
             error.hint = "file_history lists the versions it has"
+        } else if let hint = error.hint, hint.hasPrefix("run `notes") || hint.hasPrefix("stop the other notes") {
+            error.hint = "ask the person to " + hint  // only they have a command line
+        } else if let hint = error.hint, hint.contains("`notes list`") {
+            error.hint = "list_files shows what exists; search finds files by what they say"
         }
         // Only tools whose not_found is about the file at `path` (fetch_url's is the web's).
         guard error.code == .notFound, Self.fileTools.contains(tool) else { return error }
