@@ -88,9 +88,19 @@ public struct ErrorDetails: Equatable, Sendable, Codable {
     public var conflicts: [MergeConflict]?
     /// The ways forward an agent may take.
     public var options: [String]?
+    /// For a `not_found`: where the file was moved to (from the history log).
+    public var movedTo: String?
+    /// For a `not_found` of a deleted file: the version `restore_file` brings back.
+    public var restorableVersion: String?
+    /// For a `not_found`: existing paths the caller probably meant.
+    public var didYouMean: [String]?
 
     public init(path: String? = nil, currentVersion: String? = nil, expectedVersion: String? = nil, diff: String? = nil,
-                lostLines: [String]? = nil, conflicts: [MergeConflict]? = nil, options: [String]? = nil) {
+                lostLines: [String]? = nil, conflicts: [MergeConflict]? = nil, options: [String]? = nil,
+                movedTo: String? = nil, restorableVersion: String? = nil, didYouMean: [String]? = nil) {
+        self.movedTo = movedTo
+        self.restorableVersion = restorableVersion
+        self.didYouMean = didYouMean
         self.path = path
         self.currentVersion = currentVersion
         self.expectedVersion = expectedVersion
@@ -103,5 +113,6 @@ public struct ErrorDetails: Equatable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case path, diff, conflicts, options
         case currentVersion = "current_version", expectedVersion = "expected_version", lostLines = "lost_lines"
+        case movedTo = "moved_to", restorableVersion = "restorable_version", didYouMean = "did_you_mean"
     }
 }

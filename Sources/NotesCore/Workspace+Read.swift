@@ -13,11 +13,28 @@ public struct ReadResult: Sendable, Codable {
     public var offset: Int
     /// Lines returned.
     public var lines: Int
+    /// For a windowed read (an agent's): whether lines follow the ones returned.
+    public var truncated: Bool?
+    /// For a windowed read that stopped early: the `offset` of the next page.
+    public var nextOffset: Int?
 
     enum CodingKeys: String, CodingKey {
-        case path, content, version, provenance, size, offset, lines
-        case totalLines = "total_lines"
+        case path, content, version, provenance, size, offset, lines, truncated
+        case totalLines = "total_lines", nextOffset = "next_offset"
     }
+}
+
+/// The most an agent's read returns in one answer (issue 32): whole lines, up to `lines`
+/// of them and `bytes` bytes, whichever comes first (at least one line).
+public struct ReadWindow: Sendable, Equatable {
+    public var lines: Int
+    public var bytes: Int
+    public init(lines: Int, bytes: Int) {
+        self.lines = lines
+        self.bytes = bytes
+    }
+    /// 2,000 lines or 64 KB (`limits.read_window_lines`, `limits.read_window_bytes`).
+    public static let standard = ReadWindow(lines: 2_000, bytes: 64 << 10)
 }
 
 extension Workspace {
@@ -29,9 +46,12 @@ extension Workspace {
     /// Reads a text file. `offset` is the first line (1-based), `limit` the number of lines.
     /// `provenance` computes the effective provenance from the bytes read and the mtime
     /// (the history knows more than the front matter); by default the front matter's.
-    public func read(_ path: WorkspacePath, offset: Int? = nil, limit: Int? = nil,
+    /// A line range keeps the file's bytes (its line breaks, CRLF included): the pages of a
+    /// file put together are the file. With `window`, the answer stops at the window's
+    /// lines or bytes and says so (`truncated`, `next_offset`).
+    public func read(_ path: WorkspacePath, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil,
                      provenance: ((_ bytes: [UInt8], _ mtime: Double) -> Provenance)? = nil) throws(NotesError) -> ReadResult {
-        let paged = offset != nil || limit != nil
+        let paged = offset != nil || limit != nil || window != nil
         let maxBytes = paged ? Self.pagedReadMaxBytes : Self.readMaxBytes
         let bytes: [UInt8]
         do {
@@ -62,23 +82,49 @@ extension Workspace {
             }
             effective = stated.effective(mtimeSeconds: mtime)
         }
-        var lines = text.lines()
-        if lines.last == "" { lines.removeLast() }
+        // Where each line starts in the text's UTF-8 bytes (a line ends after its \n).
+        let utf8 = Array(text.utf8)
+        var starts: [Int] = utf8.isEmpty ? [] : [0]
+        for (i, byte) in utf8.enumerated() where byte == 0x0A && i + 1 < utf8.count { starts.append(i + 1) }
+        let totalLines = starts.count
         let first = max(1, offset ?? 1)
-        let count = max(0, limit ?? lines.count)
-        let content: String
-        let returned: Int
+        var content: String
+        var returned: Int
+        var truncated: Bool? = nil
+        var nextOffset: Int? = nil
         if !paged {
             content = text
-            returned = lines.count
+            returned = totalLines
         } else {
-            let slice = lines.dropFirst(first - 1).prefix(count)
-            returned = slice.count
-            content = slice.isEmpty ? "" : slice.joined(separator: "\n") + "\n"
+            let wanted = max(0, limit ?? totalLines)
+            let from = first - 1
+            var end = from  // exclusive line index
+            var bytes = 0
+            while end < totalLines && end - from < wanted {
+                let next = end + 1 < totalLines ? starts[end + 1] : utf8.count
+                let size = next - starts[end]
+                if let window, end > from, end - from >= window.lines || bytes + size > window.bytes { break }
+                if let window, end == from, window.lines == 0 { break }
+                bytes += size
+                end += 1
+            }
+            returned = max(0, end - from)
+            if returned == 0 {
+                content = ""
+            } else {
+                let lower = starts[from]
+                let upper = end < totalLines ? starts[end] : utf8.count
+                content = String(decoding: utf8[lower..<upper], as: UTF8.self)
+            }
+            if window != nil {
+                let more = from + returned < totalLines
+                truncated = more
+                if more { nextOffset = first + returned }
+            }
         }
         return ReadResult(path: path.relative, content: content, version: ContentVersion(of: bytes).short,
                           provenance: effective, size: bytes.count,
-                          totalLines: lines.count, offset: first, lines: returned)
+                          totalLines: totalLines, offset: first, lines: returned, truncated: truncated, nextOffset: nextOffset)
     }
 }
 

@@ -11,6 +11,8 @@ public struct WorkspaceConfig: Sendable {
     public var indexMaxBytes: Int = 64 << 20
     /// Largest file returned whole by a read (larger ones need a line range).
     public var readMaxBytes: Int = 16 << 20
+    /// The most an agent's `read_file` returns per answer (`limits.read_window_lines`/`_bytes`).
+    public var readWindow: ReadWindow = .standard
     /// Largest file a write, edit or append may produce.
     public var writeMaxBytes: Int = 16 << 20
     /// Size past which `get_context` tells the agent context.md should be condensed (SPEC §8.1).
@@ -83,6 +85,10 @@ public struct WorkspaceConfig: Sendable {
                     switch k.string ?? "" {
                     case "index_max_bytes":
                         if let n = v.int, n > 0 { config.indexMaxBytes = n } else { report("'limits.index_max_bytes' must be a positive integer", v) }
+                    case "read_window_lines":
+                        if let n = v.int, n > 0 { config.readWindow.lines = n } else { report("'limits.read_window_lines' must be a positive integer", v) }
+                    case "read_window_bytes":
+                        if let n = v.int, n > 0 { config.readWindow.bytes = n } else { report("'limits.read_window_bytes' must be a positive integer", v) }
                     case "read_max_bytes":
                         if let n = v.int, n > 0 { config.readMaxBytes = n } else { report("'limits.read_max_bytes' must be a positive integer", v) }
                     case "write_max_bytes":

@@ -24,7 +24,7 @@ public struct NotesMCPServer: Sendable {
 
     public static let version = "0.4.0"
     /// Resources listed per page of `resources/list`.
-    static let resourcePage = 500
+    static let resourcePage = 200
 
     let toolbox: Toolbox
     let options: Options
@@ -129,7 +129,10 @@ public struct NotesMCPServer: Sendable {
     static func tool(_ definition: ToolDefinition) -> Tool {
         Tool(name: definition.name, title: definition.title, description: definition.description,
              inputSchema: ValueBridge.value(definition.inputSchema),
-             annotations: .init(title: definition.title, readOnlyHint: definition.readOnly, destructiveHint: definition.destructive,
-                                idempotentHint: definition.idempotent, openWorldHint: false))
+             // The title is the tool's own; hints at their defaults are left out (destructive means
+             // nothing for a reading tool; idempotent defaults to false), openWorldHint always
+             // said, as its default is true.
+             annotations: .init(readOnlyHint: definition.readOnly, destructiveHint: definition.readOnly ? nil : definition.destructive,
+                                idempotentHint: definition.idempotent ? true : nil, openWorldHint: definition.openWorld))
     }
 }

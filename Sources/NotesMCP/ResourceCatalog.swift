@@ -34,7 +34,7 @@ struct ResourceCatalog {
                                       mimeType: "text/markdown", size: context?.size))
         }
         let others = files.filter { $0.path != ContextFacts.path }
-        let slice = others.dropFirst(start).prefix(size)
+        let slice = others.dropFirst(start).prefix(size - resources.count)
         for file in slice {
             resources.append(Resource(name: file.path, uri: Self.uri(file.path), title: file.title,
                                       mimeType: Self.mimeType(file.path), size: file.size,
@@ -52,7 +52,7 @@ struct ResourceCatalog {
         let path = encoded.removingPercentEncoding ?? encoded
         do {
             try toolbox.followWorkspace()
-            let result = try toolbox.store.read(path, by: toolbox.author)
+            let result = try toolbox.store.read(try toolbox.agentPath(path), by: toolbox.author)
             return ReadResource.Result(contents: [.text(result.content, uri: uri, mimeType: Self.mimeType(path))])
         } catch {
             if error.code == .notFound { throw MCPError.serverError(code: -32002, message: "resource not found: \(uri.prefix(200))") }

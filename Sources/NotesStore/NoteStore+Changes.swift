@@ -22,7 +22,7 @@ extension NoteStore {
                                  details: ErrorDetails(path: path.relative, currentVersion: target.version))
             }
             if rule == .append && author.actor == .agent {
-                throw NotesError(.policyDenied, "\(path) is append-only for agents", hint: "use append_file", details: ErrorDetails(path: path.relative, options: ["append_file"]))
+                guard options.onConflict == .propose else { throw appendOnly(path) }
             }
             // Keep the file's conventions: its line breaks and its BOM.
             var proposed = TextChange.adapt(content, to: TextChange.newline(of: current))
@@ -35,6 +35,10 @@ extension NoteStore {
                 proposed = head + proposed
             }
             if current.starts(with: [0xEF, 0xBB, 0xBF]), !proposed.starts(with: [0xEF, 0xBB, 0xBF]) { proposed = [0xEF, 0xBB, 0xBF] + proposed }
+            if rule == .append && author.actor == .agent {
+                // A proposal writes nothing: the person accepts it with `notes review`.
+                return try propose(target, content: proposed, operation: .write, baseVersion: options.expectedVersion, author: author, reason: "the path is append-only for agents")
+            }
             return try change(target, to: proposed, rule: rule, options: options, author: author, operation: .write, what: "write_file")
         }
     }
@@ -73,12 +77,19 @@ extension NoteStore {
     /// changed since its read still applies when every `old_text` matches once and the
     /// changes since do not touch the edited lines.
     public func edit(_ raw: String, edits: [TextEdit], options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
-        let (path, rule) = try resolve(raw, for: author, .change)
+        // A proposal writes nothing, so an agent may propose an edit of an append-only path
+        // (.create is .change but for append-only paths, which are refused below otherwise).
+        let proposing = author.actor == .agent && options.onConflict == .propose
+        let (path, rule) = try resolve(raw, for: author, .create)
         return try lockedRereading { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: false)
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
             let check = guardFor(target)
             let (edited, editedLines) = try TextChange.apply(edits, to: current, path: path.relative)
+            if rule == .append && author.actor == .agent {
+                guard proposing else { throw appendOnly(path) }
+                return try propose(target, content: edited, operation: .edit, baseVersion: options.expectedVersion, author: author, reason: "the path is append-only for agents")
+            }
             if let expected = options.expectedVersion, !expected.isEmpty, expected != version, author.actor == .agent {
                 // Stale: allowed only when the changes since the read avoid the edited lines.
                 guard let read = history.object(expected) else { throw check.stale(expected) }
@@ -339,6 +350,11 @@ extension NoteStore {
                 throw NotesError(.invalidArgument, "the content's front matter is not a valid YAML mapping", hint: "fix the YAML between the '---' lines")
             }
         }
+    }
+
+    func appendOnly(_ path: WorkspacePath) -> NotesError {
+        NotesError(.policyDenied, "\(path) is append-only for agents", hint: "use append_file, or on_conflict \"propose\" to let the person review a change",
+                   details: ErrorDetails(path: path.relative, options: ["append_file", "on_conflict: propose"]))
     }
 
     func notFound(_ path: WorkspacePath) -> NotesError {

@@ -87,4 +87,20 @@ extension NoteStore {
         result.proposal = proposal.id
         return result
     }
+
+    /// Withdraws a pending proposal made by `author`'s kind of actor (an agent takes back
+    /// its own suggestion before the person reviews it). Nothing in the workspace changes
+    /// and nothing is logged: a proposal never changed a file.
+    public func withdraw(_ id: String, by author: Author) throws(NotesError) -> Proposal {
+        try locked { () throws(NotesError) -> Proposal in
+            guard let proposal = proposals.proposal(id) else {
+                throw NotesError(.notFound, "no pending proposal '\(id.prefix(64))'", hint: "list_proposals shows the pending ones; the person may have reviewed it already")
+            }
+            guard proposal.actor == author.actor else {
+                throw NotesError(.policyDenied, "proposal \(id) was made by the \(proposal.actor.rawValue), not by you", hint: "only your own proposals can be withdrawn")
+            }
+            try proposals.remove(id)
+            return proposal
+        }
+    }
 }

@@ -342,10 +342,10 @@ public final class NoteStore: Sendable {
     /// Reads a file (SPEC §5) with effective provenance. For an agent the path policy
     /// applies and the version read is kept in history, so a later `stale_version` can
     /// show what changed since and a stale `edit_file` can be checked line by line.
-    public func read(_ raw: String, offset: Int? = nil, limit: Int? = nil, by author: Author) throws(NotesError) -> ReadResult {
+    public func read(_ raw: String, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil, by author: Author) throws(NotesError) -> ReadResult {
         let (path, _) = try resolve(raw, for: author, .read)
         let keepCopy = author.actor == .agent && workspace.isInitialized
-        return try workspace.read(path, offset: offset, limit: limit) { [self] bytes, mtime in
+        return try workspace.read(path, offset: offset, limit: limit, window: window) { [self] bytes, mtime in
             if keepCopy { _ = try? history.store(bytes) }
             return effectiveProvenance(path: path.relative, bytes: bytes, mtime: mtime)
         }

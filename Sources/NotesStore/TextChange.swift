@@ -2,19 +2,45 @@ import Foundation
 import NotesCore
 import NotesDocuments
 
-/// One exact replacement of `edit_file` / `notes edit`: `oldText` must occur exactly once.
+/// One change of `edit_file` / `notes edit`: an exact replacement (`oldText` must occur
+/// exactly once), or, with `section`, a change inside or after the section under that
+/// heading (`mode`), with `newText` as the text.
 public struct TextEdit: Codable, Sendable, Equatable {
     public var oldText: String
     public var newText: String
+    /// The heading's text (without #s), for a section edit.
+    public var section: String?
+    public var mode: SectionMode?
 
     public init(oldText: String, newText: String) {
         self.oldText = oldText
         self.newText = newText
     }
 
-    enum CodingKeys: String, CodingKey {
-        case oldText = "old_text", newText = "new_text"
+    public init(section: String, mode: SectionMode, text: String) {
+        self.oldText = ""
+        self.newText = text
+        self.section = section
+        self.mode = mode
     }
+
+    enum CodingKeys: String, CodingKey {
+        case oldText = "old_text", newText = "new_text", section, mode
+    }
+}
+
+/// What a section edit does with its text (issue 32, item 5).
+public enum SectionMode: String, Codable, Sendable, CaseIterable {
+    /// Replace the section's body (the lines under the heading, down to the next heading of
+    /// the same or a higher level); the heading stays.
+    case replace
+    /// Add at the end of the section's body.
+    case append
+    /// Add at the start of the section's body, just under the heading.
+    case prepend
+    /// Add after the whole section (before the next heading of the same or a higher level),
+    /// e.g. a new section.
+    case insertAfter = "insert_after"
 }
 
 /// Byte-level text changes that keep the file's own conventions: its line endings (an
@@ -84,6 +110,10 @@ enum TextChange {
         var spans: [(range: Range<Int>, replacement: [UInt8])] = []
         for (n, edit) in edits.enumerated() {
             let label = edits.count > 1 ? "edit \(n + 1): " : ""
+            if let section = edit.section {
+                spans.append(try sectionSpan(section, mode: edit.mode ?? .replace, text: edit.newText, in: bytes, path: path, newline: newline, label: label))
+                continue
+            }
             guard !edit.oldText.isEmpty else {
                 throw NotesError(.invalidArgument, "\(label)old_text is empty", hint: "quote the exact text to replace; use append_file to add text")
             }
@@ -114,6 +144,74 @@ enum TextChange {
             lineStarts(span.range.lowerBound)...lineStarts(max(span.range.lowerBound, span.range.upperBound - 1))
         }
         return (result, lines)
+    }
+
+    /// The byte range a section edit replaces and what it puts there. The heading must occur
+    /// once (its text compared without #s, case and surrounding spaces); blank lines keep
+    /// Markdown blocks apart.
+    static func sectionSpan(_ section: String, mode: SectionMode, text: String, in bytes: [UInt8], path: String, newline: [UInt8],
+                            label: String) throws(NotesError) -> (range: Range<Int>, replacement: [UInt8]) {
+        guard FileFormat(path: path) == .markdown else {
+            throw NotesError(.invalidArgument, "\(label)section edits are for Markdown files; \(path) is not one", hint: "use old_text and new_text")
+        }
+        func key(_ s: String) -> String { s.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased() }
+        let wanted = key(section)
+        let headings = DocumentParser.parse(path: path, bytes: bytes).document?.headings ?? []
+        let matches = headings.indices.filter { key(headings[$0].text) == wanted }
+        guard matches.count == 1, let index = matches.first else {
+            let known = headings.prefix(30).map { "\"\($0.text)\"" }.joined(separator: ", ")
+            if matches.isEmpty {
+                throw NotesError(.invalidArgument, "\(label)\(path) has no heading \"\(section)\"",
+                                 hint: known.isEmpty ? "the file has no headings; use old_text, or append_file with section to create one" : "its headings: \(known)")
+            }
+            throw NotesError(.invalidArgument, "\(label)\(path) has \(matches.count) headings \"\(section)\"", hint: "use old_text and new_text to say which")
+        }
+        // Where each line starts; a line runs to the next start (or the end).
+        var starts: [Int] = bytes.isEmpty ? [] : [0]
+        for (i, b) in bytes.enumerated() where b == 0x0A && i + 1 < bytes.count { starts.append(i + 1) }
+        let count = starts.count
+        func start(_ line: Int) -> Int { line < count ? starts[line] : bytes.count }
+        func blank(_ line: Int) -> Bool {
+            guard line >= 0, line < count else { return false }
+            return bytes[start(line)..<start(line + 1)].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        }
+        let heading = headings[index]
+        var bodyStart = min(heading.line, count)  // heading.line is 1-based: the line after it
+        // A setext heading's underline belongs to the heading.
+        if bodyStart < count, bytes[start(bodyStart)..<start(bodyStart + 1)].allSatisfy({ [0x3D, 0x2D, 0x20, 0x0D, 0x0A].contains($0) }),
+           !blank(bodyStart) {
+            bodyStart += 1
+        }
+        let end = min(headings[(index + 1)...].first { $0.level <= heading.level }.map { $0.line - 1 } ?? count, count)
+        var content = adapt(text, to: newline)
+        if !content.isEmpty, content.last != newline.last { content += newline }
+        // A file without a final line break gets one before anything added at its end.
+        let lead: [UInt8] = bytes.last.map { $0 != 0x0A && $0 != 0x0D } ?? false ? newline : []
+        /// `content` put at line `at`, a blank line on each side where a block would touch another.
+        func insertion(at line: Int) -> (range: Range<Int>, replacement: [UInt8]) {
+            var block: [UInt8] = line >= count ? lead : []
+            if line > 0, !blank(line - 1) { block += newline }
+            block += content
+            if line < count, !blank(line) { block += newline }
+            return (start(line)..<start(line), block)
+        }
+        switch mode {
+        case .replace:
+            var block: [UInt8] = bodyStart >= count ? lead : []
+            if !content.isEmpty { block += newline + content }
+            if end < count { block += newline }
+            return (start(bodyStart)..<start(end), block)
+        case .append:
+            var at = end
+            while at > bodyStart, blank(at - 1) { at -= 1 }
+            return insertion(at: at)
+        case .prepend:
+            var at = bodyStart
+            while at < end, blank(at) { at += 1 }
+            return insertion(at: at)
+        case .insertAfter:
+            return insertion(at: end)
+        }
     }
 
     /// A function from byte offset to 0-based line number in `bytes`.

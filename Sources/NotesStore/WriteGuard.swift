@@ -98,13 +98,27 @@ struct WriteGuard {
     func userEditedError(proposed: [UInt8], lost: [Int], operation: String) -> NotesError {
         let lines = ByteLines(current)
         let shown = lost.prefix(50).map { "\($0 + 1): \(lines.text($0))" }
+        // Only ways the refused tool (or another tool, by name) can take.
+        let ways: String
+        let options: [String]
+        switch operation {
+        case "delete":
+            ways = "keep the file, or ask them and retry delete_file with confirm_user_edits true only after they say yes."
+            options = ["keep the file", "confirm_user_edits: true (only after the person agrees)"]
+        case "restore":
+            ways = "use edit_file on lines they did not change, write_file with on_conflict \"merge\" or \"propose\" and the old version's text, or ask them to restore it."
+            options = ["edit_file on lines the person did not change", "write_file with on_conflict: merge", "write_file with on_conflict: propose"]
+        default:
+            ways = "use append_file to add text, edit_file on lines they did not change, on_conflict \"merge\" to combine your text with theirs, on_conflict \"propose\" to let them review it, or ask them and retry with confirm_user_edits true only after they say yes."
+            options = ["append_file", "edit_file on lines the person did not change", "on_conflict: merge", "on_conflict: propose", "confirm_user_edits: true (only after the person agrees)"]
+        }
         return NotesError(.userEdited,
-            "The person edited \(path) since you last wrote it, and this \(operation) would remove or change \(lost.count) of their line(s). Do not overwrite their work: use append_file to add text, edit_file on lines they did not change, on_conflict \"merge\" to combine your text with theirs, on_conflict \"propose\" to let them review it, or ask them and retry with confirm_user_edits true only after they say yes.",
+            "The person edited \(path) since you last wrote it, and this \(operation) would remove or change \(lost.count) of their line(s). Do not overwrite their work: \(ways)",
             hint: "the person's text is kept",
             details: ErrorDetails(path: path, currentVersion: currentVersion,
                                   diff: Self.diff(current, proposed, "\(path) (now)", "\(path) (your version)"),
                                   lostLines: shown,
-                                  options: ["append_file", "edit_file on lines the person did not change", "on_conflict: merge", "on_conflict: propose", "confirm_user_edits: true (only after the person agrees)"]))
+                                  options: options))
     }
 
     /// Three-way merge of the agent's `proposed` text with the person's changes; the base

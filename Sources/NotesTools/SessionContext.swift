@@ -110,7 +110,7 @@ extension Toolbox {
             file.size = read.size
             file.overLimit = read.size > limit
             if file.overLimit {
-                file.note = "context.md is \(read.size) bytes, over the \(limit)-byte budget: propose a condensed version (write_file with on_conflict \"propose\") for the person to review."
+                file.note = "context.md is \(read.size) bytes, over the \(limit)-byte budget: propose a condensed version for the person to review: write_file with path context.md, this version as expected_version and on_conflict \"propose\" (a proposal writes nothing; they accept it with notes review)."
             }
         } catch where error.code == .notFound {
             file.note = "No context.md yet: use remember to record what you learn about the person."

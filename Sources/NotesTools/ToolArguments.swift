@@ -106,7 +106,7 @@ public struct ToolArguments: Sendable {
     }
 
     /// A list of objects, each with exactly the string fields `fields` (all required).
-    public func objects(_ name: String, fields: [String], maxCount: Int, maxBytes: Int) throws(NotesError) -> [[String: String]] {
+    public func objects(_ name: String, fields: [String], optional: Set<String> = [], maxCount: Int, maxBytes: Int) throws(NotesError) -> [[String: String]] {
         guard case .array(let items)? = values[name] else {
             if values[name] == nil || values[name] == .null { throw missing(name, "a list") }
             throw mistyped(name, "a list", values[name] ?? .null)
@@ -125,6 +125,7 @@ public struct ToolArguments: Sendable {
             }
             var entry: [String: String] = [:]
             for field in fields {
+                if optional.contains(field), object[field] == nil || object[field] == .null { continue }
                 guard case .string(let s)? = object[field] else {
                     throw NotesError(.invalidArgument, "\(tool): \(name)[\(i)].\(field) must be a string", hint: "each item is \(example)")
                 }

@@ -1,47 +1,65 @@
+import NotesStore
+
 /// The agent's tools (SPEC §7): names, arguments and descriptions are a contract that
 /// agents' prompts depend on; change them only with the spec.
 public enum ToolCatalog {
     /// Every tool, reading tools first.
     public static let all: [ToolDefinition] = [
-        readFile, listFiles, search, fileHistory, getContext,
+        readFile, readFiles, listFiles, search, fileHistory, getContext,
         listTemplates,
         writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember, newFromTemplate, fetchURL,
+        listProposals, withdrawProposal,
     ]
 
     /// The tools `--read-only` keeps.
     public static var readOnly: [ToolDefinition] { all.filter(\.readOnly) }
 
-    static let path = ToolParameter.string("path", "A path relative to the workspace root, e.g. \"Research/moby-dick/introduction.md\".", required: true)
-    static let expectedVersion = ToolParameter.string(
-        "expected_version", "The version you got from read_file (or list_files/search). The call fails with stale_version if the file changed since; read it again then.")
-    static let confirmUserEdits = ToolParameter.boolean(
-        "confirm_user_edits", "Set to true only after the person has said yes to replacing the text they wrote (a user_edited refusal shows it). Never set it on your own.")
+    // Shared parameters are described once (in read_file and write_file), so tools/list
+    // stays small (issue 32, item 10): elsewhere the name and type say what they are.
+    static let path = ToolParameter.string("path", nil, required: true)
+    static let expectedVersion = ToolParameter.string("expected_version", nil)
+    static let confirmUserEdits = ToolParameter.boolean("confirm_user_edits", nil)
+    static let onConflict = ToolParameter.string("on_conflict", nil, choices: ["fail", "merge", "propose"])
 
     static let readFile = ToolDefinition(
         name: "read_file", title: "Read a file",
         description: """
-            Read one file of the workspace: its text, its version (pass it as expected_version when you later change the file), \
-            who created and last modified it (provenance: agent or user) and total_lines. For a long file pass offset (first line, \
-            1-based) and limit (number of lines) to read it in pages. Use search to find which file to read, list_files to see what exists.
+            Read a file: its text, version (pass it as expected_version when you change the file), provenance (who created and \
+            last changed it: agent or user) and total_lines. Long files come in windows of 2,000 lines or 64 KB: truncated true \
+            means more follows; pass next_offset as offset to go on. Use search to find which file to read.
             """,
         parameters: [
-            path,
-            .integer("offset", "First line to return, 1-based (default 1).", minimum: 1),
-            .integer("limit", "How many lines to return (default: all).", minimum: 0),
+            .string("path", "Relative to the workspace root, with /, e.g. \"Research/moby-dick/introduction.md\".", required: true),
+            .integer("offset", "First line, 1-based (default 1).", minimum: 1),
+            .integer("limit", "Most lines to return (default: the window).", minimum: 0),
         ],
         readOnly: true, destructive: false, idempotent: true)
+
+    static let readFiles = ToolDefinition(
+        name: "read_files", title: "Read several files",
+        description: """
+            Read up to 20 files in one call; each answer is read_file's (or its error), each in a window, 256 KB in all.
+            """,
+        parameters: [],
+        readOnly: true, destructive: false, idempotent: true,
+        extraSchema: ["paths": .object(["type": .string("array"), "items": .object(["type": .string("string")]), "minItems": .int(1), "maxItems": .int(20)])],
+        extraRequired: ["paths"])
 
     static let listFiles = ToolDefinition(
         name: "list_files", title: "List files",
         description: """
-            List files and folders by name: each file with kind (note, research, journal, chat, context), size, title, modified time, \
-            version and provenance. Lists one folder (default: the workspace root); recursive lists everything below it; glob filters \
-            paths (e.g. \"**/*.md\", \"Journal/2026-*\"). This looks at names only: to find files by what they say, use search.
+            List files and folders by name (not content: use search for that), 200 per page; next_cursor, passed as cursor, gives \
+            the next page. A file has kind, size, title, modified, version and by (who last changed it). depth N goes N folders \
+            down (recursive: all); tree: only folders, with file counts, to get your bearings; glob filters paths (\"**/*.md\").
             """,
         parameters: [
-            .string("path", "The folder to list, relative to the workspace root (default: the root)."),
-            .boolean("recursive", "Include every folder below (default false)."),
-            .string("glob", "Only paths matching this glob: * stays within a folder, ** crosses folders."),
+            .string("path", "A folder (default: the root)."),
+            .integer("depth", nil, minimum: 1, maximum: 64),
+            .boolean("recursive", nil),
+            .boolean("tree", nil),
+            .string("glob", "* stays within a folder, ** crosses folders."),
+            .string("cursor", nil),
+            .integer("limit", nil, minimum: 1, maximum: 1000),
         ],
         readOnly: true, destructive: false, idempotent: true)
 
@@ -66,9 +84,8 @@ public enum ToolCatalog {
     static let fileHistory = ToolDefinition(
         name: "file_history", title: "A file's history",
         description: """
-            The versions a file has had, newest first: each with the operation (create, write, append, edit, delete, move, restore, \
-            external = edited outside notes), who did it (agent or user), the client and the time. Pass a version to restore_file \
-            to bring it back. Deleted files keep their history.
+            A file's versions, newest first: operation (create, write, append, edit, delete, move, restore; external = edited \
+            outside notes), actor (agent or user), client, time. restore_file brings one back; deleted files keep their history.
             """,
         parameters: [path],
         readOnly: true, destructive: false, idempotent: true)
@@ -76,9 +93,8 @@ public enum ToolCatalog {
     static let getContext = ToolDefinition(
         name: "get_context", title: "Session context",
         description: """
-            Call this first in a session. Returns context.md (what you learned about the person in earlier sessions), an overview of \
-            the workspace (folders with file counts), what the person changed since your last session, pending proposals waiting \
-            for their review, and the state of the search index.
+            Call this first. Returns context.md (what you learned about the person before), the workspace's folders with file \
+            counts, what the person changed since your last session, proposals awaiting their review, and the index's state.
             """,
         parameters: [],
         readOnly: true, destructive: false, idempotent: true)
@@ -86,61 +102,60 @@ public enum ToolCatalog {
     static let writeFile = ToolDefinition(
         name: "write_file", title: "Write a file",
         description: """
-            Create a new file, or replace the whole text of an existing one. Replacing needs expected_version (from read_file): \
-            without it the call fails with read_required, and if the file changed since your read, with stale_version. If the \
-            person edited the file since you last wrote it, replacing their text fails with user_edited and shows what would be \
-            lost; then prefer edit_file on other lines, or on_conflict "merge" (keeps their changes and yours when they do not \
-            overlap), or "propose" (stored for the person to review). Provenance front matter is stamped for you. To add to a \
-            file use append_file; to change a few lines use edit_file.
+            Create a file, or replace a whole file (needs expected_version; changed since: stale_version). Replacing lines the \
+            person wrote since your last write fails with user_edited, showing them; then edit other lines, or on_conflict \
+            "merge" (keeps both where they do not overlap) or "propose" (for the person to review; also on append-only paths). \
+            Provenance is stamped for you.
             """,
         parameters: [
             path,
-            .string("content", "The complete new text of the file (Markdown with optional YAML front matter).", required: true),
-            expectedVersion,
-            .string("on_conflict", "What to do when the person edited the file: fail (default), merge, or propose.", choices: ["fail", "merge", "propose"]),
-            confirmUserEdits,
+            .string("content", "The whole new text (Markdown, optional YAML front matter).", required: true),
+            .string("expected_version", "The version read_file (or list_files) gave you."),
+            .string("on_conflict", "If the person edited the file: fail (default), merge or propose.", choices: ["fail", "merge", "propose"]),
+            .boolean("confirm_user_edits", "true only after the person said yes to replacing their text. Never on your own."),
         ],
         readOnly: false, destructive: true, idempotent: true)
 
     static let appendFile = ToolDefinition(
         name: "append_file", title: "Append to a file",
         description: """
-            Add text at the end of a file, or at the end of the section under a heading (section, e.g. \"Sources\"; created when \
-            missing). Creates the file when it does not exist. Never conflicts and never changes existing text, so it is the way \
-            to add to the journal (Journal/YYYY-MM-DD.md) and to files the person is working on. No version needed.
+            Add text at the end of a file, or of the section under a heading (section, without #s; created when missing). Creates \
+            the file if needed. Never conflicts, needs no version: the way to add to the journal (Journal/YYYY-MM-DD.md), \
+            context.md and files the person is working on.
             """,
         parameters: [
             path,
-            .string("content", "The text to add (a paragraph, a list item, a block).", required: true),
-            .string("section", "Append at the end of the section with this heading text (without the #s)."),
+            .string("content", nil, required: true),
+            .string("section", nil),
         ],
         readOnly: false, destructive: false, idempotent: false)
 
     static let editFile = ToolDefinition(
         name: "edit_file", title: "Edit part of a file",
         description: """
-            Replace exact text in a file: each edit's old_text must appear exactly once (include a few surrounding words to make it \
-            unique) and is replaced by new_text. Needs expected_version from read_file. If the file changed since, the edit still \
-            applies when the changed lines are not the ones you edit. Changing lines the person wrote fails with user_edited unless \
-            they agreed (confirm_user_edits). dry_run shows the diff without writing. Returns the new version and the diff.
+            Change part of a file. An edit is {old_text, new_text}: old_text must occur exactly once (add surrounding words); \
+            or {section, mode, new_text}: section is a heading's text, mode replace (its body), append or prepend (inside it), \
+            insert_after (after the section). Needs expected_version; a file changed since still takes edits away from the \
+            changes. The person's lines: user_edited unless on_conflict merge/propose or confirm_user_edits. dry_run: diff only.
             """,
         parameters: [
             path,
             expectedVersion,
-            .boolean("dry_run", "Only show the diff; change nothing."),
+            onConflict,
+            .boolean("dry_run", nil),
             confirmUserEdits,
         ],
         readOnly: false, destructive: true, idempotent: false,
         extraSchema: [
             "edits": .object([
                 "type": .string("array"), "minItems": .int(1),
-                "description": .string("The replacements, applied in order."),
                 "items": .object([
                     "type": .string("object"), "additionalProperties": .bool(false),
-                    "required": .array([.string("old_text"), .string("new_text")]),
                     "properties": .object([
-                        "old_text": .object(["type": .string("string"), "description": .string("Exact text now in the file, found exactly once.")]),
-                        "new_text": .object(["type": .string("string"), "description": .string("The text to put in its place (\"\" deletes it).")]),
+                        "old_text": .object(["type": .string("string")]),
+                        "new_text": .object(["type": .string("string")]),
+                        "section": .object(["type": .string("string")]),
+                        "mode": .object(["type": .string("string"), "enum": .array(SectionMode.allCases.map { .string($0.rawValue) })]),
                     ]),
                 ]),
             ])
@@ -150,8 +165,8 @@ public enum ToolCatalog {
     static let deleteFile = ToolDefinition(
         name: "delete_file", title: "Delete a file",
         description: """
-            Delete a file (it stays in history: restore_file brings it back). Needs expected_version from read_file. A file the \
-            person edited since you last wrote it is refused with user_edited unless they agreed (confirm_user_edits).
+            Delete a file (history keeps it: restore_file brings it back). Needs expected_version. A file the person edited since \
+            your last write: user_edited unless they agreed (confirm_user_edits).
             """,
         parameters: [path, expectedVersion, confirmUserEdits],
         readOnly: false, destructive: true, idempotent: false,
@@ -160,24 +175,24 @@ public enum ToolCatalog {
     static let moveFile = ToolDefinition(
         name: "move_file", title: "Move or rename a file",
         description: """
-            Move or rename a file within the workspace. Needs expected_version from read_file. Fails if the target exists.
+            Move or rename a file in the workspace (folders are created). Needs expected_version. Fails if the target exists.
             """,
         parameters: [
-            .string("from", "The file's current path.", required: true),
-            .string("to", "The new path (folders are created as needed).", required: true),
-            .string("expected_version", "The version you got from read_file.", required: true),
+            .string("from", nil, required: true),
+            .string("to", nil, required: true),
+            .string("expected_version", nil, required: true),
         ],
         readOnly: false, destructive: true, idempotent: false)
 
     static let restoreFile = ToolDefinition(
         name: "restore_file", title: "Restore a version",
         description: """
-            Bring back an earlier version of a file (from file_history), or a deleted file. The restore is itself a change, so it \
-            can be undone the same way. Pass expected_version when the file exists, as for write_file.
+            Bring back a version from file_history, or a deleted file. A restore is a change too (undo it the same way). Pass \
+            expected_version when the file exists.
             """,
         parameters: [
             path,
-            .string("version", "The version to bring back (from file_history).", required: true),
+            .string("version", nil, required: true),
             expectedVersion,
         ],
         readOnly: false, destructive: true, idempotent: true)
@@ -185,38 +200,49 @@ public enum ToolCatalog {
     static let remember = ToolDefinition(
         name: "remember", title: "Remember a fact",
         description: """
-            Record something you learned about the person or their work in context.md, as a dated bullet under a section (default \
-            \"Learned\"), so the next session knows it. A fact already recorded (same words, ignoring case and punctuation) is not \
-            added again (the answer says duplicate: true). Keep facts short and specific.
+            Record what you learned about the person in context.md (a dated bullet under section, default "Learned") for later \
+            sessions. A fact already there answers duplicate: true. Short and specific: "Prefers British spelling".
             """,
         parameters: [
-            .string("fact", "The fact, one sentence, e.g. \"Prefers British spelling\".", required: true),
-            .string("section", "The heading to file it under (default \"Learned\"), e.g. \"Preferences\"."),
+            .string("fact", nil, required: true),
+            .string("section", nil),
         ],
         readOnly: false, destructive: false, idempotent: true)
 
     static let fetchURL = ToolDefinition(
         name: "fetch_url", title: "Fetch a web page into the workspace",
         description: """
-            Download a web page or text (http or https) into a workspace file, e.g. a Project Gutenberg book into \
-            Research/moby-dick/full_text.txt, so that you and the person can search and read it. Follows redirects; text only; \
-            up to the workspace's write limit. Fetching the same URL again downloads only if the page changed (cached: true \
-            means nothing was written). Markdown targets get source_url and fetched_at in their front matter. Without path the \
-            file goes to Fetched/<host>/<name>. Replacing an existing file follows the same rules as write_file. Answers \
-            offline when the network or the server is unavailable (nothing is written).
+            Download a web page or text (http/https) into a file, e.g. a Gutenberg book into Research/moby-dick/full_text.txt \
+            (default Fetched/<host>/<name>). An unchanged page is not fetched again (cached: true). Replacing a file follows \
+            write_file's rules. offline: nothing written.
             """,
         parameters: [
-            .string("url", "The page's address, e.g. \"https://www.gutenberg.org/cache/epub/2701/pg2701.txt\".", required: true),
-            .string("path", "Where to save it, e.g. \"Research/moby-dick/full_text.txt\" (default Fetched/<host>/<name>)."),
+            .string("url", nil, required: true),
+            .string("path", nil),
         ],
-        readOnly: false, destructive: false, idempotent: true)
+        readOnly: false, destructive: true, idempotent: true, openWorld: true)
+
+    static let listProposals = ToolDefinition(
+        name: "list_proposals", title: "Your pending proposals",
+        description: """
+            Your proposals still waiting for the person's review: id, path, operation, time, reason.
+            """,
+        parameters: [],
+        readOnly: true, destructive: false, idempotent: true)
+
+    static let withdrawProposal = ToolDefinition(
+        name: "withdraw_proposal", title: "Withdraw a proposal",
+        description: """
+            Take back one of your pending proposals (id from list_proposals). The file is not touched.
+            """,
+        parameters: [.string("id", nil, required: true)],
+        readOnly: false, destructive: false, idempotent: false)
 
     static let listTemplates = ToolDefinition(
         name: "list_templates", title: "List templates",
         description: """
-            The templates new_from_template can use (research topic folder, introduction, source, journal page, context, and \
-            the workspace's own): each with its description, where it creates files, and its variables (required or optional). \
-            Every template also gets title, slug, date, datetime and actor.
+            The templates for new_from_template, each with description, target and variables (all also get title, slug, date, \
+            datetime, actor).
             """,
         parameters: [],
         readOnly: true, destructive: false, idempotent: true)
@@ -224,20 +250,18 @@ public enum ToolCatalog {
     static let newFromTemplate = ToolDefinition(
         name: "new_from_template", title: "Create from a template",
         description: """
-            Create a new note or a research topic folder from a template (see list_templates), e.g. template "research" with \
-            variables {"title": "Moby Dick"} creates Research/moby-dick/introduction.md, notes.md and sources/. Never replaces \
-            an existing file (that is an error: pick another title or path). path overrides where it goes: a folder ending in / \
-            or an exact path. Returns the created files with their versions.
+            Create a note or a research folder from a template: "research" with variables {"title": "Moby Dick"} creates \
+            Research/moby-dick/introduction.md, notes.md and sources/. Never replaces a file. path: a folder ending in / or a \
+            file, instead of the default.
             """,
         parameters: [
-            .string("template", "The template's name, e.g. \"research\", \"introduction\", \"source\".", required: true),
-            .string("path", "Where to create it instead of the template's default: a folder ending in /, or an exact path."),
+            .string("template", nil, required: true),
+            .string("path", nil),
         ],
         readOnly: false, destructive: false, idempotent: false,
         extraSchema: [
             "variables": .object([
                 "type": .string("object"),
-                "description": .string("The template's variables; title is required, e.g. {\"title\": \"Moby Dick\", \"question\": \"Why white?\"}."),
                 "required": .array([.string("title")]),
                 "additionalProperties": .object(["type": .string("string")]),
             ])

@@ -4,20 +4,24 @@ public struct ToolParameter: Sendable {
     public var schema: [String: JSONValue]
     public var required: Bool
 
-    public static func string(_ name: String, _ description: String, required: Bool = false, choices: [String]? = nil) -> ToolParameter {
-        var schema: [String: JSONValue] = ["type": .string("string"), "description": .string(description)]
+    public static func string(_ name: String, _ description: String?, required: Bool = false, choices: [String]? = nil) -> ToolParameter {
+        var schema: [String: JSONValue] = ["type": .string("string")]
+        if let description { schema["description"] = .string(description) }
         if let choices { schema["enum"] = .array(choices.map(JSONValue.string)) }
         return ToolParameter(name: name, schema: schema, required: required)
     }
 
-    public static func integer(_ name: String, _ description: String, minimum: Int, maximum: Int? = nil) -> ToolParameter {
-        var schema: [String: JSONValue] = ["type": .string("integer"), "description": .string(description), "minimum": .int(minimum)]
+    public static func integer(_ name: String, _ description: String?, minimum: Int, maximum: Int? = nil) -> ToolParameter {
+        var schema: [String: JSONValue] = ["type": .string("integer"), "minimum": .int(minimum)]
+        if let description { schema["description"] = .string(description) }
         if let maximum { schema["maximum"] = .int(maximum) }
         return ToolParameter(name: name, schema: schema, required: false)
     }
 
-    public static func boolean(_ name: String, _ description: String) -> ToolParameter {
-        ToolParameter(name: name, schema: ["type": .string("boolean"), "description": .string(description)], required: false)
+    public static func boolean(_ name: String, _ description: String?) -> ToolParameter {
+        var schema: [String: JSONValue] = ["type": .string("boolean")]
+        if let description { schema["description"] = .string(description) }
+        return ToolParameter(name: name, schema: schema, required: false)
     }
 
     public static func strings(_ name: String, _ description: String) -> ToolParameter {
@@ -39,6 +43,8 @@ public struct ToolDefinition: Sendable {
     public var destructive: Bool
     /// Calling it twice with the same arguments has no further effect.
     public var idempotent: Bool
+    /// Reaches outside the workspace (the web).
+    public var openWorld: Bool = false
     /// Arguments whose schema is not a flat list of parameters (edit_file's edits).
     var extraSchema: [String: JSONValue] = [:]
 

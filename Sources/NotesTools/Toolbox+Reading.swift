@@ -3,7 +3,8 @@ import NotesCore
 import NotesIndex
 import NotesStore
 
-/// One entry of `list_files`: a folder (with its file count) or a file.
+/// One entry of `list_files`: a folder (with its file count) or a file, compactly: who
+/// last changed the file as `by`, and `created_by` only when someone else created it.
 struct ListedEntry: Encodable {
     var path: String
     var kind: String
@@ -12,16 +13,29 @@ struct ListedEntry: Encodable {
     var title: String?
     var modified: String?
     var version: String?
-    var provenance: Provenance?
+    var by: String?
+    var createdBy: String?
+
+    enum CodingKeys: String, CodingKey {
+        case path, kind, files, size, title, modified, version, by
+        case createdBy = "created_by"
+    }
 }
 
-/// The answer to `list_files`.
+/// The answer to `list_files`: one page of entries.
 struct FileListing: Encodable {
     var path: String
     var entries: [ListedEntry]
-    /// Entries before truncation.
+    /// Entries in all pages.
     var total: Int
+    /// More entries follow: pass `next_cursor` as `cursor`.
     var truncated: Bool
+    var nextCursor: String?
+
+    enum CodingKeys: String, CodingKey {
+        case path, entries, total, truncated
+        case nextCursor = "next_cursor"
+    }
 }
 
 /// One version in `file_history`, newest first.
@@ -54,20 +68,90 @@ struct FileHistoryResult: Encodable {
 }
 
 extension Toolbox {
-    /// Most entries `list_files` returns in one answer.
-    static let listLimit = 1_000
+    /// Entries per `list_files` page by default, and at most.
+    static let listPage = 200
+    static let listPageMax = 1_000
+    /// Paths one `read_files` call reads at most; its answer holds at most this many
+    /// read windows' bytes in all.
+    static let readFilesMax = 20
+    static let readFilesWindows = 4
+    /// Below this much room left, the remaining paths are not read.
+    static let readFilesSmallest = 4_096
 
     func readFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ReadResult {
-        let path = try args.requiredString("path")
+        let path = try pathArgument(args)
         let offset = try args.int("offset", in: 1...Int(Int32.max))
         let limit = try args.int("limit", in: 0...Int(Int32.max))
-        return try store.read(path, offset: offset, limit: limit, by: author)
+        return try read(path, offset: offset, limit: limit, window: workspace.config.readWindow, author)
+    }
+
+    /// One bounded read; a folder is pointed at list_files.
+    func read(_ path: String, offset: Int?, limit: Int?, window: ReadWindow, _ author: Author) throws(NotesError) -> ReadResult {
+        do {
+            return try store.read(path, offset: offset, limit: limit, window: window, by: author)
+        } catch where error.code == .notText {
+            if let folder = try? WorkspacePath(path, in: workspace), !folder.relative.isEmpty, FileSystem.isDirectory(workspace.absolutePath(folder.relative)) {
+                throw NotesError(.invalidArgument, "\(folder) is a folder, not a file", hint: "list_files with path \"\(folder)\" shows what it holds",
+                                 details: ErrorDetails(path: folder.relative, options: ["list_files {\"path\": \"\(folder)\"}"]))
+            }
+            throw error
+        }
+    }
+
+    /// `read_files`: several files in one call, each in a read window, the answer at most
+    /// `readFilesWindows` windows in all; a path that fails gets its error in its place.
+    func readFiles(_ args: ToolArguments, _ author: Author) throws(NotesError) -> JSONValue {
+        let raw = try args.strings("paths", maxCount: Self.readFilesMax)
+        guard !raw.isEmpty else {
+            throw NotesError(.invalidArgument, "read_files needs 'paths' (1 to \(Self.readFilesMax) paths)", hint: "e.g. {\"paths\": [\"a.md\", \"b.md\"]}")
+        }
+        var paths: [String] = []
+        for one in raw { paths.append(try cleanPath(one, argument: "paths", tool: "read_files")) }
+        let window = workspace.config.readWindow
+        var budget = window.bytes * Self.readFilesWindows
+        var files: [JSONValue] = []
+        for path in paths {
+            guard budget >= Self.readFilesSmallest else {
+                files.append(.object(["path": .string(path), "code": .string("too_large"),
+                                      "message": .string("not read: this answer reached its \(window.bytes * Self.readFilesWindows / 1024) KB total"),
+                                      "hint": .string("read it with read_file")]))
+                continue
+            }
+            do {
+                let result = try read(path, offset: nil, limit: nil, window: ReadWindow(lines: window.lines, bytes: min(window.bytes, budget)), author)
+                budget -= result.content.utf8.count
+                files.append(Self.json(result))
+            } catch {
+                var object: [String: JSONValue] = ["path": .string(path)]
+                if case .object(let fields)? = try? JSONValue.parse(ToolOutcome.failure(agentFacing(error, tool: "read_file", arguments: ["path": .string(path)])).json) {
+                    for (key, value) in fields where key != "path" { object[key] = value }
+                }
+                files.append(.object(object))
+            }
+        }
+        return .object(["files": .array(files)])
+    }
+
+    static func json(_ value: some Encodable) -> JSONValue {
+        (try? ToolOutcome.encoder.encode(value)).flatMap { try? JSONValue.parse($0) } ?? .null
     }
 
     func listFiles(_ args: ToolArguments) throws(NotesError) -> FileListing {
-        let raw = try args.string("path") ?? ""
+        let raw = try optionalPath(args) ?? ""
         let recursive = try args.bool("recursive")
+        let tree = try args.bool("tree")
+        let depthArgument = try args.int("depth", in: 1...64)
         let glob = try args.string("glob")
+        let limit = try args.int("limit", in: 1...Self.listPageMax) ?? Self.listPage
+        let start: Int
+        if let cursor = try args.string("cursor") {
+            guard let n = Int(cursor), n >= 0 else {
+                throw NotesError(.invalidArgument, "list_files: unknown cursor '\(cursor.prefix(40))'", hint: "pass the next_cursor of the previous answer, with the same other arguments")
+            }
+            start = n
+        } else {
+            start = 0
+        }
         let folder = try WorkspacePath(raw, in: workspace)
         let policy = workspace.config.policy
         if !folder.relative.isEmpty {
@@ -82,18 +166,44 @@ extension Toolbox {
             }
         }
         _ = try index.refreshIfNeeded()
-        let listing = try index.listing(folder: folder.relative, recursive: recursive || glob != nil, glob: glob, sort: .path)
-        var entries: [ListedEntry] = []
-        for sub in listing.folders where !policy.hidesFolder(sub.path) {
-            entries.append(ListedEntry(path: sub.path, kind: "folder", files: sub.files))
+        let depth = tree ? (depthArgument ?? 3) : (recursive || glob != nil ? Int.max : (depthArgument ?? 1))
+        // One level (the usual call) is the index's own listing, which builds entries only
+        // for the folder's files and counts the rest by folder.
+        let oneLevel = depth == 1 && !tree
+        let listing = try index.listing(folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
+        let prefix = folder.relative.isEmpty ? "" : folder.relative + "/"
+        var folderCounts: [String: Int] = [:]
+        if oneLevel { for sub in listing.folders { folderCounts[sub.path] = sub.files } }
+        var fileEntries: [ListedEntry] = []
+        for file in listing.files where policy.rule(for: file.path) != .deny && !policy.isProtected(file.path) {
+            let parts = file.path.dropFirst(prefix.count).split(separator: "/")
+            if tree {
+                // Every folder on the way down, to `depth`, counts the file.
+                var sub = prefix
+                for part in parts.dropLast().prefix(depth) {
+                    sub += part
+                    folderCounts[sub, default: 0] += 1
+                    sub += "/"
+                }
+                continue
+            }
+            if parts.count > depth {
+                folderCounts[prefix + parts.prefix(depth).joined(separator: "/"), default: 0] += 1
+                continue
+            }
+            let provenance = file.provenance
+            let by = provenance.lastModifiedBy?.rawValue
+            let created = provenance.createdBy?.rawValue
+            fileEntries.append(ListedEntry(path: file.path, kind: file.kind.rawValue, size: file.size, title: file.title.isEmpty ? nil : file.title,
+                                           modified: file.modified, version: file.version, by: by, createdBy: created == by ? nil : created))
         }
-        for file in listing.files where policy.rule(for: file.path) != .deny {
-            entries.append(ListedEntry(path: file.path, kind: file.kind.rawValue, size: file.size, title: file.title,
-                                       modified: file.modified, version: file.version, provenance: file.provenance))
-        }
+        var entries: [ListedEntry] = folderCounts.keys.sorted().filter { !policy.hidesFolder($0) }
+            .map { ListedEntry(path: $0, kind: "folder", files: folderCounts[$0]) }
+        entries += fileEntries
         let total = entries.count
-        if total > Self.listLimit { entries.removeLast(total - Self.listLimit) }
-        return FileListing(path: folder.relative, entries: entries, total: total, truncated: total > Self.listLimit)
+        let page = Array(entries.dropFirst(start).prefix(limit))
+        let next = start + page.count < total ? String(start + page.count) : nil
+        return FileListing(path: folder.relative, entries: page, total: total, truncated: next != nil, nextCursor: next)
     }
 
     func search(_ args: ToolArguments) throws(NotesError) -> SearchResults {
@@ -122,7 +232,7 @@ extension Toolbox {
     }
 
     func fileHistory(_ args: ToolArguments, _ author: Author) throws(NotesError) -> FileHistoryResult {
-        let path = try store.readablePath(try args.requiredString("path"), by: author)
+        let path = try store.readablePath(try pathArgument(args), by: author)
         let records = store.history.history(of: path.relative).records
         let bytes = try? FileBytes.read(path: workspace.absolutePath(path.relative), maxBytes: workspace.config.readMaxBytes, checkingLocation: true)
         if records.isEmpty && bytes == nil {

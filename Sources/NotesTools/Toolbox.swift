@@ -85,13 +85,14 @@ public final class Toolbox: @unchecked Sendable {
             let args = try ToolArguments(tool: name, values: arguments ?? [:], parameters: tool.parameterNames)
             return try run(name, args, as: Author(.agent, client: clientName))
         } catch {
-            return .failure(error)
+            return .failure(agentFacing(error, tool: name, arguments: arguments))
         }
     }
 
     private func run(_ name: String, _ args: ToolArguments, as author: Author) throws(NotesError) -> ToolOutcome {
         switch name {
         case "read_file": return .success(try readFile(args, author))
+        case "read_files": return .success(try readFiles(args, author))
         case "list_files": return .success(try listFiles(args))
         case "search": return .success(try search(args))
         case "file_history": return .success(try fileHistory(args, author))
@@ -103,10 +104,12 @@ public final class Toolbox: @unchecked Sendable {
         case "move_file": return .success(try moveFile(args, author))
         case "restore_file": return .success(try restoreFile(args, author))
         case "remember": return .success(try remember(args, author))
+        case "list_proposals": return .success(listProposals(author))
+        case "withdraw_proposal": return .success(try withdrawProposal(args, author))
         case "list_templates": return .success(try listTemplates())
         case "new_from_template": return .success(try newFromTemplate(args, author))
         case "fetch_url":
-            return .success(try fetcher.fetch(try args.requiredString("url", maxBytes: 8192), to: try args.string("path"), by: author, cancellation: cancellation))
+            return .success(try fetcher.fetch(try args.requiredString("url", maxBytes: 8192), to: try optionalPath(args), by: author, cancellation: cancellation))
         default: throw NotesError(.internal, "tool \(name) has no implementation", hint: "report this as a bug")
         }
     }

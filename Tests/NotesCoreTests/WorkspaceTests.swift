@@ -141,7 +141,7 @@ import Testing
         #expect(whole.provenance.createdBy == .agent && whole.provenance.lastModifiedBy == .agent)
         #expect(whole.version.count == 16)
         let page = try ws.read(WorkspacePath("n.md", in: ws), offset: 7, limit: 5)
-        #expect(page.content == "two\nthree\n")
+        #expect(page.content == "two\r\nthree\r\n")  // the file's bytes, CRLF kept (issue 32)
         #expect(page.lines == 2)
         #expect(throws: NotesError(.notText, "bin.md is not UTF-8 text", hint: "binary files are listed but not read")) {
             try ws.read(WorkspacePath("bin.md", in: ws))

@@ -13,8 +13,9 @@ from notes_server import Workspace, call, fail, notes_binary, result_json, sessi
 TODAY = datetime.datetime.now().strftime("%Y-%m-%d")  # local date, as notes names journal pages
 
 EXPECTED_TOOLS = {
-    "read_file", "list_files", "search", "file_history", "get_context", "write_file", "append_file",
+    "read_file", "read_files", "list_files", "search", "file_history", "get_context", "write_file", "append_file",
     "edit_file", "delete_file", "move_file", "restore_file", "remember", "list_templates", "new_from_template", "fetch_url",
+    "list_proposals", "withdraw_proposal",
 }
 
 THEMES = """# Themes in Moby-Dick
@@ -459,7 +460,7 @@ class ReadOnlyAndClientName(unittest.IsolatedAsyncioTestCase):
     async def test_read_only_offers_only_reading_tools(self):
         async with session(self.ws, "--read-only") as s:
             names = {t.name for t in (await s.list_tools()).tools}
-            self.assertEqual(names, {"read_file", "list_files", "search", "file_history", "get_context", "list_templates"})
+            self.assertEqual(names, {"read_file", "read_files", "list_files", "search", "file_history", "get_context", "list_templates", "list_proposals"})
             before = self.ws.snapshot()
             error = await fail(s, "append_file", {"path": "Journal/x.md", "content": "x"})
             self.assertEqual(error["code"], "invalid_argument")

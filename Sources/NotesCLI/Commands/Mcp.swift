@@ -14,9 +14,10 @@ extension NotesCommand {
             abstract: "Serve the workspace to an AI agent over MCP (stdio).",
             discussion: """
                 Speaks the Model Context Protocol on stdin/stdout; logs go to stderr. The agent gets
-                read_file, list_files, search, file_history, get_context, list_templates, write_file,
-                append_file, edit_file, delete_file, move_file, restore_file, remember,
-                new_from_template and fetch_url, all acting as "agent" under the read-first and
+                read_file, read_files, list_files, search, file_history, get_context, list_templates,
+                list_proposals, write_file, append_file, edit_file, delete_file, move_file,
+                restore_file, remember, new_from_template, fetch_url and withdraw_proposal, all
+                acting as "agent" under the read-first and
                 user-edit guards, the path policy and protected paths.
 
                 Register it with Claude Code:

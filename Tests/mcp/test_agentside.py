@@ -1,0 +1,427 @@
+"""Issue 32, the agent's side of the table, through the official Python MCP client against
+the built `notes mcp`: bounded reads, paged listings, recovery from not_found, hints that
+work, path hygiene, annotations and a small tools/list."""
+
+import json
+import unicodedata
+import unittest
+
+from mcp import types
+
+from notes_server import Workspace, call, fail, result_json, session
+
+BOOK = "Research/moby-dick/full_text.txt"
+
+
+def options_of(payload: dict) -> list[str]:
+    return payload.get("options") or []
+
+
+class BoundedReads(unittest.IsolatedAsyncioTestCase):
+    """Item 1: read_file answers a window; the pages put together are the file's bytes."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_read_file_without_a_range_is_a_window_and_pages_rebuild_the_bytes(self):
+        book = self.ws.path(BOOK).read_bytes()
+        self.assertIn(b"\r\n", book)
+        async with session(self.ws) as s:
+            first = await call(s, "read_file", path=BOOK)
+            self.assertTrue(first["truncated"])
+            self.assertLessEqual(first["lines"], 2000)
+            self.assertLessEqual(len(first["content"].encode()), 64 * 1024)
+            self.assertEqual(first["next_offset"], first["offset"] + first["lines"])
+            self.assertEqual(first["total_lines"], book.count(b"\n"))
+            self.assertIn("\r\n", first["content"])  # CRLF kept, as in the file
+            pages = [first["content"]]
+            page = first
+            while page["truncated"]:
+                page = await call(s, "read_file", path=BOOK, offset=page["next_offset"])
+                self.assertLessEqual(len(page["content"].encode()), 64 * 1024)
+                pages.append(page["content"])
+            self.assertNotIn("next_offset", page)
+            self.assertEqual("".join(pages).encode(), book.removeprefix(b"\xef\xbb\xbf"))
+            # An explicit range keeps the bytes too, and says there is more.
+            ranged = await call(s, "read_file", path=BOOK, offset=3, limit=2)
+            lines = book.split(b"\n")
+            self.assertEqual(ranged["content"].encode(), lines[2] + b"\n" + lines[3] + b"\n")
+            self.assertTrue(ranged["truncated"])
+            self.assertEqual(ranged["next_offset"], 5)
+
+    async def test_crlf_file_read_whole_and_in_pages_is_the_same_bytes(self):
+        self.ws.path("crlf.md").write_bytes(b"# Title\r\n\r\nfirst\r\nsecond\r\nlast line without break")
+        async with session(self.ws) as s:
+            whole = await call(s, "read_file", path="crlf.md")
+            self.assertFalse(whole["truncated"])
+            self.assertNotIn("next_offset", whole)
+            paged = [(await call(s, "read_file", path="crlf.md", offset=i, limit=1))["content"] for i in range(1, whole["total_lines"] + 1)]
+            self.assertEqual("".join(paged), whole["content"])
+            self.assertEqual(whole["content"].encode(), self.ws.path("crlf.md").read_bytes())
+
+    async def test_the_window_is_configurable(self):
+        ws = Workspace(config="limits:\n  read_window_lines: 10\n  read_window_bytes: 100000\n")
+        try:
+            async with session(ws) as s:
+                page = await call(s, "read_file", path=BOOK)
+                self.assertEqual(page["lines"], 10)
+                self.assertEqual(page["next_offset"], 11)
+        finally:
+            ws.cleanup()
+
+    async def test_read_files_reads_several_each_bounded_and_the_total_bounded(self):
+        async with session(self.ws) as s:
+            answer = await call(s, "read_files", paths=["reading-list.md", "nope.md", BOOK, "Research/moby-dick/introduction.md"])
+            files = answer["files"]
+            self.assertEqual([f["path"] for f in files], ["reading-list.md", "nope.md", BOOK, "Research/moby-dick/introduction.md"])
+            self.assertIn("Reading list", files[0]["content"])
+            self.assertRegex(files[0]["version"], r"^[0-9a-f]{16}$")
+            self.assertEqual(files[1]["code"], "not_found")
+            self.assertTrue(files[2]["truncated"])
+            self.assertLessEqual(len(files[2]["content"].encode()), 64 * 1024)
+            self.assertIn("cetology", files[3]["content"])
+            self.assertLessEqual(sum(len(f.get("content", "").encode()) for f in files), 256 * 1024)
+            # Twenty copies of the book: the answer stays bounded.
+            many = (await call(s, "read_files", paths=[BOOK] * 20))["files"]
+            self.assertLessEqual(sum(len(f.get("content", "").encode()) for f in many), 256 * 1024)
+            self.assertEqual(many[-1]["code"], "too_large")
+            self.assertIn("read_file", many[-1]["hint"])
+
+
+class PagedListings(unittest.IsolatedAsyncioTestCase):
+    """Item 2: list_files and resources/list come in pages with a cursor."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+        bulk = self.ws.path("Bulk")
+        for i in range(450):
+            sub = bulk / f"part-{i % 3}"
+            sub.mkdir(parents=True, exist_ok=True)
+            (sub / f"note-{i:03}.md").write_text(f"# Note {i}\n\nbody {i}\n")
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_list_files_pages_with_a_cursor_and_compact_entries(self):
+        async with session(self.ws) as s:
+            first = await call(s, "list_files", path="Bulk", recursive=True)
+            self.assertEqual(len(first["entries"]), 200)
+            self.assertEqual(first["total"], 450)
+            self.assertTrue(first["truncated"])
+            seen = [e["path"] for e in first["entries"]]
+            page = first
+            while page.get("next_cursor"):
+                page = await call(s, "list_files", path="Bulk", recursive=True, cursor=page["next_cursor"])
+                seen += [e["path"] for e in page["entries"]]
+            self.assertEqual(len(seen), 450)
+            self.assertEqual(len(set(seen)), 450)
+            entry = first["entries"][0]
+            self.assertNotIn("provenance", entry)
+            self.assertEqual(entry["by"], "user")
+            self.assertLess(len(json.dumps(entry)), 220, entry)
+            small = await call(s, "list_files", path="Bulk", recursive=True, limit=5)
+            self.assertEqual(len(small["entries"]), 5)
+            self.assertEqual((await fail(s, "list_files", {"cursor": "banana"}))["code"], "invalid_argument")
+
+    async def test_depth_and_tree(self):
+        async with session(self.ws) as s:
+            top = await call(s, "list_files")
+            self.assertIn({"path": "Bulk", "kind": "folder", "files": 450}, top["entries"])
+            two = {e["path"]: e for e in (await call(s, "list_files", path="Research", depth=2))["entries"]}
+            self.assertEqual(two["Research/moby-dick/introduction.md"]["kind"], "research")
+            self.assertEqual(two["Research/moby-dick/sources"]["kind"], "folder")
+            self.assertGreater(two["Research/moby-dick/sources"]["files"], 0)
+            tree = await call(s, "list_files", tree=True)
+            folders = {e["path"]: e["files"] for e in tree["entries"]}
+            self.assertTrue(all(e["kind"] == "folder" for e in tree["entries"]))
+            self.assertEqual(folders["Bulk"], 450)
+            self.assertEqual(folders["Bulk/part-0"], 150)
+            self.assertIn("Research/moby-dick/sources", folders)
+            self.assertLess(len(json.dumps(tree)), 4000)
+
+    async def test_resources_list_pages_of_at_most_200(self):
+        async with session(self.ws) as s:
+            page = await s.list_resources()
+            self.assertLessEqual(len(page.resources), 200)
+            self.assertIsNotNone(page.next_cursor)
+            uris = [str(r.uri) for r in page.resources]
+            while page.next_cursor:
+                page = await s.list_resources(params=types.PaginatedRequestParams(cursor=page.next_cursor))
+                self.assertLessEqual(len(page.resources), 200)
+                uris += [str(r.uri) for r in page.resources]
+            self.assertEqual(len(uris), len(set(uris)))
+            self.assertIn("notes://Bulk/part-2/note-449.md", uris)
+
+
+class RecoveryFromNotFound(unittest.IsolatedAsyncioTestCase):
+    """Item 3: a missing file's answer says where it went or what was meant."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    def assert_no_cli(self, payload):
+        self.assertNotIn("`notes", json.dumps(payload))
+
+    async def test_moved_and_deleted_files(self):
+        async with session(self.ws) as s:
+            await call(s, "write_file", path="Research/draft.md", content="# Draft\n\nwords\n")
+            current = await call(s, "read_file", path="Research/draft.md")
+            await call(s, "move_file", **{"from": "Research/draft.md", "to": "Research/moby-dick/draft.md", "expected_version": current["version"]})
+            moved = await fail(s, "read_file", {"path": "Research/draft.md"})
+            self.assertEqual(moved["code"], "not_found")
+            self.assertEqual(moved["moved_to"], "Research/moby-dick/draft.md")
+            self.assertIn("Research/moby-dick/draft.md", moved["message"])
+            self.assert_no_cli(moved)
+            again = await call(s, "read_file", path=moved["moved_to"])
+            await call(s, "delete_file", path="Research/moby-dick/draft.md", expected_version=again["version"])
+            gone = await fail(s, "read_file", {"path": "Research/moby-dick/draft.md"})
+            self.assertEqual(gone["code"], "not_found")
+            self.assertIn("deleted", gone["message"])
+            self.assertIn("restore_file", gone["hint"])
+            self.assertEqual(gone["restorable_version"], again["version"])
+            self.assert_no_cli(gone)
+            await call(s, "restore_file", path="Research/moby-dick/draft.md", version=gone["restorable_version"])
+            self.assertIn("words", (await call(s, "read_file", path="Research/moby-dick/draft.md"))["content"])
+
+    async def test_near_misses_say_did_you_mean(self):
+        nfd = unicodedata.normalize("NFD", "Research/Café notes.md")
+        self.ws.path(nfd).write_text("# Café\n")
+        async with session(self.ws) as s:
+            for wrong, meant in [
+                ("research/moby-dick/Introduction.md", "Research/moby-dick/introduction.md"),  # case
+                ("reading-list", "reading-list.md"),  # missing extension
+                ("reading-lst.md", "reading-list.md"),  # one letter
+                (unicodedata.normalize("NFC", "Research/Café notes.md"), nfd),  # NFC asked, NFD on disk
+            ]:
+                miss = await fail(s, "read_file", {"path": wrong})
+                self.assertEqual(miss["code"], "not_found", wrong)
+                self.assertIn(meant, miss["did_you_mean"], wrong)
+                self.assertIn("did you mean", miss["message"])
+                self.assert_no_cli(miss)
+                self.assertIn("# ", (await call(s, "read_file", path=miss["did_you_mean"][0]))["content"])
+            nothing = await fail(s, "read_file", {"path": "zzzz/qqqq.md"})
+            self.assertIn("list_files", nothing["hint"])
+            self.assert_no_cli(nothing)
+
+    async def test_paths_are_nfc_normalised_on_the_way_in(self):
+        async with session(self.ws) as s:
+            decomposed = unicodedata.normalize("NFD", "Research/Résumé.md")
+            await call(s, "write_file", path=decomposed, content="# Résumé\n")
+            names = [p.name for p in self.ws.path("Research").iterdir()]
+            self.assertIn(unicodedata.normalize("NFC", "Résumé.md"), names)
+            self.assertNotIn(unicodedata.normalize("NFD", "Résumé.md"), names)
+            self.assertIn("Résumé", (await call(s, "read_file", path=unicodedata.normalize("NFC", "Research/Résumé.md")))["content"])
+
+
+class HintsThatWork(unittest.IsolatedAsyncioTestCase):
+    """Item 4: every option a refusal names is an argument of that tool, or a tool."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace(config="context:\n  max_bytes: 200\n")
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def assert_options_work(self, s, tool: str, payload: dict):
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        arguments = set(tools[tool].input_schema["properties"])
+        for option in options_of(payload):
+            word = option.split(":")[0].split(" ")[0]
+            self.assertTrue(word in arguments or word in tools or not word.isidentifier() or word in ("keep", "ask"),
+                            f"{tool} refusal names {option!r}, which is neither an argument of {tool} nor a tool")
+
+    async def test_edit_file_takes_the_on_conflict_its_refusal_suggests(self):
+        path = self.ws.path("Research/moby-dick/themes.md")
+        async with session(self.ws) as s:
+            created = await call(s, "write_file", path="Research/moby-dick/themes.md", content="# Themes\n\nOne.\n\nTwo.\n")
+            path.write_text(path.read_text().replace("Two.", "Two, as the person put it."))
+            fresh = await call(s, "read_file", path="Research/moby-dick/themes.md")
+            refused = await fail(s, "edit_file", {"path": "Research/moby-dick/themes.md", "expected_version": fresh["version"],
+                                                  "edits": [{"old_text": "Two, as the person put it.", "new_text": "Two."}]})
+            self.assertEqual(refused["code"], "user_edited")
+            self.assertIn("on_conflict: propose", refused["options"])
+            await self.assert_options_work(s, "edit_file", refused)
+            proposed = await call(s, "edit_file", path="Research/moby-dick/themes.md", expected_version=fresh["version"],
+                                  on_conflict="propose", edits=[{"old_text": "Two, as the person put it.", "new_text": "Two."}])
+            self.assertTrue(proposed["proposal"])
+            self.assertIn("as the person put it", path.read_text())
+            self.assertNotEqual(created["version"], fresh["version"])
+
+    async def test_delete_and_restore_refusals_name_only_their_own_arguments(self):
+        path = self.ws.path("Research/moby-dick/themes.md")
+        async with session(self.ws) as s:
+            created = await call(s, "write_file", path="Research/moby-dick/themes.md", content="# Themes\n\nOne.\n")
+            path.write_text(path.read_text() + "\nThe person's paragraph.\n")
+            fresh = await call(s, "read_file", path="Research/moby-dick/themes.md")
+            refused = await fail(s, "delete_file", {"path": "Research/moby-dick/themes.md", "expected_version": fresh["version"]})
+            self.assertEqual(refused["code"], "user_edited")
+            await self.assert_options_work(s, "delete_file", refused)
+            restore = await fail(s, "restore_file", {"path": "Research/moby-dick/themes.md", "version": created["version"],
+                                                     "expected_version": fresh["version"]})
+            self.assertEqual(restore["code"], "user_edited")
+            await self.assert_options_work(s, "restore_file", restore)
+            self.assertNotIn("on_conflict \"merge\" to combine", restore["message"])
+
+    async def test_context_budget_hint_works_a_proposal_on_an_append_only_path(self):
+        async with session(self.ws) as s:
+            context = (await call(s, "get_context"))["context"]
+            self.assertTrue(context["over_limit"])
+            self.assertIn("propose", context["note"])
+            before = self.ws.path("context.md").read_bytes()
+            plain = await fail(s, "write_file", {"path": "context.md", "content": "# Context\n\nshort\n", "expected_version": context["version"]})
+            self.assertEqual(plain["code"], "policy_denied")
+            await self.assert_options_work(s, "write_file", plain)
+            proposed = await call(s, "write_file", path="context.md", content="# Context\n\nshort\n",
+                                  expected_version=context["version"], on_conflict="propose")
+            self.assertTrue(proposed["proposal"])
+            self.assertEqual(self.ws.path("context.md").read_bytes(), before)
+            self.assertEqual([p["path"] for p in (await call(s, "get_context"))["pending_proposals"]], ["context.md"])
+
+
+class InputHygieneAndAnnotations(unittest.IsolatedAsyncioTestCase):
+    """Items 8 and 11: backslashes refused; fetch_url open-world and destructive; a folder
+    read points at list_files; tools/list stays small."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_backslashes_are_refused_naming_the_forward_slash_form(self):
+        async with session(self.ws) as s:
+            before = self.ws.snapshot()
+            refused = await fail(s, "write_file", {"path": "Research\\win\\a.md", "content": "x"})
+            self.assertEqual(refused["code"], "invalid_argument")
+            self.assertIn("Research/win/a.md", refused["hint"])
+            self.assertEqual(self.ws.snapshot(), before)
+            self.assertEqual((await fail(s, "read_file", {"path": "Research\\moby-dick\\notes.md"}))["code"], "invalid_argument")
+
+    async def test_annotations_and_folder_reads(self):
+        async with session(self.ws) as s:
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            self.assertTrue(tools["fetch_url"].annotations.open_world_hint)
+            self.assertTrue(tools["fetch_url"].annotations.destructive_hint)
+            self.assertFalse(tools["read_file"].annotations.open_world_hint)
+            self.assertFalse(tools["write_file"].annotations.open_world_hint)
+            folder = await fail(s, "read_file", {"path": "Research/moby-dick"})
+            self.assertIn("list_files", folder["hint"])
+            self.assertEqual(folder["code"], "invalid_argument")
+
+    async def test_tools_list_is_small_and_repeats_no_description(self):
+        async with session(self.ws) as s:
+            tools = (await s.list_tools()).tools
+            size = len(json.dumps([t.model_dump(by_alias=True, exclude_none=True) for t in tools], separators=(",", ":"), ensure_ascii=False))
+            self.assertLessEqual(size, 12_000)
+            seen = {}
+            for tool in tools:
+                for name, schema in tool.input_schema["properties"].items():
+                    description = schema.get("description")
+                    if description:
+                        self.assertNotIn(description, seen, f"{tool.name}.{name} repeats {seen.get(description)}")
+                        seen[description] = f"{tool.name}.{name}"
+
+
+THEMES = "# Themes\n\n## Obsession\n\nAhab's hunt.\n\n## Knowledge\n\nCetology fails.\nOn purpose.\n\n## Friendship\n\nIshmael and Queequeg.\n"
+
+
+class SectionEdits(unittest.IsolatedAsyncioTestCase):
+    """Item 5: edit_file replaces, appends to, prepends to and inserts after a section,
+    under the same guard as any edit."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+        self.file = self.ws.path("Research/moby-dick/themes.md")
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    def body(self) -> str:
+        text = self.file.read_text()
+        return text[text.index("# Themes"):]
+
+    async def test_the_four_section_modes(self):
+        async with session(self.ws) as s:
+            v = (await call(s, "write_file", path="Research/moby-dick/themes.md", content=THEMES))["version"]
+            edited = await call(s, "edit_file", path="Research/moby-dick/themes.md", expected_version=v, edits=[
+                {"section": "Knowledge", "mode": "replace", "new_text": "The classification is the joke."},
+                {"section": "Obsession", "mode": "append", "new_text": "Starbuck resists."},
+                {"section": "## friendship", "mode": "prepend", "new_text": "A bed, a pipe, a fate."},
+                {"section": "Friendship", "mode": "insert_after", "new_text": "## Fate\n\nThe coffin saves him."},
+            ])
+            self.assertIn("+The classification is the joke.", edited["diff"])
+            self.assertEqual(self.body(), "# Themes\n\n## Obsession\n\nAhab's hunt.\n\nStarbuck resists.\n\n## Knowledge\n\n"
+                             "The classification is the joke.\n\n## Friendship\n\nA bed, a pipe, a fate.\n\nIshmael and Queequeg.\n\n"
+                             "## Fate\n\nThe coffin saves him.\n")
+            missing = await fail(s, "edit_file", {"path": "Research/moby-dick/themes.md", "expected_version": edited["version"],
+                                                  "edits": [{"section": "Whiteness", "mode": "append", "new_text": "x"}]})
+            self.assertEqual(missing["code"], "invalid_argument")
+            self.assertIn("Obsession", missing["hint"])
+            bad = await fail(s, "edit_file", {"path": "Research/moby-dick/themes.md", "expected_version": edited["version"],
+                                              "edits": [{"section": "Fate", "mode": "sideways", "new_text": "x"}]})
+            self.assertEqual(bad["code"], "invalid_argument")
+
+    async def test_the_persons_lines_in_a_section_are_protected(self):
+        async with session(self.ws) as s:
+            await call(s, "write_file", path="Research/moby-dick/themes.md", content=THEMES)
+            self.file.write_text(self.file.read_text().replace("Cetology fails.", "Cetology fails, gloriously (the person)."))
+            fresh = await call(s, "read_file", path="Research/moby-dick/themes.md")
+            refused = await fail(s, "edit_file", {"path": "Research/moby-dick/themes.md", "expected_version": fresh["version"],
+                                                  "edits": [{"section": "Knowledge", "mode": "replace", "new_text": "Short."}]})
+            self.assertEqual(refused["code"], "user_edited")
+            self.assertTrue(any("gloriously" in line for line in refused["lost_lines"]))
+            self.assertIn("gloriously", self.file.read_text())
+            proposed = await call(s, "edit_file", path="Research/moby-dick/themes.md", expected_version=fresh["version"], on_conflict="propose",
+                                  edits=[{"section": "Knowledge", "mode": "replace", "new_text": "Short."}])
+            self.assertTrue(proposed["proposal"])
+            appended = await call(s, "edit_file", path="Research/moby-dick/themes.md", expected_version=fresh["version"],
+                                  edits=[{"section": "Knowledge", "mode": "append", "new_text": "See chapter 32."}])
+            text = self.file.read_text()
+            self.assertIn("Cetology fails, gloriously (the person).\nOn purpose.\n\nSee chapter 32.\n\n## Friendship", text)
+            self.assertTrue(appended["changed"])
+
+    async def test_a_crlf_file_keeps_its_line_breaks(self):
+        self.ws.path("crlf.md").write_bytes(b"# A\r\n\r\n## B\r\n\r\nb text\r\n")
+        async with session(self.ws) as s:
+            v = (await call(s, "read_file", path="crlf.md"))["version"]
+            await call(s, "edit_file", path="crlf.md", expected_version=v, edits=[{"section": "B", "mode": "append", "new_text": "more\nlines"}])
+            self.assertTrue(self.ws.path("crlf.md").read_bytes().endswith(b"## B\r\n\r\nb text\r\n\r\nmore\r\nlines\r\n"))
+
+
+class ProposalsOverMCP(unittest.IsolatedAsyncioTestCase):
+    """Item 7: the agent lists its pending proposals and withdraws one."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_list_and_withdraw(self):
+        async with session(self.ws) as s:
+            self.assertEqual((await call(s, "list_proposals"))["proposals"], [])
+            context = await call(s, "read_file", path="context.md")
+            proposed = await call(s, "write_file", path="context.md", content="# Context\n\nshorter\n",
+                                  expected_version=context["version"], on_conflict="propose")
+            listed = (await call(s, "list_proposals"))["proposals"]
+            self.assertEqual([(p["id"], p["path"], p["operation"]) for p in listed], [(proposed["proposal"], "context.md", "write")])
+            self.assertEqual(listed[0]["base_version"], context["version"])
+            self.assertNotIn("content", listed[0])
+            before = self.ws.snapshot()
+            withdrawn = await call(s, "withdraw_proposal", id=proposed["proposal"])
+            self.assertEqual(withdrawn["withdrawn"]["id"], proposed["proposal"])
+            self.assertEqual((await call(s, "list_proposals"))["proposals"], [])
+            self.assertEqual((await call(s, "get_context"))["pending_proposals"], [])
+            after = self.ws.snapshot()
+            self.assertEqual({k: v for k, v in after.items() if not k.startswith(".notes/proposals")},
+                             {k: v for k, v in before.items() if not k.startswith(".notes/proposals")})
+            gone = await fail(s, "withdraw_proposal", {"id": proposed["proposal"]})
+            self.assertEqual(gone["code"], "not_found")
+            self.assertIn("list_proposals", gone["hint"])
+            self.assertEqual((await fail(s, "withdraw_proposal", {"id": "../../context"}))["code"], "not_found")
