@@ -154,7 +154,7 @@ extension NoteIndex {
                     results.matching = hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning } ? .allWords : .mostWords
                     results.words = plainWords.map(\.text)
                 }
-                if mode != .lexical { results.semantic = coverage }
+                results.semantic = coverage
                 return results
             }
         } catch {

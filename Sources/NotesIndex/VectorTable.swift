@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NotesCore
 
 /// The stored passage vectors, decoded for brute-force nearest-neighbour search: one dot
 /// product per passage, which at the sizes a notes folder reaches (tens of thousands of
@@ -104,5 +105,76 @@ extension NoteIndex {
         let table = try VectorTable.load(db)
         if isMapped { vectorCache.withLock { $0 = table } }
         return table
+    }
+}
+
+/// A note found near another in meaning (``NoteIndex/related(to:limit:hideProtected:)``).
+public struct RelatedNote: Sendable, Codable {
+    public var path: String
+    public var title: String
+    /// Cosine similarity of the two notes' mean passage vectors (1 = the same meaning).
+    public var similarity: Double
+}
+
+/// The notes nearest one note in meaning.
+public struct RelatedNotes: Sendable, Codable {
+    public var path: String
+    public var related: [RelatedNote]
+    /// How many files have vectors: a file without them cannot be found.
+    public var semantic: SemanticCoverage
+}
+
+extension NoteIndex {
+    /// The notes whose passages are, on average, nearest those of the note at `path` (itself
+    /// excluded): candidates for links. Each note is its passages' mean vector.
+    public func related(to path: String, limit: Int = 10, hideProtected: Bool = false) throws(NotesError) -> RelatedNotes {
+        let policy = workspace.config.policy
+        let coverage = try semanticCoverage()
+        do {
+            return try pool.read { db in
+                guard let fileID = try Int64.fetchOne(db, sql: "SELECT id FROM files WHERE path = ? AND indexed = 1", arguments: [path]) else {
+                    throw NotesError(.notFound, "\(path) is not an indexed note", hint: "check the path (it is relative to the workspace root)")
+                }
+                let table = try vectors(db)
+                let means = table.meanPerFile()
+                guard let own = means[fileID] else {
+                    throw NotesError(.invalidArgument, "\(path) has no passage vectors yet",
+                                     hint: coverage.model == nil ? "install the embedding model and run `notes index`" : "run `notes index` to embed it")
+                }
+                var scored = means.filter { $0.key != fileID }.map { (file: $0.key, similarity: zip(own, $0.value).reduce(0) { $0 + $1.0 * $1.1 }) }
+                scored.sort { ($0.similarity, $1.file) > ($1.similarity, $0.file) }
+                var hidden = Set<Int64>()
+                if hideProtected { hidden = try HiddenFiles.ids(db, policy: policy) ?? [] }
+                var related: [RelatedNote] = []
+                for candidate in scored where !hidden.contains(candidate.file) {
+                    guard let row = try Row.fetchOne(db, sql: "SELECT path, title FROM files WHERE id = ?", arguments: [candidate.file]) else { continue }
+                    if hideProtected && policy.isProtected(row["path"]) { continue }
+                    related.append(RelatedNote(path: row["path"], title: row["title"], similarity: (Double(candidate.similarity) * 1000).rounded() / 1000))
+                    if related.count >= limit { break }
+                }
+                return RelatedNotes(path: path, related: related, semantic: coverage)
+            }
+        } catch let error as NotesError {
+            throw error
+        } catch {
+            throw Self.wrap(error)
+        }
+    }
+}
+
+extension VectorTable {
+    /// Each file's passages' mean vector, normalised.
+    func meanPerFile() -> [Int64: [Float]] {
+        var sums: [Int64: [Float]] = [:]
+        for row in 0..<count {
+            let file = sectionIDs[row] >> IndexSchema.sectionBits
+            var sum = sums[file] ?? [Float](repeating: 0, count: dimensions)
+            for i in 0..<dimensions { sum[i] += values[row * dimensions + i] }
+            sums[file] = sum
+        }
+        return sums.mapValues { sum in
+            let norm = sum.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return norm > 0 ? sum.map { $0 / norm } : sum
+        }
     }
 }

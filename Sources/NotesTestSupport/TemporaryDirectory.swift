@@ -58,6 +58,25 @@ public enum Repository {
     /// `../shared/corpora` (may be missing outside this project's machines).
     public static var corpora: String { root + "/../shared/corpora" }
 
+    /// A model folder that does not exist: the binary a test runs searches by words alone
+    /// (and `notes index` embeds nothing) unless the test passes the installed model's folder
+    /// as `NOTES_MODEL_DIR` (``installedModel``).
+    public static let noModel = "/nonexistent/notes-test-no-model"
+
+    /// The installed embedding model's folder: `NOTES_TEST_MODEL_DIR` (scripts/test sets it,
+    /// and sets `NOTES_MODEL_DIR` to ``noModel`` for everything else), else where `notes`
+    /// finds it without `NOTES_MODEL_DIR` (scripts/setup installs it there); nil when it is
+    /// not installed.
+    public static var installedModel: String? {
+        let env = ProcessInfo.processInfo.environment
+        if let dir = env["NOTES_TEST_MODEL_DIR"], !dir.isEmpty {
+            return FileManager.default.fileExists(atPath: dir + "/model.safetensors") ? dir : nil
+        }
+        let data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((env["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        let dir = data + "/notes/models/all-MiniLM-L6-v2"
+        return FileManager.default.fileExists(atPath: dir + "/model.safetensors") ? dir : nil
+    }
+
     /// The built `notes` binary (`swift build --product notes` first; `scripts/test` does).
     public static var notesBinary: String {
         if let explicit = ProcessInfo.processInfo.environment["NOTES_BIN"] { return explicit }
@@ -82,6 +101,7 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "NOTES_WORKSPACE")
+    env["NOTES_MODEL_DIR"] = Repository.noModel
     for (k, v) in environment { env[k] = v }
     process.environment = env
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
@@ -105,6 +125,7 @@ public func launchNotes(_ arguments: [String], environment: [String: String] = [
     process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
+    env["NOTES_MODEL_DIR"] = Repository.noModel
     for (k, v) in environment { env[k] = v }
     process.environment = env
     process.standardOutput = FileHandle.nullDevice

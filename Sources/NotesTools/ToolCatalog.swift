@@ -5,7 +5,7 @@ import NotesStore
 public enum ToolCatalog {
     /// Every tool, reading tools first.
     public static let all: [ToolDefinition] = [
-        readFile, readFiles, listFiles, search, fileHistory, getContext,
+        readFile, readFiles, listFiles, search, related, fileHistory, getContext,
         listTemplates,
         writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember, newFromTemplate, fetchURL,
         listProposals, withdrawProposal,
@@ -66,10 +66,12 @@ public enum ToolCatalog {
     static let search = ToolDefinition(
         name: "search", title: "Search the workspace",
         description: """
-            Full-text search of the content of every note, ranked by relevance, with snippets and line numbers. Query language: words \
-            are ANDed; \"exact phrase\"; a OR b; -word excludes; prefix*; title:word. Filters: path (a folder or glob), tags, by \
-            (who created the file: agent or user), kind. Always up to date with the files on disk. Use this to find notes about \
-            something; use list_files to browse by name and read_file to see a whole file.
+            Search every note by its words and, when the workspace is embedded, by meaning; ranked, with snippets and line numbers. \
+            Ask a whole question or give keywords: plain words rank the files holding most of them first (`missing` names the \
+            words a hit lacks; matched_by "meaning" marks a file found by meaning alone). Exact syntax: \"exact phrase\", AND, \
+            a OR b, -word excludes, prefix*, title:word. Filters: path (a folder or glob), tags, by (who created the file), kind; \
+            they apply to both sides. Always up to date with the files on disk. Use list_files to browse by name, read_file to \
+            see a whole file, related to find notes like one you have.
             """,
         parameters: [
             .string("query", "What to look for, e.g. whale, \"white whale\", harpoon*, whale -ship.", required: true),
@@ -78,7 +80,18 @@ public enum ToolCatalog {
             .string("by", "Only files created by this actor.", choices: ["agent", "user"]),
             .string("kind", "Only documents of this kind.", choices: ["note", "research", "journal", "chat", "context"]),
             .integer("limit", "Most files to return (default 10).", minimum: 1, maximum: 100),
+            .string("mode", "lexical (words), semantic (meaning) or hybrid (both; the default when the workspace is embedded).",
+                    choices: ["lexical", "semantic", "hybrid"]),
         ],
+        readOnly: true, destructive: false, idempotent: true)
+
+    static let related = ToolDefinition(
+        name: "related", title: "Notes related to a note",
+        description: """
+            The notes nearest one note in meaning (itself excluded), most similar first, with a similarity from 0 to 1: \
+            candidates to link to it, or to read before writing about the same subject. Needs the workspace embedded.
+            """,
+        parameters: [path, .integer("limit", nil, minimum: 1, maximum: 50)],
         readOnly: true, destructive: false, idempotent: true)
 
     static let fileHistory = ToolDefinition(

@@ -213,10 +213,14 @@ extension Toolbox {
         let by = try args.choice("by", ["agent", "user"])
         let kind = try args.choice("kind", DocumentKind.allCases.map(\.rawValue))
         let limit = try args.int("limit", in: 1...100) ?? 10
+        let mode = try args.choice("mode", SearchMode.allCases.map(\.rawValue)).flatMap(SearchMode.init(rawValue:))
         _ = try index.refreshIfNeeded()
+        embedding?.kick()
         var query = try SearchQuery(parsing: text, isMetadataKey: index.hasMetadataKey)
         query.limit = limit
         query.filters.hideProtected = true
+        query.mode = mode
+        if mode != .lexical { query.embedder = embedding?.model }
         if let scope, !scope.isEmpty {
             if scope.contains("*") || scope.contains("?") || scope.contains("[") {
                 try query.applyFilter(key: "path", value: scope)
@@ -229,6 +233,14 @@ extension Toolbox {
         if let by { try query.applyFilter(key: "by", value: by) }
         if let kind { try query.applyFilter(key: "kind", value: kind) }
         return try index.search(query)
+    }
+
+    func related(_ args: ToolArguments, _ author: Author) throws(NotesError) -> RelatedNotes {
+        let path = try store.readablePath(try pathArgument(args), by: author)
+        let limit = try args.int("limit", in: 1...50) ?? 10
+        _ = try index.refreshIfNeeded()
+        embedding?.kick()
+        return try index.related(to: path.relative, limit: limit, hideProtected: true)
     }
 
     func fileHistory(_ args: ToolArguments, _ author: Author) throws(NotesError) -> FileHistoryResult {

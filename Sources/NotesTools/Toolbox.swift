@@ -22,6 +22,9 @@ public final class Toolbox: @unchecked Sendable {
     let fetcher: WebFetch
     /// Cancels a download in progress (the built-in agent's SIGINT).
     public let cancellation = Cancellation()
+    /// Embeds new and changed passages in the background when a model is installed (nil:
+    /// search runs by words alone).
+    public let embedding: BackgroundEmbedding?
 
     private let lock = NSLock()
     private var clientName: String
@@ -40,6 +43,7 @@ public final class Toolbox: @unchecked Sendable {
         self.tools = readOnly ? ToolCatalog.readOnly : ToolCatalog.all
         self.clientName = client
         self.sessionStart = now
+        self.embedding = BackgroundEmbedding(index: index)
     }
 
     /// Who the agent is in history (`client` in the log).
@@ -95,6 +99,7 @@ public final class Toolbox: @unchecked Sendable {
         case "read_files": return .success(try readFiles(args, author))
         case "list_files": return .success(try listFiles(args))
         case "search": return .success(try search(args))
+        case "related": return .success(try related(args, author))
         case "file_history": return .success(try fileHistory(args, author))
         case "get_context": return .success(try context(author))
         case "write_file": return .success(try writeFile(args, author))

@@ -24,7 +24,7 @@ struct Reference: Decodable {
 
 /// The installed model, loaded once for every test here.
 enum InstalledModel {
-    static let model: EmbeddingModel? = ModelLocation.installed().flatMap { try? EmbeddingModel(directory: $0) }
+    static let model: EmbeddingModel? = Repository.installedModel.flatMap { try? EmbeddingModel(directory: URL(fileURLWithPath: $0)) }
 }
 
 func cosine(_ a: [Float], _ b: [Float]) -> Float {
@@ -39,7 +39,7 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
 
 /// Against the real model. `scripts/setup` installs it (CI runs setup, so these run there);
 /// without it they are skipped, never failed.
-@Suite(.enabled(if: ModelLocation.installed() != nil, "the embedding model is not installed (scripts/setup installs it)"))
+@Suite(.enabled(if: Repository.installedModel != nil, "the embedding model is not installed (scripts/setup installs it)"))
 struct NotesEmbeddingTests {
     var model: EmbeddingModel { InstalledModel.model! }
 

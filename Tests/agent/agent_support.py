@@ -42,6 +42,7 @@ class Workspace:
 
     def env(self, **extra) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+        env["NOTES_MODEL_DIR"] = "/nonexistent/notes-test-no-model"  # words alone unless a test opts in
         env.update({"NO_COLOR": "1", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
                     "NOTES_INDEX_DIR": str(self.index)})
         for key in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):

@@ -9,6 +9,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+# Spawned `notes` search by words alone unless a test passes the installed model (NOTES_MODEL_DIR).
+NO_MODEL = "/nonexistent/notes-test-no-model"
+
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
@@ -64,7 +67,7 @@ async def session(ws: Workspace, *extra_args: str, client_name: str = "pytest-ag
     params = StdioServerParameters(
         command=notes_binary(),
         args=["mcp", "-w", str(ws.root), "--index-dir", str(ws.index), *extra_args],
-        env={**os.environ, "NO_COLOR": "1", **(env or {})},
+        env={**os.environ, "NO_COLOR": "1", "NOTES_MODEL_DIR": NO_MODEL, **(env or {})},
     )
     try:
         async with stdio_client(params) as (read, write):

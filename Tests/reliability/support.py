@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+# Spawned `notes` search by words alone unless a test passes the installed model (NOTES_MODEL_DIR).
+NO_MODEL = "/nonexistent/notes-test-no-model"
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
 
 from notes_server import (  # noqa: E402,F401  (re-exported for the tests)
@@ -25,7 +28,7 @@ def notes(*args: str, ws=None, check: bool = False, env: dict | None = None, std
     """Runs the real binary (on `ws`, a Workspace, when given)."""
     prefix = ["-w", str(ws.root), "--index-dir", str(ws.index)] if ws is not None else []
     result = subprocess.run([notes_binary(), *prefix, *args], capture_output=True, text=True, timeout=timeout,
-                            env={**os.environ, "NO_COLOR": "1", **(env or {})}, input=stdin)
+                            env={**os.environ, "NO_COLOR": "1", "NOTES_MODEL_DIR": NO_MODEL, **(env or {})}, input=stdin)
     if check and result.returncode != 0:
         raise AssertionError(f"notes {' '.join(args)} exited {result.returncode}: {result.stderr}")
     return result
@@ -69,7 +72,7 @@ def notes_with_peak_rss(*args: str, ws=None, timeout: float = 300) -> tuple[subp
              "sys.stderr.write('\\nPEAK_RSS_KB=%d' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
              "sys.exit(r.returncode)\n")
     result = subprocess.run([sys.executable, "-c", probe, notes_binary(), *prefix, *args], capture_output=True, text=True,
-                            timeout=timeout, env={**os.environ, "NO_COLOR": "1"})
+                            timeout=timeout, env={**os.environ, "NO_COLOR": "1", "NOTES_MODEL_DIR": NO_MODEL})
     stderr, _, peak = result.stderr.rpartition("\nPEAK_RSS_KB=")
     result.stderr = stderr
     return result, int(peak or 0) // 1024

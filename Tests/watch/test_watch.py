@@ -60,7 +60,7 @@ class WatchTests(unittest.TestCase):
         self.temp = Path(tempfile.mkdtemp(prefix="notes-watch-"))
         self.root = self.temp / "ws"
         shutil.copytree(REPO / "sample-workspace", self.root)
-        self.env = dict(os.environ, NOTES_INDEX_DIR=str(self.temp / "index"), NO_COLOR="1")
+        self.env = dict(os.environ, NOTES_INDEX_DIR=str(self.temp / "index"), NO_COLOR="1", NOTES_MODEL_DIR="/nonexistent/notes-test-no-model")
         self.env.pop("NOTES_FIELD_WEIGHTS", None)
 
     def tearDown(self):

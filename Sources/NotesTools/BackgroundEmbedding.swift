@@ -1,0 +1,95 @@
+import Foundation
+import NotesCore
+import NotesEmbedding
+import NotesIndex
+
+/// Embeds new and changed passages on a thread of its own, for the processes that stay up
+/// (`notes mcp`, `notes agent`, `notes watch`): a search never waits for it and uses the
+/// vectors that exist. A pass is started by ``kick()`` after a refresh; kicks during a pass
+/// start one more pass after it. Killed mid-way, the next pass continues from what was
+/// committed.
+public final class BackgroundEmbedding: @unchecked Sendable {
+    private let index: NoteIndex
+    private let queue = DispatchQueue(label: "notes.embedding", qos: .utility)
+    private let lock = NSLock()
+    private var state = State()
+    /// The model, loaded on first use by whoever needs it first.
+    private var loaded: EmbeddingModel??
+    private let threads: Int
+
+    private struct State {
+        var running = false
+        var again = false
+        var stopped = false
+        var lastError: String?
+    }
+
+    /// nil when no model is installed.
+    public init?(index: NoteIndex, threads: Int = 1) {
+        guard ModelLocation.installed() != nil else { return nil }
+        self.index = index
+        self.threads = threads
+    }
+
+    /// The model (loaded once; nil when it does not load).
+    public var model: EmbeddingModel? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let loaded { return loaded }
+        let fresh = try? ModelLocation.load(threads: threads)
+        loaded = .some(fresh)
+        return fresh
+    }
+
+    /// Starts a pass unless one is running (then one more follows it).
+    public func kick() {
+        let start = withState { state -> Bool in
+            guard !state.stopped else { return false }
+            if state.running { state.again = true; return false }
+            state.running = true
+            return true
+        }
+        if start { queue.async { [self] in run() } }
+    }
+
+    /// Stops after the batch in progress; no pass starts afterwards.
+    public func stop() {
+        withState { $0.stopped = true }
+    }
+
+    /// Waits until no pass runs (tests, and a clean exit).
+    public func waitUntilIdle() {
+        queue.sync {}
+    }
+
+    /// The last pass's failure, if any (reported by `notes status` and get_context).
+    public var lastError: String? { withState { $0.lastError } }
+
+    private func withState<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+
+    private func run() {
+        while true {
+            if let model {
+                do {
+                    try index.embedPending(with: model, shouldStop: { [self] in withState { $0.stopped } })
+                    withState { $0.lastError = nil }
+                } catch {
+                    withState { $0.lastError = error.message }
+                }
+            }
+            let again = withState { state -> Bool in
+                if state.again && !state.stopped {
+                    state.again = false
+                    return true
+                }
+                state.running = false
+                return false
+            }
+            if !again { return }
+        }
+    }
+}

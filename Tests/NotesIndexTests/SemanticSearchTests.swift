@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+import NotesCore
+@testable import NotesIndex
+import NotesTestSupport
+import Testing
+
+/// A small embedder whose "meaning" is a table of concepts: synonyms share a dimension, so a
+/// note about an automobile is near a query about a car without sharing a word with it.
+/// Counts the texts it embedded, so tests can see what a pass re-embedded.
+final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
+    let identifier: String
+    let dimensions = 8
+    private let lock = NSLock()
+    private var texts: [String] = []
+
+    static let concepts: [String: Int] = [
+        "car": 0, "automobile": 0, "vehicle": 0, "engine": 0,
+        "whale": 1, "cetacean": 1, "leviathan": 1,
+        "garden": 2, "flowers": 2, "roses": 2,
+        "storm": 3, "tempest": 3, "gale": 3,
+    ]
+
+    init(identifier: String = "concepts@1") { self.identifier = identifier }
+
+    var embedded: [String] { lock.withLock { texts } }
+
+    func embed(_ texts: [String]) throws -> [[Float]] {
+        lock.withLock { self.texts += texts }
+        return texts.map { text in
+            var vector = [Float](repeating: 0, count: dimensions)
+            vector[dimensions - 1] = 0.2  // every text has a little of "anything"
+            for word in text.lowercased().split(whereSeparator: { !$0.isLetter }) {
+                if let concept = Self.concepts[String(word)] { vector[concept] += 1 }
+            }
+            let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return vector.map { $0 / norm }
+        }
+    }
+}
+
+@Suite struct SemanticSearchTests {
+    static let files: [String: String] = [
+        "garage/car.md": "# Car\n\nThe car needs a new engine before winter.\n",
+        "garage/automobile.md": "# Old automobile\n\nMy grandfather kept a vehicle in the barn.\n",
+        "sea/whales.md": "# Whales\n\nA cetacean surfaced near the boat.\n",
+        "home/roses.md": "# Roses\n\nThe flowers in the garden bloomed.\n",
+        "sea/gale.md": "# Gale\n\nA tempest drove the ship north.\n",
+    ]
+
+    let fixture = IndexFixture(files: SemanticSearchTests.files, filler: 4)
+
+    func embedded(_ embedder: ConceptEmbedder = ConceptEmbedder()) throws -> (NoteIndex, ConceptEmbedder) {
+        let index = try fixture.refreshed()
+        try index.embedPending(with: embedder)
+        return (index, embedder)
+    }
+
+    func chunkCount(_ index: NoteIndex) throws -> Int {
+        try DatabaseQueue(path: index.databasePath).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks")! }
+    }
+
+    @Test func aPassEmbedsEverySectionOnceAndThenNothing() throws {
+        let (index, embedder) = try embedded()
+        let coverage = try index.semanticCoverage()
+        #expect(coverage.embeddedFiles == coverage.files && coverage.files == 9)
+        #expect(coverage.model == "concepts@1")
+        let first = embedder.embedded.count
+        #expect(first > 0)
+        #expect(try index.embedPending(with: embedder) == 0)
+        #expect(embedder.embedded.count == first)
+    }
+
+    @Test func anEditReEmbedsOnlyTheChangedSectionAndADeleteDropsVectors() throws {
+        fixture.write("notes/two.md", "# Two parts\n\n## First\n\nStorm notes.\n\n## Second\n\nGarden notes.\n")
+        let (index, embedder) = try embedded()
+        let before = try chunkCount(index)
+        fixture.write("notes/two.md", "# Two parts\n\n## First\n\nStorm notes.\n\n## Second\n\nRoses and more roses.\n")
+        _ = try index.refresh()
+        let seen = embedder.embedded.count
+        try index.embedPending(with: embedder)
+        let again = Array(embedder.embedded[seen...])
+        #expect(again.count == 1)
+        #expect(again.first?.contains("Roses and more roses.") == true)
+        #expect(try chunkCount(index) == before)
+        try FileManager.default.removeItem(atPath: fixture.root + "/notes/two.md")
+        _ = try index.refresh()
+        try index.embedPending(with: embedder)
+        #expect(try chunkCount(index) < before)
+        #expect(try index.semanticCoverage().files == 9)
+    }
+
+    @Test func anotherModelsVectorsAreReplaced() throws {
+        let (index, _) = try embedded()
+        let other = ConceptEmbedder(identifier: "concepts@2")
+        try index.embedPending(with: other)
+        #expect(try index.semanticCoverage().model == "concepts@2")
+        #expect(other.embedded.count > 0)
+        // A query with the old model finds nothing by meaning: it runs by words.
+        let results = try fixture.search("car", index) { $0.embedder = ConceptEmbedder() }
+        #expect(results.mode == .lexical)
+    }
+
+    @Test func filesWithTheWordComeFirstThenFilesByMeaning() throws {
+        let (index, embedder) = try embedded()
+        let results = try fixture.search("car", index) { $0.embedder = embedder }
+        #expect(results.mode == .hybrid)
+        #expect(results.hits.first?.path == "garage/car.md")
+        #expect(results.hits.first?.matchedBy == .both)
+        let byMeaning = try #require(results.hits.first { $0.path == "garage/automobile.md" })
+        #expect(byMeaning.matchedBy == .meaning)
+        #expect(byMeaning.snippets.first?.text == "My grandfather kept a vehicle in the barn.")
+        #expect(byMeaning.snippets.first?.line == 3)
+        // Unrelated notes are not listed by meaning.
+        #expect(!results.hits.contains { $0.path == "home/roses.md" })
+        #expect(results.semantic?.embeddedFiles == 9)
+        // The words alone.
+        let lexical = try fixture.search("car", index) { $0.embedder = embedder; $0.mode = .lexical }
+        #expect(lexical.hits.map(\.path) == ["garage/car.md"])
+        #expect(lexical.hits.first?.matchedBy == nil)
+    }
+
+    @Test func aQuestionIsAnsweredByMeaningWhenNoWordMatches() throws {
+        let (index, embedder) = try embedded()
+        let results = try fixture.search("where was the leviathan seen", index) { $0.embedder = embedder }
+        #expect(results.hits.first?.path == "sea/whales.md")
+        #expect(results.hits.first?.matchedBy == .meaning)
+        #expect(results.matching == .mostWords)
+        let semantic = try fixture.search("leviathan", index) { $0.embedder = embedder; $0.mode = .semantic }
+        #expect(semantic.hits.first?.path == "sea/whales.md")
+        #expect(semantic.mode == .semantic)
+    }
+
+    @Test func filtersApplyToBothSides() throws {
+        let (index, embedder) = try embedded()
+        #expect(try fixture.search("car in:sea", index) { $0.embedder = embedder }.hits.isEmpty)
+        let garage = try fixture.search("car in:garage", index) { $0.embedder = embedder }
+        #expect(Set(garage.hits.map(\.path)) == ["garage/car.md", "garage/automobile.md"])
+        let excluded = try fixture.search("vehicle -grandfather", index) { $0.embedder = embedder }
+        #expect(!excluded.hits.contains { $0.path == "garage/automobile.md" })
+        let semanticOnly = try fixture.search("car path:garage/auto*", index) { $0.embedder = embedder; $0.mode = .semantic }
+        #expect(semanticOnly.hits.map(\.path) == ["garage/automobile.md"])
+    }
+
+    @Test func withoutVectorsOrAModelSearchRunsByWords() throws {
+        let index = try fixture.refreshed()
+        let noModel = try fixture.search("car", index)
+        #expect(noModel.mode == .lexical && noModel.hits.map(\.path) == ["garage/car.md"])
+        let notYet = try fixture.search("car", index) { $0.embedder = ConceptEmbedder() }
+        #expect(notYet.mode == .lexical && notYet.semantic?.embeddedFiles == 0)
+        let error = #expect(throws: NotesError.self) { try fixture.search("car", index) { $0.mode = .semantic } }
+        #expect(error?.code == .invalidArgument)
+    }
+
+    @Test func relatedNotesAreNearestInMeaningAndExcludeTheNoteItself() throws {
+        let (index, _) = try embedded()
+        let related = try index.related(to: "garage/car.md", limit: 3)
+        #expect(related.related.first?.path == "garage/automobile.md")
+        #expect(!related.related.contains { $0.path == "garage/car.md" })
+        #expect(related.related.count == 3)
+        #expect(related.related.map(\.similarity) == related.related.map(\.similarity).sorted(by: >))
+        let error = #expect(throws: NotesError.self) { try index.related(to: "nowhere.md") }
+        #expect(error?.code == .notFound)
+    }
+
+    @Test func passagesCarryTitleAndHeadingAndSplitLongSections() {
+        let words = (0..<400).map { "w\($0)" }.joined(separator: " ")
+        let chunks = TextChunks.chunks(title: "Book", heading: "Chapter 1", body: "intro line\n" + words)
+        #expect(chunks.count == 3)
+        #expect(chunks.allSatisfy { $0.text.hasPrefix("Book — Chapter 1\n") })
+        #expect(chunks[1].text.contains("w\(TextChunks.wordsPerChunk - TextChunks.overlap - 1) "))  // the overlap
+        #expect(chunks[0].line == 0 && chunks[1].line == 1)
+        #expect(TextChunks.chunks(title: "", heading: "", body: "").isEmpty)
+        let long = TextChunks.chunks(title: "T", heading: "H", body: String(repeating: "word ", count: 10_000))
+        #expect(long.count == TextChunks.maxChunksPerSection)
+    }
+}
