@@ -30,7 +30,7 @@ struct NotesCommand: ParsableCommand {
             Write.self, Append.self, Edit.self, Remove.self, Move.self, Restore.self,
             History.self, Diff.self, Log.self, Review.self, GarbageCollect.self,
             Journal.self, Remember.self, Context.self, New.self, Templates.self, Mcp.self,
-            Agent.self, Fetch.self, Watch.self, Model.self,
+            Agent.self, Fetch.self, Watch.self, Model.self, Related.self,
         ])
 
     /// Runs the command line with the exit-status contract of SPEC §12: errors are one line

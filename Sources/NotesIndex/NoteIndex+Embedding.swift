@@ -10,11 +10,13 @@ public struct SemanticCoverage: Sendable, Codable, Equatable {
     public var files: Int
     /// The model the vectors came from (nil: none yet).
     public var model: String?
+    /// Passages with vectors.
+    public var passages: Int = 0
 
     public var isComplete: Bool { embeddedFiles >= files }
 
     enum CodingKeys: String, CodingKey {
-        case embeddedFiles = "embedded_files", files, model
+        case embeddedFiles = "embedded_files", files, model, passages
     }
 }
 
@@ -118,7 +120,8 @@ extension NoteIndex {
                 // pass, and counts: its search by meaning skips the changed sections).
                 let embedded = try Int.fetchOne(db, sql: "SELECT count(DISTINCT section_id >> \(IndexSchema.sectionBits)) FROM chunks") ?? 0
                 let model = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
-                return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model)
+                let passages = try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
+                return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model, passages: passages)
             }
         } catch {
             throw Self.wrap(error)

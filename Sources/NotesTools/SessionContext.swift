@@ -62,6 +62,8 @@ struct SessionContext: Encodable {
         var sections: Int
         var problems: Int
         var refreshed: [String: Int]
+        /// Search by meaning: "by meaning in N of M files", or why search runs by words alone.
+        var semantic: String
     }
 
     var workspace: String
@@ -149,11 +151,24 @@ extension Toolbox {
         }
         let state = SessionContext.IndexState(
             files: status.files, indexed: status.indexed, sections: status.sections, problems: status.diagnostics.count,
-            refreshed: ["added": report.added, "modified": report.modified, "removed": report.removed + report.renames.count])
+            refreshed: ["added": report.added, "modified": report.modified, "removed": report.removed + report.renames.count],
+            semantic: semanticState())
+        embedding?.kick()
         return SessionContext(
             workspace: (workspace.root as NSString).lastPathComponent, now: Timestamp.format(Timestamp.now()),
             context: file, overview: overview, lastAgentActivity: lastAgent?.time,
             userChanges: Array(sorted.prefix(Self.changesShown)), moreUserChanges: max(0, sorted.count - Self.changesShown),
             pendingProposals: proposals, index: state, rules: SessionContext.rules)
+    }
+}
+
+extension Toolbox {
+    /// One line on search by meaning for get_context.
+    func semanticState() -> String {
+        guard embedding != nil, let coverage = try? index.semanticCoverage() else {
+            return InstalledModel.unavailableReason() ?? "search runs by words only"
+        }
+        if coverage.embeddedFiles == 0 { return "by meaning: not embedded yet (embedding in the background); search runs by words meanwhile" }
+        return "by meaning in \(coverage.embeddedFiles) of \(coverage.files) files" + (coverage.isComplete ? "" : " (the rest are being embedded)")
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesTools
 
 extension NotesCommand {
     /// `notes status`: the workspace, index freshness, problems in files, and sync-conflict
@@ -21,11 +22,19 @@ extension NotesCommand {
             var refresh: RefreshReport
             var conflictCopies: [ConflictCopy]
             var configProblems: [Diagnostic]
+            /// Search by meaning: the model and how many files have vectors.
+            var semantic: SemanticState
 
             enum CodingKeys: String, CodingKey {
-                case root, initialized, index, refresh
+                case root, initialized, index, refresh, semantic
                 case conflictCopies = "conflict_copies", configProblems = "config_problems"
             }
+        }
+
+        struct SemanticState: Encodable {
+            /// Why search runs by words alone (no model, or it does not load); nil when it can run by meaning.
+            var unavailable: String?
+            var coverage: SemanticCoverage
         }
 
         struct ConflictCopy: Encodable {
@@ -38,8 +47,9 @@ extension NotesCommand {
             let status = try index.status()
             let ws = index.workspace
             let conflicts = refresh.conflictCopies.map { ConflictCopy(path: $0, of: IgnoreRules.conflictBase(of: $0)) }
+            let semantic = SemanticState(unavailable: InstalledModel.unavailableReason(), coverage: try index.semanticCoverage())
             let report = Report(root: ws.root, initialized: ws.isInitialized, index: status, refresh: refresh,
-                                conflictCopies: conflicts, configProblems: ws.config.diagnostics)
+                                conflictCopies: conflicts, configProblems: ws.config.diagnostics, semantic: semantic)
             if json { return Terminal.write(try JSONOutput.document(report)) }
 
             var out = Terminal.style("Workspace ", .bold) + ws.root + (ws.isInitialized ? "" : Terminal.style("  (no .notes/ yet: `notes init` creates it)", .dim)) + "\n"
@@ -47,6 +57,14 @@ extension NotesCommand {
             let kinds = status.byKind.keys.sorted().map { "\(grouped(status.byKind[$0]!)) \($0)" }.joined(separator: ", ")
             out += "          \(grouped(status.files)) files (\(grouped(status.indexed)) indexed, \(grouped(status.sections)) sections): \(kinds)\n"
             out += "          " + (refresh.changedAnything ? "brought up to date: " + NotesCommand.Index.summary(refresh) : "up to date") + "\n"
+            out += Terminal.style("Meaning   ", .bold)
+            if let reason = semantic.unavailable {
+                out += reason + "\n"
+            } else {
+                let c = semantic.coverage
+                out += "\(grouped(c.embeddedFiles)) of \(grouped(c.files)) files searchable by meaning"
+                    + (c.isComplete ? "" : Terminal.style("  (`notes index` embeds the rest)", .dim)) + "\n"
+            }
             if !ws.config.diagnostics.isEmpty {
                 out += "\n" + Terminal.style("Config problems", .yellow) + "\n"
                 for d in ws.config.diagnostics { out += "  " + StatusText.describe(d) + "\n" }

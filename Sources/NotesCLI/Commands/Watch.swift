@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesTools
 
 #if canImport(Glibc)
 import Glibc
@@ -52,6 +53,11 @@ extension NotesCommand {
             let progress = ProgressBar(label: "Indexing")
             let first = try index.refresh(progress: progress.update)
             progress.finish()
+            // New and changed passages are embedded on a thread of their own after each
+            // refresh: a refresh never waits for the model.
+            let embedding = BackgroundEmbedding(index: index)
+            defer { embedding?.stop() }
+            embedding?.kick()
             let interval = poll ?? 2
             if let watcher {
                 report(first, reason: "start", note: "watching \(grouped(watcher.folderCount)) folders of \(ws.root) (Ctrl-C to stop)")
@@ -90,11 +96,15 @@ extension NotesCommand {
                     case .overflow:
                         report(try index.refresh(), reason: "overflow", note: "event queue overflowed: rescanned everything")
                     case .paths(let paths):
-                        report(try index.refresh(only: paths), reason: "change", note: nil)
+                        let refreshed = try index.refresh(only: paths)
+                        report(refreshed, reason: "change", note: nil)
+                        if refreshed.changedAnything { embedding?.kick() }
                     }
                 } else {
                     if stop.wait(seconds: interval) { break }
-                    report(try index.refresh(), reason: "poll", note: nil)
+                    let refreshed = try index.refresh()
+                    report(refreshed, reason: "poll", note: nil)
+                    if refreshed.changedAnything { embedding?.kick() }
                 }
             }
             if !json { FileHandle.standardError.write(Data("notes: stopped watching\n".utf8)) }
