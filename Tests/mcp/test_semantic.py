@@ -1,0 +1,90 @@
+"""Search by meaning over MCP with the installed model, as an agent would use it: the server
+embeds in the background and never makes a search wait; `mode`, `related`, filters on both
+sides, and the coverage get_context reports. Skipped when the model is not installed
+(scripts/setup installs it; scripts/test passes its folder as NOTES_TEST_MODEL_DIR)."""
+
+import asyncio
+import os
+import time
+import unittest
+from pathlib import Path
+
+from notes_server import Workspace, call, session, ToolError
+
+MODEL = os.environ.get("NOTES_TEST_MODEL_DIR") or str(
+    Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "notes" / "models" / "all-MiniLM-L6-v2")
+HAVE_MODEL = (Path(MODEL) / "model.safetensors").is_file()
+
+
+@unittest.skipUnless(HAVE_MODEL, "the embedding model is not installed (scripts/setup installs it)")
+class SearchByMeaning(unittest.TestCase):
+    def setUp(self):
+        self.ws = Workspace()
+        # The 1.3 MB book and the logbooks would take minutes to embed on a debug build.
+        for big in ["Research/moby-dick/full_text.txt", "Research/whaling-history/sources/bedford-logbooks.txt"]:
+            self.ws.path(big).unlink()
+
+    def tearDown(self):
+        self.ws.cleanup()
+
+    async def wait_embedded(self, s, seconds=240):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            answer = await call(s, "search", query="whale", limit=1)
+            coverage = answer.get("semantic") or {}
+            if coverage.get("files") and coverage.get("embedded_files") == coverage.get("files"):
+                return answer
+            await asyncio.sleep(0.5)
+        self.fail(f"not embedded in {seconds} s: {coverage}")
+
+    def test_the_server_embeds_in_the_background_and_searches_by_meaning(self):
+        async def go():
+            async with session(self.ws, env={"NOTES_MODEL_DIR": MODEL}) as s:
+                tools = {t.name: t for t in (await s.list_tools()).tools}
+                self.assertIn("related", tools)
+                self.assertIn("mode", tools["search"].input_schema["properties"])
+                # The first search answers at once, by whatever vectors exist.
+                first = await call(s, "search", query="whale", limit=3)
+                self.assertTrue(first["hits"])
+                self.assertLessEqual(first["semantic"]["embedded_files"], first["semantic"]["files"])
+                context = await call(s, "get_context")
+                self.assertIn("meaning", context["index"]["semantic"])
+                await self.wait_embedded(s)
+                # No word of the question is in the note's text, which says "rammed and sank".
+                answer = await call(s, "search", query="which ship was destroyed by an angry whale", mode="semantic", limit=3)
+                self.assertEqual(answer["mode"], "semantic")
+                self.assertEqual(answer["hits"][0]["path"], "Research/moby-dick/sources/essex-disaster.md")
+                self.assertEqual(answer["hits"][0]["matched_by"], "meaning")
+                # Hybrid is the default; the filter applies to the meaning side too.
+                hybrid = await call(s, "search", query="which ship was destroyed by an angry whale", path="Journal")
+                self.assertEqual(hybrid["mode"], "hybrid")
+                self.assertTrue(all(h["path"].startswith("Journal/") for h in hybrid["hits"]), hybrid["hits"])
+                # Related notes leave the note itself out.
+                related = await call(s, "related", path="Research/moby-dick/introduction.md", limit=4)
+                paths = [r["path"] for r in related["related"]]
+                self.assertEqual(len(paths), 4)
+                self.assertNotIn("Research/moby-dick/introduction.md", paths)
+                self.assertTrue(all(0 < r["similarity"] <= 1 for r in related["related"]))
+                # A note the agent writes is embedded too.
+                await call(s, "write_file", path="Research/sea-shanties.md",
+                           content="# Sea shanties\n\nSailors sang work songs to keep time while hauling the ropes.\n")
+                await self.wait_embedded(s)
+                songs = await call(s, "search", query="music the crew performed during labour", mode="semantic", limit=2)
+                self.assertEqual(songs["hits"][0]["path"], "Research/sea-shanties.md")
+        asyncio.run(go())
+
+    def test_without_a_model_search_runs_by_words_and_says_why(self):
+        async def go():
+            async with session(self.ws) as s:
+                answer = await call(s, "search", query="whale", limit=2)
+                self.assertEqual(answer["mode"], "lexical")
+                context = await call(s, "get_context")
+                self.assertIn("no embedding model installed", context["index"]["semantic"])
+                with self.assertRaises(ToolError) as refused:
+                    await call(s, "search", query="whale", mode="semantic")
+                self.assertEqual(refused.exception.code, "invalid_argument")
+        asyncio.run(go())
+
+
+if __name__ == "__main__":
+    unittest.main()
