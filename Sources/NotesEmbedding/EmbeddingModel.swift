@@ -45,6 +45,7 @@ public final class EmbeddingModel: @unchecked Sendable {
     ///   - threads: worker threads for `embed` (default: the active processor count).
     public init(directory: URL, maxTokens: Int? = nil, threads: Int? = nil) throws(EmbeddingError) {
         self.directory = directory
+        try BLAS.load()
         let config = try BERTConfig(file: directory.appendingPathComponent("config.json"))
         self.config = config
         self.tokenizer = try WordPieceTokenizer(vocabularyFile: directory.appendingPathComponent("vocab.txt"), lowercase: config.lowercase)
@@ -95,9 +96,6 @@ public final class EmbeddingModel: @unchecked Sendable {
                 outputNorm: (try t(p + "output.LayerNorm.weight", [h]), try t(p + "output.LayerNorm.bias", [h]))))
         }
         self.layers = layers
-        // Parallelism comes from running batches on threads of our own (measured faster than
-        // OpenBLAS's threads on these small matrices: docs/search.md), so BLAS runs one thread.
-        openblas_set_num_threads(1)
     }
 
     deinit {
@@ -215,7 +213,7 @@ public final class EmbeddingModel: @unchecked Sendable {
         for layer in layers {
             // Q, K, V for every token at once: [rows × 3h] = X · Wqkvᵀ + b.
             fillRows(qkv, rows: rows, with: layer.qkvBias.baseAddress!, width: 3 * h)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(3 * h), Int32(h),
+            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(3 * h), Int32(h),
                         1, x, Int32(h), layer.qkv.baseAddress!, Int32(h), 1, qkv, Int32(3 * h))
             // Attention, per sequence and head, over that sequence's rows only.
             for (n, ids) in batch.enumerated() {
@@ -225,25 +223,25 @@ public final class EmbeddingModel: @unchecked Sendable {
                     let q = base + head * headSize
                     let k = base + h + head * headSize
                     let v = base + 2 * h + head * headSize
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(len), Int32(len), Int32(headSize),
+                    copenblas_sgemm(noTrans, trans, Int32(len), Int32(len), Int32(headSize),
                                 scale, q, Int32(3 * h), k, Int32(3 * h), 0, scores, Int32(len))
                     softmaxRows(scores, rows: len, width: len)
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(len), Int32(headSize), Int32(len),
+                    copenblas_sgemm(noTrans, noTrans, Int32(len), Int32(headSize), Int32(len),
                                 1, scores, Int32(len), v, Int32(3 * h), 0, ctx + offsets[n] * h + head * headSize, Int32(h))
                 }
             }
             // Output projection + residual, LayerNorm.
             a.update(from: x, count: rows * h)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(h), Int32(h),
+            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(h), Int32(h),
                         1, ctx, Int32(h), layer.attentionOut.baseAddress!, Int32(h), 1, a, Int32(h))
             layerNorm(a, rows: rows, width: h, bias: layer.attentionOutBias.baseAddress!, gamma: layer.attentionNorm.gamma.baseAddress!, beta: layer.attentionNorm.beta.baseAddress!, eps: eps, into: x)
             // Feed-forward: GELU(X · W1ᵀ + b1) · W2ᵀ + b2 + residual, LayerNorm.
             fillRows(ff, rows: rows, with: layer.intermediateBias.baseAddress!, width: inter)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(inter), Int32(h),
+            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(inter), Int32(h),
                         1, x, Int32(h), layer.intermediate.baseAddress!, Int32(h), 1, ff, Int32(inter))
             gelu(ff, count: rows * inter)
             a.update(from: x, count: rows * h)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(h), Int32(inter),
+            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(h), Int32(inter),
                         1, ff, Int32(inter), layer.output.baseAddress!, Int32(inter), 1, a, Int32(h))
             layerNorm(a, rows: rows, width: h, bias: layer.outputBias.baseAddress!, gamma: layer.outputNorm.gamma.baseAddress!, beta: layer.outputNorm.beta.baseAddress!, eps: eps, into: x)
         }
@@ -270,6 +268,22 @@ public final class EmbeddingModel: @unchecked Sendable {
 }
 
 // MARK: - Kernels
+
+private let noTrans = Int32(COPENBLAS_NO_TRANS)
+private let trans = Int32(COPENBLAS_TRANS)
+
+/// OpenBLAS, opened on first use (Sources/COpenBLAS/shim.h).
+public enum BLAS {
+    /// Opens libopenblas once; a one-line error when it is missing.
+    public static func load() throws(EmbeddingError) {
+        if let problem = copenblas_load() {
+            throw EmbeddingError("OpenBLAS is not available (\(String(cString: problem)))", hint: "install it: `apt-get install libopenblas0` (scripts/setup does)")
+        }
+    }
+
+    /// The kernel family OpenBLAS runs ("SkylakeX", "Haswell"…), once loaded.
+    public static var coreName: String { String(cString: copenblas_core_name()) }
+}
 
 /// Every row of `matrix` set to `row`.
 @inline(__always)
