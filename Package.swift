@@ -32,11 +32,12 @@ let package = Package(
         // commands that never touch the network skip loading it and its ~25 dependencies
         // (no pkgConfig here, which would add -lcurl; see Sources/CCurl/shim.h).
         .systemLibrary(name: "CCurl"),
-        // OpenBLAS's cblas_sgemm from Debian's libopenblas-dev (openblas.pc), for the embedding
-        // model's matrix products. On macOS this would be Accelerate's cblas instead.
-        .systemLibrary(
-            name: "COpenBLAS", pkgConfig: "openblas",
-            providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]),
+        // OpenBLAS's cblas_sgemm (Debian: libopenblas0, from libopenblas-dev), for the embedding
+        // model's matrix products; on macOS this would be Accelerate's cblas instead. Not linked:
+        // the shim opens libopenblas.so.0 when the first model loads, after choosing its kernels
+        // from the CPU's features (Debian's OpenBLAS 0.3.21 runs SSE3 kernels on CPUs it does not
+        // know), and so other commands skip loading it and libgfortran (Sources/COpenBLAS/shim.h).
+        .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]),
         // SHA-256 from OpenSSL's libcrypto (headers from libssl-dev, which libcurl4-openssl-dev
         // pulls in): hardware SHA extensions where the CPU has them; see docs/decisions.md.
         // Not linked: the shim opens libcrypto.so.3 on the first hash of 128 bytes or more and

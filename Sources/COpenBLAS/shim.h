@@ -1,5 +1,96 @@
-// OpenBLAS's CBLAS interface (Debian: libopenblas-dev), for the embedding model's matrix
-// products (NotesEmbedding). Only cblas_sgemm and openblas_set_num_threads are used.
-// On macOS the same cblas_sgemm comes from Accelerate (<Accelerate/Accelerate.h>, linked
-// with `-framework Accelerate`); only Linux is built and tested today.
-#include <cblas.h>
+// OpenBLAS's single-precision matrix product for the embedding model (NotesEmbedding),
+// loaded on first use. On macOS this would be Accelerate's cblas_sgemm instead (same
+// arguments, `-framework Accelerate`); only Linux is built and tested today.
+//
+// libopenblas.so.0 (Debian: libopenblas0, pulled in by libopenblas-dev) is opened with dlopen
+// when the first model loads rather than linked, for two reasons:
+// - Linking it makes every notes command map and relocate it and libgfortran/libquadmath at
+//   start, though only embedding uses it (the same reason CCurl and CCrypto load late).
+// - Debian's OpenBLAS 0.3.21 (DYNAMIC_ARCH) picks its kernels when it loads, and does not
+//   know recent Xeons: it falls back to "Prescott" (SSE3) kernels, measured 2.7x slower
+//   than its AVX-512 ones on this project's machine. Loading late lets us set
+//   OPENBLAS_CORETYPE from the CPU's features first (unless the person set it).
+// The CBLAS constants and the prototype are declared here (the stable CBLAS ABI), so no
+// header from a particular BLAS package is needed to build.
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { COPENBLAS_ROW_MAJOR = 101, COPENBLAS_NO_TRANS = 111, COPENBLAS_TRANS = 112 };
+
+typedef void (*copenblas_sgemm_fn)(int order, int trans_a, int trans_b, int m, int n, int k,
+                                   float alpha, const float *a, int lda, const float *b, int ldb,
+                                   float beta, float *c, int ldc);
+
+struct copenblas_library {
+    copenblas_sgemm_fn sgemm;
+    void (*set_num_threads)(int);
+    char *(*get_corename)(void);
+    /// Why loading failed; NULL when ready.
+    const char *error;
+    char message[512];
+};
+
+static inline struct copenblas_library *copenblas_shared(void) {
+    static struct copenblas_library library;
+    return &library;
+}
+
+/// The OpenBLAS kernel family for this CPU, when OpenBLAS 0.3.21 might not recognise it.
+static inline const char *copenblas_core_for_cpu(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+        && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+        return "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return "Haswell";
+#endif
+    return NULL;
+}
+
+static inline void copenblas_open(void) {
+    struct copenblas_library *lib = copenblas_shared();
+    if (getenv("OPENBLAS_CORETYPE") == NULL) {
+        const char *core = copenblas_core_for_cpu();
+        if (core != NULL) setenv("OPENBLAS_CORETYPE", core, 0);
+    }
+    void *handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) handle = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        if (reason == NULL) reason = "libopenblas.so.0 could not be loaded";
+        strncpy(lib->message, reason, sizeof lib->message - 1);
+        lib->error = lib->message;
+        return;
+    }
+    *(void **)(&lib->sgemm) = dlsym(handle, "cblas_sgemm");
+    *(void **)(&lib->set_num_threads) = dlsym(handle, "openblas_set_num_threads");
+    *(void **)(&lib->get_corename) = dlsym(handle, "openblas_get_corename");
+    if (lib->sgemm == NULL) { lib->error = "libopenblas.so.0 lacks cblas_sgemm"; return; }
+    // Parallelism comes from notes's own threads (one batch each), so BLAS runs one thread.
+    if (lib->set_num_threads != NULL) lib->set_num_threads(1);
+}
+
+/// Loads OpenBLAS once (thread-safe). Returns NULL when ready, else why not; no other
+/// copenblas_ function may be called then.
+static inline const char *copenblas_load(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, copenblas_open);
+    return copenblas_shared()->error;
+}
+
+/// The kernel family OpenBLAS runs ("SkylakeX", "Haswell", …), for diagnostics.
+static inline const char *copenblas_core_name(void) {
+    struct copenblas_library *lib = copenblas_shared();
+    return lib->get_corename != NULL ? lib->get_corename() : "unknown";
+}
+
+/// C = alpha · op(A) · op(B) + beta · C, row-major (cblas_sgemm).
+static inline void copenblas_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                                   const float *a, int lda, const float *b, int ldb, float beta,
+                                   float *c, int ldc) {
+    copenblas_shared()->sgemm(COPENBLAS_ROW_MAJOR, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb,
+                              beta, c, ldc);
+}

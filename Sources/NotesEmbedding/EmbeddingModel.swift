@@ -45,6 +45,7 @@ public final class EmbeddingModel: @unchecked Sendable {
     ///   - threads: worker threads for `embed` (default: the active processor count).
     public init(directory: URL, maxTokens: Int? = nil, threads: Int? = nil) throws(EmbeddingError) {
         self.directory = directory
+        try BLAS.load()
         let config = try BERTConfig(file: directory.appendingPathComponent("config.json"))
         self.config = config
         self.tokenizer = try WordPieceTokenizer(vocabularyFile: directory.appendingPathComponent("vocab.txt"), lowercase: config.lowercase)
@@ -95,9 +96,6 @@ public final class EmbeddingModel: @unchecked Sendable {
                 outputNorm: (try t(p + "output.LayerNorm.weight", [h]), try t(p + "output.LayerNorm.bias", [h]))))
         }
         self.layers = layers
-        // Parallelism comes from running batches on threads of our own (measured faster than
-        // OpenBLAS's threads on these small matrices: docs/search.md), so BLAS runs one thread.
-        openblas_set_num_threads(1)
     }
 
     deinit {
@@ -209,13 +207,13 @@ public final class EmbeddingModel: @unchecked Sendable {
                 for j in 0..<h { row[j] = word[j] + position[j] + type[j] }
             }
         }
-        layerNorm(x, rows: rows, width: h, bias: nil, gamma: embeddingNorm.gamma.baseAddress!, beta: embeddingNorm.beta.baseAddress!, eps: eps, into: x)
+        layerNorm(x, rows: rows, width: h, residual: nil, bias: nil, gamma: embeddingNorm.gamma.baseAddress!, beta: embeddingNorm.beta.baseAddress!, eps: eps, into: x)
 
         let scale = 1 / Float(headSize).squareRoot()
         for layer in layers {
             // Q, K, V for every token at once: [rows × 3h] = X · Wqkvᵀ + b.
             fillRows(qkv, rows: rows, with: layer.qkvBias.baseAddress!, width: 3 * h)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(3 * h), Int32(h),
+            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(3 * h), Int32(h),
                         1, x, Int32(h), layer.qkv.baseAddress!, Int32(h), 1, qkv, Int32(3 * h))
             // Attention, per sequence and head, over that sequence's rows only.
             for (n, ids) in batch.enumerated() {
@@ -225,27 +223,24 @@ public final class EmbeddingModel: @unchecked Sendable {
                     let q = base + head * headSize
                     let k = base + h + head * headSize
                     let v = base + 2 * h + head * headSize
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(len), Int32(len), Int32(headSize),
+                    copenblas_sgemm(noTrans, trans, Int32(len), Int32(len), Int32(headSize),
                                 scale, q, Int32(3 * h), k, Int32(3 * h), 0, scores, Int32(len))
                     softmaxRows(scores, rows: len, width: len)
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(len), Int32(headSize), Int32(len),
+                    copenblas_sgemm(noTrans, noTrans, Int32(len), Int32(headSize), Int32(len),
                                 1, scores, Int32(len), v, Int32(3 * h), 0, ctx + offsets[n] * h + head * headSize, Int32(h))
                 }
             }
             // Output projection + residual, LayerNorm.
-            a.update(from: x, count: rows * h)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(h), Int32(h),
-                        1, ctx, Int32(h), layer.attentionOut.baseAddress!, Int32(h), 1, a, Int32(h))
-            layerNorm(a, rows: rows, width: h, bias: layer.attentionOutBias.baseAddress!, gamma: layer.attentionNorm.gamma.baseAddress!, beta: layer.attentionNorm.beta.baseAddress!, eps: eps, into: x)
+            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(h), Int32(h),
+                        1, ctx, Int32(h), layer.attentionOut.baseAddress!, Int32(h), 0, a, Int32(h))
+            layerNorm(a, rows: rows, width: h, residual: x, bias: layer.attentionOutBias.baseAddress!, gamma: layer.attentionNorm.gamma.baseAddress!, beta: layer.attentionNorm.beta.baseAddress!, eps: eps, into: x)
             // Feed-forward: GELU(X · W1ᵀ + b1) · W2ᵀ + b2 + residual, LayerNorm.
-            fillRows(ff, rows: rows, with: layer.intermediateBias.baseAddress!, width: inter)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(inter), Int32(h),
-                        1, x, Int32(h), layer.intermediate.baseAddress!, Int32(h), 1, ff, Int32(inter))
-            gelu(ff, count: rows * inter)
-            a.update(from: x, count: rows * h)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(h), Int32(inter),
-                        1, ff, Int32(inter), layer.output.baseAddress!, Int32(inter), 1, a, Int32(h))
-            layerNorm(a, rows: rows, width: h, bias: layer.outputBias.baseAddress!, gamma: layer.outputNorm.gamma.baseAddress!, beta: layer.outputNorm.beta.baseAddress!, eps: eps, into: x)
+            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(inter), Int32(h),
+                        1, x, Int32(h), layer.intermediate.baseAddress!, Int32(h), 0, ff, Int32(inter))
+            gelu(ff, rows: rows, width: inter, bias: layer.intermediateBias.baseAddress!)
+            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(h), Int32(inter),
+                        1, ff, Int32(inter), layer.output.baseAddress!, Int32(inter), 0, a, Int32(h))
+            layerNorm(a, rows: rows, width: h, residual: x, bias: layer.outputBias.baseAddress!, gamma: layer.outputNorm.gamma.baseAddress!, beta: layer.outputNorm.beta.baseAddress!, eps: eps, into: x)
         }
 
         // Mean over each sequence's tokens, then L2 normalisation.
@@ -271,30 +266,43 @@ public final class EmbeddingModel: @unchecked Sendable {
 
 // MARK: - Kernels
 
+private let noTrans = Int32(COPENBLAS_NO_TRANS)
+private let trans = Int32(COPENBLAS_TRANS)
+
+/// OpenBLAS, opened on first use (Sources/COpenBLAS/shim.h).
+public enum BLAS {
+    /// Opens libopenblas once; a one-line error when it is missing.
+    public static func load() throws(EmbeddingError) {
+        if let problem = copenblas_load() {
+            throw EmbeddingError("OpenBLAS is not available (\(String(cString: problem)))", hint: "install it: `apt-get install libopenblas0` (scripts/setup does)")
+        }
+    }
+
+    /// The kernel family OpenBLAS runs ("SkylakeX", "Haswell"…), once loaded.
+    public static var coreName: String { String(cString: copenblas_core_name()) }
+}
+
 /// Every row of `matrix` set to `row`.
 @inline(__always)
 private func fillRows(_ matrix: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int) {
     for r in 0..<rows { (matrix + r * width).update(from: row, count: width) }
 }
 
-/// `out = LayerNorm(input + bias)` row by row (`out` may be `input`).
-private func layerNorm(_ input: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>?,
-                       gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float, into out: UnsafeMutablePointer<Float>) {
+/// `out = LayerNorm(input + bias + residual)` row by row (`out` may be `input` or `residual`).
+private func layerNorm(_ input: UnsafeMutablePointer<Float>, rows: Int, width: Int, residual: UnsafePointer<Float>?,
+                       bias: UnsafePointer<Float>?, gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
+                       into out: UnsafeMutablePointer<Float>) {
     let inverseWidth = 1 / Float(width)
     for r in 0..<rows {
         let row = input + r * width
-        if let bias {
+        if let bias, let residual {
+            let skip = residual + r * width
+            for j in 0..<width { row[j] += bias[j] + skip[j] }
+        } else if let bias {
             for j in 0..<width { row[j] += bias[j] }
         }
-        var sum: Float = 0
-        for j in 0..<width { sum += row[j] }
-        let mean = sum * inverseWidth
-        var squares: Float = 0
-        for j in 0..<width {
-            let c = row[j] - mean
-            squares += c * c
-        }
-        let inverseDeviation = 1 / (squares * inverseWidth + eps).squareRoot()
+        let mean = sum(row, width) * inverseWidth
+        let inverseDeviation = 1 / (squaredDeviations(row, width, from: mean) * inverseWidth + eps).squareRoot()
         let target = out + r * width
         for j in 0..<width { target[j] = (row[j] - mean) * inverseDeviation * gamma[j] + beta[j] }
     }
@@ -304,66 +312,120 @@ private func layerNorm(_ input: UnsafeMutablePointer<Float>, rows: Int, width: I
 private func softmaxRows(_ matrix: UnsafeMutablePointer<Float>, rows: Int, width: Int) {
     for r in 0..<rows {
         let row = matrix + r * width
-        var top = -Float.infinity
-        for j in 0..<width { top = max(top, row[j]) }
-        var sum: Float = 0
-        for j in 0..<width {
-            let e = fastExp(row[j] - top)
-            row[j] = e
-            sum += e
-        }
-        let inverse = 1 / sum
+        let top = maximum(row, width)
+        for j in 0..<width { row[j] = fastExp(row[j] - top) }
+        let inverse = 1 / sum(row, width)
         for j in 0..<width { row[j] *= inverse }
     }
 }
 
-/// GELU, the erf form BERT uses: x · ½(1 + erf(x/√2)), in place.
-private func gelu(_ values: UnsafeMutablePointer<Float>, count: Int) {
+// Reductions in 8 lanes: the compiler does not vectorise a float sum or maximum itself (it
+// may not reorder them), and these run for every row of every layer.
+
+@inline(__always)
+private func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+}
+
+@inline(__always)
+private func sum(_ p: UnsafePointer<Float>, _ n: Int) -> Float {
+    var lanes = SIMD8<Float>(repeating: 0)
+    var j = 0
+    while j + 8 <= n {
+        lanes += load8(p + j)
+        j += 8
+    }
+    var total = lanes.sum()
+    while j < n {
+        total += p[j]
+        j += 1
+    }
+    return total
+}
+
+@inline(__always)
+private func squaredDeviations(_ p: UnsafePointer<Float>, _ n: Int, from mean: Float) -> Float {
+    var lanes = SIMD8<Float>(repeating: 0)
+    let m = SIMD8<Float>(repeating: mean)
+    var j = 0
+    while j + 8 <= n {
+        let d = load8(p + j) - m
+        lanes += d * d
+        j += 8
+    }
+    var total = lanes.sum()
+    while j < n {
+        total += (p[j] - mean) * (p[j] - mean)
+        j += 1
+    }
+    return total
+}
+
+@inline(__always)
+private func maximum(_ p: UnsafePointer<Float>, _ n: Int) -> Float {
+    var lanes = SIMD8<Float>(repeating: -.infinity)
+    var j = 0
+    while j + 8 <= n {
+        let v = load8(p + j)
+        lanes.replace(with: v, where: v .> lanes)
+        j += 8
+    }
+    var top = lanes.max()
+    while j < n {
+        top = max(top, p[j])
+        j += 1
+    }
+    return top
+}
+
+/// GELU of `values + bias` (each row), the erf form BERT uses: x · ½(1 + erf(x/√2)), in place.
+private func gelu(_ values: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>) {
     let inverseRoot2: Float = 0.70710678118654752
-    for i in 0..<count {
-        let x = values[i]
-        values[i] = 0.5 * x * (1 + fastErf(x * inverseRoot2))
+    for r in 0..<rows {
+        let row = values + r * width
+        for j in 0..<width {
+            let x = row[j] + bias[j]
+            row[j] = 0.5 * x * (1 + fastErf(x * inverseRoot2))
+        }
     }
 }
 
-/// eˣ for x ≤ 0 (softmax's shifted scores, erf's −z²): 2^(x·log₂e) split into an integer
-/// power, put in the exponent bits, and a degree-6 polynomial (least-squares fit) for 2^f
-/// on the fraction; relative error < 1e-7 in float.
+/// eˣ for x ≤ 0 (softmax's shifted scores, erf's −z²): 2^(x·log₂e) split into the nearest
+/// integer power, put in the exponent bits, and a degree-6 polynomial (least-squares fit)
+/// for 2^f on the rest f ∈ [−½, ½]; relative error < 1e-7 in float. No library call and
+/// no checked conversion, so loops over it vectorise.
 @inline(__always)
 func fastExp(_ x: Float) -> Float {
-    let clamped = max(x, -87)
-    let t = clamped * 1.44269504088896341
-    let n = t.rounded(.down)
-    let f = t - n  // [0, 1)
-    var p: Float = 2.1540509295e-04
-    p = p * f + 1.2482881915e-03
-    p = p * f + 9.6745458545e-03
-    p = p * f + 5.5485322480e-02
-    p = p * f + 2.4022940019e-01
-    p = p * f + 6.9314702820e-01
+    let t = max(x, -87) * 1.44269504088896341
+    // Round to the nearest integer by adding and removing 1.5·2²³ (exact in float).
+    let shifted = t + 12_582_912
+    let n = shifted - 12_582_912
+    let f = t - n
+    var p: Float = 1.5363371208e-04
+    p = p * f + 1.3394689768e-03
+    p = p * f + 9.6183650919e-03
+    p = p * f + 5.5503423159e-02
+    p = p * f + 2.4022648816e-01
+    p = p * f + 6.9314719919e-01
     p = p * f + 1.0
-    return p * Float(bitPattern: UInt32(bitPattern: Int32(n) + 127) << 23)
+    // 2ⁿ: the low mantissa bits of `shifted` hold n (two's complement), so n + 127 is the
+    // biased exponent.
+    let biased = (shifted.bitPattern &+ 127) & 0xFF
+    return p * Float(bitPattern: biased << 23)
 }
 
-/// erf(x) from the erfc approximation in Numerical Recipes (t·exp(−z² + P(t)) with
-/// t = 1/(1 + z/2)); absolute error < 1e-7, measured against math.erf.
+/// erf(x), Abramowitz & Stegun 7.1.26: 1 − t·P(t)·e^(−x²) with t = 1/(1 + 0.3275911·|x|);
+/// absolute error < 1.5e-7 in exact arithmetic, < 6e-7 measured in float against math.erf.
 @inline(__always)
 func fastErf(_ x: Float) -> Float {
     let z = abs(x)
-    let t = 1 / (1 + 0.5 * z)
-    // Numerical Recipes erfc(z) = t·exp(-z² + P(t)), fractional error < 1.2e-7.
-    var p: Float = 0.17087277
-    p = p * t - 0.82215223
-    p = p * t + 1.48851587
-    p = p * t - 1.13520398
-    p = p * t + 0.27886807
-    p = p * t - 0.18628806
-    p = p * t + 0.09678418
-    p = p * t + 0.37409196
-    p = p * t + 1.00002368
-    p = p * t - 1.26551223
-    let erfc = t * fastExp(-z * z + p)
-    let r = 1 - erfc
+    let t = 1 / (1 + 0.3275911 * z)
+    var p: Float = 1.061405429
+    p = p * t - 1.453152027
+    p = p * t + 1.421413741
+    p = p * t - 0.284496736
+    p = p * t + 0.254829592
+    let r = 1 - p * t * fastExp(-z * z)
     return x < 0 ? -r : r
 }
 
