@@ -141,6 +141,17 @@ def first_line(text):
     return ""
 
 
+def binary_env(binary):
+    """What a wrapper script sets (NAME=value lines), so wrappers of one binary with other
+    settings do not share an index."""
+    try:
+        with open(binary, "rb") as f:
+            head = f.read(2048)
+        return head.decode("utf-8", "replace") if head.startswith(b"#!") else ""
+    except OSError:
+        return ""
+
+
 def run_config(binary, mode, ws, cache, questions, args):
     """{question id: {"paths": [...], "error": str|None}}, or a string saying why unavailable."""
     env = dict(os.environ)
@@ -322,11 +333,21 @@ def main():
             questions = [q for q in questions if q["split"] in splits]
             root, rel = corpus_files(set_name, args, meta)
             figures, unavailable, index_seconds = {}, {}, {}
-            for name, binary, mode in args.config:
-                ws = work / f"{set_name}-{name}" / "ws"
-                if ws.exists():
-                    shutil.rmtree(ws.parent)
-                make_workspace(ws, root, rel, set_name, args)
+            built = {}  # binary and environment -> the workspace already indexed (and embedded) with it
+            last_use = {}
+            for i, (name, binary, mode) in enumerate(args.config):
+                last_use[(binary, binary_env(binary))] = i
+            for i, (name, binary, mode) in enumerate(args.config):
+                key = (binary, binary_env(binary))
+                if key in built:
+                    # Modes of one binary share its index: embedding a corpus takes minutes.
+                    ws = built[key]
+                else:
+                    ws = work / f"{set_name}-{name}" / "ws"
+                    if ws.exists():
+                        shutil.rmtree(ws.parent)
+                    make_workspace(ws, root, rel, set_name, args)
+                    built[key] = ws
                 print(f"[{set_name}] {name}: indexing {len(rel)} files, then {len(questions)} searches …",
                       file=sys.stderr, flush=True)
                 results, secs = run_config(binary, mode, ws, ws.parent / "cache", questions, args)
@@ -339,7 +360,7 @@ def main():
                 kept.setdefault(set_name, (questions, {}, unavailable))[1][name] = results
                 if details:
                     write_details(details, set_name, name, questions, results)
-                if not args.keep:
+                if not args.keep and last_use[key] == i:
                     shutil.rmtree(ws.parent, ignore_errors=True)
             if not args.no_reference:
                 print(f"[{set_name}] {REFERENCE}: {len(rel)} files …", file=sys.stderr, flush=True)

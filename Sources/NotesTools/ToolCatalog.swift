@@ -82,6 +82,7 @@ public enum ToolCatalog {
             .integer("limit", "Most files to return (default 10).", minimum: 1, maximum: 100),
             .string("mode", "lexical (words), semantic (meaning) or hybrid (both; the default when the workspace is embedded).",
                     choices: ["lexical", "semantic", "hybrid"]),
+            .boolean("detail", "Full hits: provenance with times, size, kind and the match spans in each snippet."),
         ],
         readOnly: true, destructive: false, idempotent: true)
 

@@ -206,7 +206,7 @@ extension Toolbox {
         return FileListing(path: folder.relative, entries: page, total: total, truncated: next != nil, nextCursor: next)
     }
 
-    func search(_ args: ToolArguments) throws(NotesError) -> SearchResults {
+    func search(_ args: ToolArguments) throws(NotesError) -> SearchAnswer {
         let text = try args.requiredString("query", maxBytes: SearchQuery.maxLength)
         let scope = try args.string("path")
         let tags = try args.strings("tags")
@@ -232,7 +232,7 @@ extension Toolbox {
         for tag in tags { try query.applyFilter(key: "tag", value: tag) }
         if let by { try query.applyFilter(key: "by", value: by) }
         if let kind { try query.applyFilter(key: "kind", value: kind) }
-        return try index.search(query)
+        return SearchAnswer(try index.search(query), detail: try args.bool("detail"))
     }
 
     func related(_ args: ToolArguments, _ author: Author) throws(NotesError) -> RelatedNotes {
@@ -255,5 +255,77 @@ extension Toolbox {
                          actor: record.actor.rawValue, client: record.client, time: record.time, path: record.path, to: record.to)
         }
         return FileHistoryResult(path: path.relative, currentVersion: bytes.map { ContentVersion(of: $0).short }, versions: versions)
+    }
+}
+
+/// The search tool's answer: the search's results with each hit made compact for a model's
+/// context (who last changed the file as `by`, `created_by` only when someone else made it,
+/// snippets as line and text), unless the call asks for `detail` (the full hit: provenance
+/// with times, size, kind, match spans).
+struct SearchAnswer: Encodable {
+    let results: SearchResults
+    let detail: Bool
+
+    struct CompactHit: Encodable {
+        let path: String
+        let title: String
+        let score: Double?
+        let version: String
+        let by: String
+        let createdBy: String?
+        let snippets: [CompactSnippet]
+        let missing: [String]?
+        let matchedBy: String?
+
+        enum CodingKeys: String, CodingKey {
+            case path, title, score, version, by, snippets, missing
+            case createdBy = "created_by", matchedBy = "matched_by"
+        }
+    }
+
+    struct CompactSnippet: Encodable {
+        let line: Int
+        let section: String?
+        let text: String
+    }
+
+    init(_ results: SearchResults, detail: Bool) {
+        self.results = results
+        self.detail = detail
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case query, total, hits, matching, words, mode, semantic, next
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(results.query, forKey: .query)
+        try c.encode(results.total, forKey: .total)
+        try c.encodeIfPresent(results.matching, forKey: .matching)
+        try c.encodeIfPresent(results.words, forKey: .words)
+        try c.encode(results.mode, forKey: .mode)
+        try c.encodeIfPresent(results.semantic, forKey: .semantic)
+        if detail {
+            try c.encode(results.hits, forKey: .hits)
+        } else {
+            try c.encode(results.hits.map { hit in
+                let last = hit.provenance.lastModifiedBy?.rawValue ?? "user"
+                let created = hit.provenance.createdBy?.rawValue ?? "user"
+                var lastSection: String?
+                let snippets = hit.snippets.map { snippet -> CompactSnippet in
+                    // The section is named once for consecutive snippets of one section.
+                    defer { lastSection = snippet.section }
+                    let section = snippet.section.isEmpty || snippet.section == lastSection || snippet.section == snippet.text ? nil : snippet.section
+                    return CompactSnippet(line: snippet.line, section: section, text: snippet.text)
+                }
+                return CompactHit(path: hit.path, title: hit.title, score: hit.score, version: hit.version, by: last,
+                                  createdBy: created == last ? nil : created, snippets: snippets, missing: hit.missing,
+                                  matchedBy: hit.matchedBy?.rawValue)
+            }, forKey: .hits)
+        }
+        if results.total > results.hits.count {
+            try c.encode("\(results.total - results.hits.count) more file(s) match: raise limit, or narrow with path, tags or kind", forKey: .next)
+        }
     }
 }

@@ -83,7 +83,7 @@ final class ToolboxFixture {
 
     @Test func readOnlyToolboxOffersOnlyReadingTools() throws {
         let f = try ToolboxFixture(files: ["a.md": "# A\n"], readOnly: true)
-        #expect(Set(f.toolbox.tools.map(\.name)) == ["read_file", "read_files", "list_files", "search", "file_history", "get_context", "list_templates", "list_proposals"])
+        #expect(Set(f.toolbox.tools.map(\.name)) == ["read_file", "read_files", "list_files", "search", "related", "file_history", "get_context", "list_templates", "list_proposals"])
         let outcome = f.toolbox.call("append_file", arguments: ["path": .string("a.md"), "content": .string("x")])
         #expect(outcome.errorCode == "invalid_argument")
         #expect(outcome.text.contains("read-only"))

@@ -13,7 +13,7 @@ from notes_server import Workspace, call, fail, notes_binary, result_json, sessi
 TODAY = datetime.datetime.now().strftime("%Y-%m-%d")  # local date, as notes names journal pages
 
 EXPECTED_TOOLS = {
-    "read_file", "read_files", "list_files", "search", "file_history", "get_context", "write_file", "append_file",
+    "read_file", "read_files", "list_files", "search", "related", "file_history", "get_context", "write_file", "append_file",
     "edit_file", "delete_file", "move_file", "restore_file", "remember", "list_templates", "new_from_template", "fetch_url",
     "list_proposals", "withdraw_proposal",
 }
@@ -74,13 +74,20 @@ class RealisticSession(unittest.IsolatedAsyncioTestCase):
             self.assertIsNone(context.get("last_agent_activity"))
 
             # 3. search: ranked hits with versions and snippets pointing at lines.
+            #    Compact by default (who last changed it as `by`, snippets as line and text);
+            #    `detail` gives the full hit: provenance with times, kind, size, spans.
             hits = (await call(s, "search", query="whale", limit=5))["hits"]
             self.assertGreater(len(hits), 1)
             for hit in hits:
                 self.assertRegex(hit["version"], r"^[0-9a-f]{16}$")
-                self.assertIn(hit["provenance"]["last_modified_by"], ("agent", "user"))
-            self.assertTrue(any(sn["line"] > 0 and sn["spans"] for h in hits for sn in h["snippets"]))
-            journal_hits = (await call(s, "search", query="whale", kind="journal"))["hits"]
+                self.assertIn(hit["by"], ("agent", "user"))
+                self.assertNotIn("provenance", hit)
+            self.assertTrue(any(sn["line"] > 0 and "whale" in sn["text"].lower() for h in hits for sn in h["snippets"]))
+            detailed = (await call(s, "search", query="whale", limit=5, detail=True))["hits"]
+            self.assertEqual([h["path"] for h in detailed], [h["path"] for h in hits])
+            self.assertTrue(any(sn["line"] > 0 and sn["spans"] for h in detailed for sn in h["snippets"]))
+            self.assertEqual([h["provenance"]["last_modified_by"] for h in detailed], [h["by"] for h in hits])
+            journal_hits = (await call(s, "search", query="whale", kind="journal", detail=True))["hits"]
             self.assertTrue(journal_hits and all(h["kind"] == "journal" for h in journal_hits))
 
             # 4. read_file: content, version, provenance, total_lines; paging.
@@ -332,7 +339,7 @@ class Freshness(unittest.IsolatedAsyncioTestCase):
             self.ws.path("Research/fresh.md").write_text("# Fresh\n\nA narwhalicious idea saved a moment ago.\n")
             hits = (await call(s, "search", query="narwhalicious"))["hits"]
             self.assertEqual([h["path"] for h in hits], ["Research/fresh.md"])
-            self.assertEqual(hits[0]["provenance"]["last_modified_by"], "user")
+            self.assertEqual(hits[0]["by"], "user")
             self.ws.path("Research/fresh.md").unlink()
             self.assertEqual((await call(s, "search", query="narwhalicious"))["hits"], [])
 
@@ -460,7 +467,7 @@ class ReadOnlyAndClientName(unittest.IsolatedAsyncioTestCase):
     async def test_read_only_offers_only_reading_tools(self):
         async with session(self.ws, "--read-only") as s:
             names = {t.name for t in (await s.list_tools()).tools}
-            self.assertEqual(names, {"read_file", "read_files", "list_files", "search", "file_history", "get_context", "list_templates", "list_proposals"})
+            self.assertEqual(names, {"read_file", "read_files", "list_files", "search", "related", "file_history", "get_context", "list_templates", "list_proposals"})
             before = self.ws.snapshot()
             error = await fail(s, "append_file", {"path": "Journal/x.md", "content": "x"})
             self.assertEqual(error["code"], "invalid_argument")
