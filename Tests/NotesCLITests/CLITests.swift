@@ -334,8 +334,7 @@ struct NotesRunner {
 
 @Suite(.serialized) struct GeneratedWorkspaceTests {
     @Test func aGeneratedWorkspaceWithEdgeCasesIndexesAndSearches() throws {
-        let generator = Repository.corpora + "/gen-workspace.py"
-        try #require(FileManager.default.fileExists(atPath: generator), "needs ../shared/corpora")
+        let generator = Repository.workspaceGenerator
         let notes = NotesRunner(copySample: false)
         let gen = run("/usr/bin/env", ["python3", generator, notes.workspace, "-n", "400", "--huge-mb", "5"])
         #expect(gen.status == 0, "\(gen.stderr)")
