@@ -12,7 +12,7 @@ extension NoteIndex {
 
     func searchOnce(_ query: SearchQuery) throws(NotesError) -> SearchResults {
         let match = FTSExpression.match(for: query.terms)
-        let limit = max(1, min(query.limit, 10_000))
+        let limit = max(1, query.withSnippets ? min(query.limit, 10_000) : query.limit)  // paths alone: every match may be asked for
         let policy = workspace.config.policy
         do {
             return try pool.read { db in

@@ -46,7 +46,7 @@ struct NotesRunner {
         #expect(bad.status == 2)
         #expect(bad.stderr.hasPrefix("notes: unknown kind 'robot'"))
         #expect(bad.stderr.lines().filter { !$0.isEmpty }.count == 1)
-        let usage = notes("search", "--limit", "0")
+        let usage = notes("search", "--limit", "-3")
         #expect(usage.status == 2 && usage.stderr.hasPrefix("notes: "))
     }
 
