@@ -24,7 +24,7 @@ struct NotesCommand: ParsableCommand {
               notes history Research/moby-dick/introduction.md
               notes review
             """,
-        version: version,
+        version: "notes \(version) (commit \(BuildInfo.commit))",
         subcommands: [
             Search.self, Read.self, List.self, Status.self, Index.self, Init.self,
             Write.self, Append.self, Edit.self, Remove.self, Move.self, Restore.self,
