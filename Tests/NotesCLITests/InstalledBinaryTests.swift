@@ -70,4 +70,35 @@ import Testing
         #expect(!made.contains(#""isError":true"#), "\(made)")
         #expect(FileManager.default.fileExists(atPath: dir.path + "/ws/Research/ahab/introduction.md"))
     }
+
+    @Test func versionNamesTheCommit() {
+        let version = notes("--version")
+        #expect(version.status == 0)
+        // "dev" for a plain build; scripts/build-release writes the commit it built.
+        #expect(version.stdout.range(of: #"^notes \d+\.\d+\.\d+ \(commit ([0-9a-f]{12}(-dirty)?|dev)\)\n$"#, options: .regularExpression) != nil, "\(version.stdout)")
+    }
+
+    @Test func scriptsInstallPutsBinariesManPageAndCompletionsUnderThePrefix() throws {
+        let prefix = dir.path + "/prefix"
+        let built = (Repository.notesBinary as NSString).deletingLastPathComponent
+        try #require(FileManager.default.fileExists(atPath: built + "/notes-mcp"), "notes-mcp is built by scripts/test")
+        let installed = run(Repository.root + "/scripts/install", ["--from", built, prefix], environment: environment)
+        #expect(installed.status == 0, "\(installed.stderr)")
+        for path in ["bin/notes", "bin/notes-mcp"] { #expect(FileManager.default.isExecutableFile(atPath: prefix + "/" + path), "\(path)") }
+        let man = try String(contentsOfFile: prefix + "/share/man/man1/notes.1", encoding: .utf8)
+        #expect(man.hasPrefix(".TH NOTES 1 "))
+        for command in ["search", "append", "journal", "init", "mcp"] { #expect(man.contains(".SS notes " + command), "\(command)") }
+        let completions = ["share/bash-completion/completions/notes", "share/zsh/site-functions/_notes", "share/fish/vendor_completions.d/notes.fish"]
+        for path in completions {
+            let text = (try? String(contentsOfFile: prefix + "/" + path, encoding: .utf8)) ?? ""
+            #expect(text.contains("search") && text.contains("workspace") && text.contains("journal"), "\(path)")
+        }
+        // The installed binary is complete on its own: a workspace from the built-in templates.
+        let made = run(prefix + "/bin/notes", ["init", dir.path + "/fresh"], environment: environment, directory: dir.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/fresh/.notes/config.yml"))
+        // Bad input installs nothing.
+        let relative = run(Repository.root + "/scripts/install", ["--from", built, "relative/prefix"], environment: environment, directory: dir.path)
+        #expect(relative.status == 2 && !FileManager.default.fileExists(atPath: dir.path + "/relative"))
+    }
 }
