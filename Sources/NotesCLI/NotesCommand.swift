@@ -39,7 +39,9 @@ struct NotesCommand: ParsableCommand {
     static func main() {
         let wantsJSON = CommandLine.arguments.contains { $0 == "--json" || $0 == "--jsonl" }
         do {
-            var command = try parseAsRoot(rewrite(Array(CommandLine.arguments.dropFirst())))
+            let arguments = rewrite(Array(CommandLine.arguments.dropFirst()))
+            try checkHelpTopic(arguments)
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch let error as NotesError {
             fail(error, json: wantsJSON)
@@ -54,6 +56,16 @@ struct NotesCommand: ParsableCommand {
             let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
             let cleaned = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
             fail(NotesError(.invalidArgument, cleaned.prefix(1).lowercased() + cleaned.dropFirst(), hint: "see `notes help`"), json: wantsJSON)
+        }
+    }
+
+    /// `notes help TOPIC`: ArgumentParser prints the general help for a topic it does not know
+    /// (exit 0); an unknown topic is an error like any other bad input.
+    static func checkHelpTopic(_ arguments: [String]) throws {
+        guard arguments.first == "help", arguments.count > 1, !arguments[1].hasPrefix("-") else { return }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard names.contains(arguments[1]) else {
+            throw NotesError(.invalidArgument, "no help topic '\(arguments[1])'", hint: "the commands are: \(names.filter { $0 != "help" }.joined(separator: ", "))")
         }
     }
 

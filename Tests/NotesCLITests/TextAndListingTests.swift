@@ -125,3 +125,49 @@ import Testing
         #expect(negative.status == 2 && negative.stderr.hasPrefix("notes: "))
     }
 }
+
+/// Bad input is an error (issue 31, item 10): one line, exit 2, nothing changed; and --json
+/// on diff and log.
+@Suite(.serialized) struct BadInputAndJSONTests {
+    let notes = NotesRunner()
+
+    func oneErrorLine(_ result: ProcessResult) -> Bool {
+        result.status == 2 && result.stderr.hasPrefix("notes: ") && result.stderr.lines().filter { !$0.isEmpty }.count == 1
+    }
+
+    @Test func anUnknownHelpTopicIsAnError() {
+        let bogus = notes("help", "bogus")
+        #expect(oneErrorLine(bogus), "\(bogus.status) \(bogus.stderr)")
+        #expect(bogus.stdout.isEmpty)
+        #expect(notes("help", "search").status == 0)
+    }
+
+    @Test func historyOfAFileThatNeverExistedIsAnError() {
+        let missing = notes("history", "nonexistent.md")
+        #expect(oneErrorLine(missing), "\(missing.status) \(missing.stderr)")
+        // An existing file without recorded changes is not an error.
+        #expect(notes("history", "Research/moby-dick/notes.md").status == 0)
+    }
+
+    @Test func searchingAFolderThatDoesNotExistIsAnError() {
+        let flag = notes("search", "whale", "--in", "Nonexistent")
+        #expect(oneErrorLine(flag), "\(flag.status) \(flag.stderr)")
+        let inline = notes("search", "whale in:Nonexistent")
+        #expect(oneErrorLine(inline), "\(inline.status) \(inline.stderr)")
+        #expect(notes("search", "whale", "--in", "Research/moby-dick").status == 0)
+    }
+
+    @Test func diffAndLogPrintJSON() throws {
+        #expect(notes("write", "ideas.md", stdin: "first\n").status == 0)
+        #expect(notes("append", "ideas.md", "second").status == 0)
+        let diff = try notes.json("diff", "ideas.md", "--json")
+        #expect(diff["path"] as? String == "ideas.md")
+        #expect((diff["diff"] as? String)?.contains("+second") == true, "\(diff)")
+        #expect(diff["from"] is String && diff["to"] is String)
+        let log = try notes.json("log", "--json")
+        let changes = try #require(log["changes"] as? [[String: Any]])
+        #expect(changes.count == 2 && changes.first?["op"] as? String == "append", "\(changes)")
+        let both = notes("log", "--json", "--jsonl")
+        #expect(both.status == 2)
+    }
+}
