@@ -308,7 +308,7 @@ struct NotesRunner {
         let notes = NotesRunner(copySample: false)
         let help = notes("help", "search", in: notes.dir.path)
         #expect(help.status == 0 && help.stdout.contains("edited-by"))
-        #expect(notes("--version", in: notes.dir.path).stdout.hasPrefix("0."))
+        #expect(notes("--version", in: notes.dir.path).stdout.hasPrefix("notes 0."))
     }
 
     /// Every command's help names each option's default once: ArgumentParser prints
@@ -318,7 +318,7 @@ struct NotesRunner {
         let overview = notes("--help", in: notes.dir.path).stdout
         let commands = overview.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n").compactMap { line -> String? in
             line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
-        } ?? []
+        }.filter { $0 != "See" } ?? []  // not the closing "See 'notes help <subcommand>'" line
         #expect(commands.count >= 20, "\(commands)")
         for command in commands {
             let help = notes("help", command, in: notes.dir.path)

@@ -106,9 +106,10 @@ extension NotesCommand {
                 }
                 try search.applyFilter(key: String(pair[..<eq]).lowercased(), value: String(pair[pair.index(after: eq)...]))
             }
-            // A folder that does not exist is a mistake, not "no hits" (`--in` and `in:` alike).
-            for folder in search.filters.folders where !folder.isEmpty && !FileSystem.isDirectory(index.workspace.absolutePath(folder)) {
-                throw NotesError(.notFound, "there is no folder \(folder) in the workspace", hint: "check the path; `notes list` shows the folders")
+            // A path that does not exist is a mistake, not "no hits" (`--in` and `in:` alike;
+            // a file is a path prefix too).
+            for folder in search.filters.folders where !folder.isEmpty && !FileSystem.exists(index.workspace.absolutePath(folder)) {
+                throw NotesError(.notFound, "there is no \(folder) in the workspace", hint: "check the path; `notes list` shows the folders")
             }
             search.withSnippets = !paths
             let results = try index.search(search)
