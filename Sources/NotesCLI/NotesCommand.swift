@@ -24,7 +24,7 @@ struct NotesCommand: ParsableCommand {
               notes history Research/moby-dick/introduction.md
               notes review
             """,
-        version: version,
+        version: "notes \(version) (commit \(BuildInfo.commit))",
         subcommands: [
             Search.self, Read.self, List.self, Status.self, Index.self, Init.self,
             Write.self, Append.self, Edit.self, Remove.self, Move.self, Restore.self,
@@ -39,7 +39,9 @@ struct NotesCommand: ParsableCommand {
     static func main() {
         let wantsJSON = CommandLine.arguments.contains { $0 == "--json" || $0 == "--jsonl" }
         do {
-            var command = try parseAsRoot(negatingDashedWords(hoistingGlobalOptions(Array(CommandLine.arguments.dropFirst()))))
+            let arguments = rewrite(Array(CommandLine.arguments.dropFirst()))
+            try checkHelpTopic(arguments)
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch let error as NotesError {
             fail(error, json: wantsJSON)
@@ -55,6 +57,63 @@ struct NotesCommand: ParsableCommand {
             let cleaned = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
             fail(NotesError(.invalidArgument, cleaned.prefix(1).lowercased() + cleaned.dropFirst(), hint: "see `notes help`"), json: wantsJSON)
         }
+    }
+
+    /// `notes help TOPIC`: ArgumentParser prints the general help for a topic it does not know
+    /// (exit 0); an unknown topic is an error like any other bad input.
+    static func checkHelpTopic(_ arguments: [String]) throws {
+        guard arguments.first == "help", arguments.count > 1, !arguments[1].hasPrefix("-") else { return }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard names.contains(arguments[1]) else {
+            throw NotesError(.invalidArgument, "no help topic '\(arguments[1])'", hint: "the commands are: \(names.filter { $0 != "help" }.joined(separator: ", "))")
+        }
+    }
+
+    /// The arguments as ArgumentParser should see them: global options after the command,
+    /// free text taken as typed, and `-word` an excluded term in search queries only.
+    static func rewrite(_ arguments: [String]) -> [String] {
+        negatingDashedWords(takingFreeTextAsTyped(hoistingGlobalOptions(arguments)))
+    }
+
+    /// The options of the commands that take free text (`append PATH TEXT…`, `journal TEXT…`,
+    /// `remember TEXT…`): those that take a value, and flags.
+    static let freeTextCommands: [String: (values: Set<String>, flags: Set<String>)] = [
+        "append": (["--section"], ["--json", "--diff"]),
+        "journal": ([], ["--json"]),
+        "remember": (["--section"], ["--json"]),
+    ]
+
+    /// Free text is taken as typed (issue 31): `notes append Journal/today.md "- read
+    /// chapter 32"`, `notes journal I will search -later`. Only the command's own options
+    /// (and `-w`, `--workspace`, `--index-dir`, `-h`, `--help`) are options, wherever they
+    /// are; every other argument is text, whatever it starts with, and is passed after `--`.
+    /// A word that looks like a long option (`--sectoin`) is still refused as unknown.
+    static func takingFreeTextAsTyped(_ arguments: [String]) -> [String] {
+        guard let command = arguments.first, let known = freeTextCommands[command] else { return arguments }
+        let values = known.values.union(["-w", "--workspace", "--index-dir"])
+        let flags = known.flags.union(["-h", "--help"])
+        var options: [String] = [], text: [String] = []
+        var i = 1
+        while i < arguments.count {
+            let arg = arguments[i]
+            i += 1
+            if arg == "--" {
+                text += arguments[i...]
+                break
+            }
+            if values.contains(arg), i < arguments.count {
+                // `--section=VALUE`, so that a value starting with "-" stays a value.
+                if arg.hasPrefix("--") { options.append(arg + "=" + arguments[i]) } else { options += [arg, arguments[i]] }
+                i += 1
+            } else if flags.contains(arg) || values.contains(arg) || values.contains(String(arg.prefix { $0 != "=" })) {
+                options.append(arg)
+            } else if arg.hasPrefix("--"), arg.dropFirst(2).first?.isLetter == true {
+                options.append(arg)  // an unknown long option: ArgumentParser refuses it
+            } else {
+                text.append(arg)
+            }
+        }
+        return [command] + options + (text.isEmpty ? [] : ["--"] + text)
     }
 
     /// Options that name the workspace may come before the subcommand (`notes -w DIR
@@ -82,7 +141,9 @@ struct NotesCommand: ParsableCommand {
     /// term, not a bundle of short flags (`-s -h -i -p` would print the help). It is passed
     /// on as `NOT ship`. One-letter flags (`-l`, `-w`) and negative numbers keep their meaning.
     static func negatingDashedWords(_ arguments: [String]) -> [String] {
-        guard let search = arguments.firstIndex(of: "search") else { return arguments }
+        // Only when the command is `search` (not a word "search" in a journal entry).
+        guard arguments.first == "search" else { return arguments }
+        let search = 0
         var result = Array(arguments[...search])
         var afterDoubleDash = false
         var takesValue = false

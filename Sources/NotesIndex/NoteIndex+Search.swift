@@ -19,7 +19,7 @@ extension NoteIndex {
         // them by how many they hold; anything else keeps its exact meaning.
         let plainWords = query.isPlainWords ? query.significantTerms : nil
         let match = plainWords.map(FTSExpression.anyOf) ?? FTSExpression.match(for: query.terms)
-        let limit = max(1, min(query.limit, 10_000))
+        let limit = max(1, query.withSnippets ? min(query.limit, 10_000) : query.limit)  // paths alone: every match may be asked for
         let policy = workspace.config.policy
         // Which sides run: meaning too when a model is at hand and vectors exist.
         var mode = SearchMode.lexical

@@ -55,8 +55,19 @@ public enum Repository {
     /// `sample-workspace/`.
     public static var sampleWorkspace: String { root + "/sample-workspace" }
 
-    /// `../shared/corpora` (may be missing outside this project's machines).
-    public static var corpora: String { root + "/../shared/corpora" }
+    /// `Tests/Fixtures/`: small copies of real notes (see its README.md).
+    public static var fixtures: String { root + "/Tests/Fixtures" }
+
+    /// `scripts/gen-workspace.py`: the project's synthetic workspace generator.
+    public static var workspaceGenerator: String { root + "/scripts/gen-workspace.py" }
+
+    /// The large corpora (`dendron-vault/`, `tldr-pages/`, `gutenberg/`), only when the
+    /// environment variable `NOTES_CORPORA` names a folder: tests that want thousands of
+    /// real files use them then, and say that they skipped them otherwise.
+    public static var largeCorpora: String? {
+        guard let path = ProcessInfo.processInfo.environment["NOTES_CORPORA"], !path.isEmpty else { return nil }
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
 
     /// A model folder that does not exist: the binary a test runs searches by words alone
     /// (and `notes index` embeds nothing) unless the test passes the installed model's folder

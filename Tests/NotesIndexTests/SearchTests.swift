@@ -166,8 +166,7 @@ import Testing
     }
 
     @Test func longBooksPointAtTheChapterAndLine() throws {
-        let book = Repository.corpora + "/gutenberg/moby-dick.txt"
-        try #require(FileManager.default.fileExists(atPath: book), "needs ../shared/corpora")
+        let book = Repository.sampleWorkspace + "/Research/moby-dick/full_text.txt"
         let text = try String(contentsOfFile: book, encoding: .utf8)
         fixture.write("Research/moby/full_text.txt", text)
         let hit = try #require(fixture.search("Queequeg harpoon in:Research/moby").hits.first)

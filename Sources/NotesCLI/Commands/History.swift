@@ -42,6 +42,9 @@ extension NotesCommand {
             let store = NoteStore(workspace: ws)
             let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws).relative
             let records = store.history.history(of: relative).records
+            if records.isEmpty && !FileSystem.exists(ws.absolutePath(relative)) {
+                throw NotesError(.notFound, "\(relative) does not exist and has no history", hint: "check the path; `notes list` shows the files")
+            }
             if json { return Terminal.write(try JSONOutput.document(records)) }
             guard !records.isEmpty else {
                 return Terminal.write("\(relative): no history yet (only changes made through notes, or noticed by it, are recorded)\n")
@@ -76,6 +79,7 @@ extension NotesCommand {
         @Argument(help: "The file.") var path: String
         @Argument(help: "The old version (default: the one before the last change).") var from: String?
         @Argument(help: "The new version (default: the file as it is now).") var to: String?
+        @Flag(name: .long, help: "Print path, from, to and the unified diff as JSON.") var json = false
 
         func run() throws {
             let ws = try workspace.openWorkspace()
@@ -94,6 +98,10 @@ extension NotesCommand {
             let oldBytes = try bytes(old)
             let newBytes = try to.map(bytes) ?? nowBytes ?? []
             let diff = LineDiff.unified(oldBytes, newBytes, oldLabel: "\(relative)@\(old)", newLabel: "\(relative)@\(to ?? nowVersion ?? "deleted")")
+            if json {
+                struct Output: Encodable { var path: String, from: String, to: String?, diff: String }
+                return Terminal.write(try JSONOutput.document(Output(path: relative.relative, from: old, to: to ?? nowVersion, diff: diff)))
+            }
             Terminal.write(diff.isEmpty ? "no differences\n" : coloredDiff(diff) + (diff.hasSuffix("\n") ? "" : "\n"))
         }
     }
@@ -114,6 +122,12 @@ extension NotesCommand {
         @Option(name: .long, help: ArgumentHelp("Only changes newer than this (30m, 12h, 1d, 2w).", valueName: "age")) var since: Age?
         @Option(name: .long, help: "Show at most this many (newest first).") var limit: Int = 50
         @Flag(name: .long, help: "Print one JSON object per change.") var jsonl = false
+        @Flag(name: .long, help: "Print the changes as one JSON document: {\"changes\": […]}.") var json = false
+
+        func validate() throws {
+            if json && jsonl { throw ValidationError("--json and --jsonl cannot be combined (choose one output format)") }
+            if limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        }
 
         func run() throws {
             let ws = try workspace.openWorkspace()
@@ -127,6 +141,10 @@ extension NotesCommand {
             if let since {
                 let cutoff = Timestamp.now() - since.seconds
                 records = records.filter { (Timestamp.parse($0.time) ?? 0) >= cutoff }
+            }
+            if json {
+                struct Output: Encodable { var changes: [ChangeRecord] }
+                return Terminal.write(try JSONOutput.document(Output(changes: Array(records.reversed().prefix(limit)))))
             }
             for record in records.reversed().prefix(max(0, limit)) {
                 if jsonl { Terminal.write(try JSONOutput.line(record)); continue }

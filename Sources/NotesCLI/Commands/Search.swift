@@ -65,8 +65,8 @@ extension NotesCommand {
 
         @Option(name: .long, help: "Order: relevance, modified, created, path, title.")
         var sort: String = "relevance"
-        @Option(name: .long, help: "Most files to show.")
-        var limit: Int = 20
+        @Option(name: .long, help: "Most files to show (default 20; with -l every match; 0: no limit).")
+        var limit: Int?
 
         @Flag(name: .long, help: "One JSON document.")
         var json = false
@@ -78,7 +78,11 @@ extension NotesCommand {
         var format: String?
 
         func validate() throws {
-            guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+            if let limit, limit < 0 { throw ValidationError("--limit must be 0 (no limit) or more") }
+            let outputs = [(json, "--json"), (jsonl, "--jsonl"), (paths, "-l"), (format != nil, "--format")].filter(\.0).map(\.1)
+            if outputs.count > 1 {
+                throw ValidationError("\(outputs.joined(separator: " and ")) cannot be combined (choose one output format)")
+            }
             if let mode, SearchMode(rawValue: mode) == nil {
                 throw ValidationError("unknown mode '\(mode)' (use lexical, semantic or hybrid)")
             }
@@ -91,7 +95,12 @@ extension NotesCommand {
             let (index, _) = try workspace.openFreshIndex()
             var search = try SearchQuery(parsing: query.joined(separator: " "), isMetadataKey: index.hasMetadataKey)
             search.sort = SearchSort(rawValue: sort) ?? .relevance
-            search.limit = limit
+            // -l lists every match unless --limit says otherwise; --limit 0 is no limit.
+            switch limit {
+            case nil: search.limit = paths ? Int.max : 20
+            case 0?: search.limit = Int.max
+            case let n?: search.limit = n
+            }
             for value in folder { try search.applyFilter(key: "in", value: value) }
             for value in pathGlob { try search.applyFilter(key: "path", value: value) }
             for value in tag { try search.applyFilter(key: "tag", value: value) }
@@ -107,6 +116,11 @@ extension NotesCommand {
                 }
                 try search.applyFilter(key: String(pair[..<eq]).lowercased(), value: String(pair[pair.index(after: eq)...]))
             }
+            // A path that does not exist is a mistake, not "no hits" (`--in` and `in:` alike;
+            // a file is a path prefix too).
+            for folder in search.filters.folders where !folder.isEmpty && !FileSystem.exists(index.workspace.absolutePath(folder)) {
+                throw NotesError(.notFound, "there is no \(folder) in the workspace", hint: "check the path; `notes list` shows the folders")
+            }
             search.withSnippets = !paths
             search.mode = mode.flatMap(SearchMode.init(rawValue:))
             if search.mode != .lexical { search.embedder = InstalledModel.load(threads: 1) }
@@ -118,10 +132,14 @@ extension NotesCommand {
         private func render(_ results: SearchResults) throws {
             if json { return Terminal.write(try JSONOutput.document(results)) }
             if jsonl { return Terminal.write(try results.hits.map { try JSONOutput.line($0) }.joined()) }
-            if paths { return Terminal.write(results.hits.map { $0.path + "\n" }.joined()) }
+            if paths {
+                Terminal.write(results.hits.map { $0.path + "\n" }.joined())
+                return reportMore(results)
+            }
             if let format {
                 let template = TemplateText(format.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t"))
-                return Terminal.write(results.hits.map { template.render(Self.fields($0)) + "\n" }.joined())
+                Terminal.write(results.hits.map { template.render(Self.fields($0)) + "\n" }.joined())
+                return reportMore(results)
             }
             var out = ""
             if let semantic = results.semantic, results.mode != .lexical, !semantic.isComplete {
@@ -142,10 +160,16 @@ extension NotesCommand {
                     out += "  " + Terminal.style("\(snippet.line):", .green) + " " + HitRenderer.highlight(snippet) + "\n"
                 }
             }
-            if results.total > results.hits.count {
-                out += Terminal.style("\n\(grouped(results.total - results.hits.count)) more file(s) match; use --limit to see more.", .dim) + "\n"
-            }
             Terminal.write(out)
+            reportMore(results)
+        }
+
+        /// "N more file(s) match" on standard error (so the output holds only hits) when
+        /// the limit cut the list.
+        private func reportMore(_ results: SearchResults) {
+            guard results.total > results.hits.count else { return }
+            let more = "\(grouped(results.total - results.hits.count)) more file(s) match; use --limit N to see more, --limit 0 for all."
+            FileHandle.standardError.write(Data((more + "\n").utf8))
         }
 
         static func fields(_ hit: SearchHit) -> [String: String] {
