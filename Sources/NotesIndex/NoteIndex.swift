@@ -75,7 +75,7 @@ public final class NoteIndex: Sendable {
         self.isMapped = longLived
         try FileSystem.makeDirectories(directory)
         pendingLayout = Locked(refreshingSoon ? Self.startStats(workspace: workspace, directory: directory) : nil)
-        useLock = IndexUseLock(directory: directory)
+        useLock = try IndexUseLock(directory: directory)
         let path = directory + "/" + Self.databaseFileName
         // A fresh build holds the lock exclusively, so one left now was cut short by a crash.
         if useLock.isHeld { Self.removeDatabase(at: path + ".building") }
@@ -146,7 +146,7 @@ public final class NoteIndex: Sendable {
             return try body()
         } catch {
             guard error.cause == .indexDamaged else { throw error }
-            FileHandle.standardError.write(Data("notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files\n".utf8))
+            StandardStreams.writeError("notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files\n")
             try startOver()
             _ = try refreshOnce(only: nil, progress: nil)
             return try body()

@@ -16,7 +16,7 @@ import NotesMCP
 
 /// One line on stderr in the CLI's format, then exit 2.
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("notes: \(message)\n".utf8))
+    StandardStreams.writeError("notes: \(message)\n")
     exit(2)
 }
 
@@ -51,7 +51,7 @@ do {
     // inotify tells the server which files changed, so a search costs no stat walk;
     // without it every search re-walks the workspace (SPEC §4.3).
     if let problem = index.watchForChanges() {
-        FileHandle.standardError.write(Data("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n".utf8))
+        StandardStreams.writeError("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n")
         _ = try index.refresh()
     }
     let server = NotesMCPServer(workspace: index.workspace, index: index, options: options)

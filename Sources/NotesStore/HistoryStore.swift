@@ -75,29 +75,84 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Log
 
-    /// Appends one record to the log and syncs it.
+    /// Appends one record to the log and syncs it: the line is written whole or not at all
+    /// (issue 34 item 2).
+    ///
+    /// Appenders take turns on an `flock` of the log itself (bounded, ``LockWait``), so the
+    /// line is one `write` of the complete line at a known offset; a short write or an error
+    /// (ENOSPC) truncates the file back to its previous length. A torn tail that is still
+    /// there (a crash inside the write, or a truncate that failed too) is never glued to:
+    /// the new line starts with a newline, and the torn line stays where it is for the
+    /// person to see (``logProblems()``: `notes status`, `notes index --check`).
     public func append(_ record: ChangeRecord) throws(NotesError) {
         _ = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
         let fd = WriteFaults.injected(.open) ? -1 : open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw NotesError(.internal, "cannot open the history log (\(errorText(errno)))", hint: "check the permissions of .notes/history") }
         defer { close(fd) }
-        var line = Self.encode(record)
-        // A crash may have left a torn last line: start on a fresh one.
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_size > 0 {
-            var last: UInt8 = 0
-            if pread(fd, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { line.insert(0x0A, at: 0) }
+        guard LockWait.poll({ flock(fd, LOCK_EX | LOCK_NB) == 0 }) else {
+            throw NotesError(.internal, "busy: another notes process has held the history log for longer than \(Int(LockWait.timeout)) s", hint: "let it finish, then retry")
         }
-        var written = 0
-        while written < line.count {
-            let n = WriteFaults.injected(.write) ? -1 : line.withUnsafeBytes { write(fd, $0.baseAddress! + written, line.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw NotesError(.internal, "cannot write the history log (\(errorText(errno)))", hint: "free disk space and retry")
-            }
-            written += n
+        defer { flock(fd, LOCK_UN) }
+        var line = Self.encode(record)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw NotesError(.internal, "cannot read the history log's size (\(errorText(errno)))") }
+        let before = info.st_size
+        if before > 0 {
+            var last: UInt8 = 0
+            if pread(fd, &last, 1, off_t(before - 1)) == 1, last != 0x0A { line.insert(0x0A, at: 0) }
+        }
+        var n: Int
+        repeat {
+            n = WriteFaults.injectedWrite(fd, line)
+        } while n < 0 && errno == EINTR
+        if n != line.count {
+            let code = n < 0 ? errno : ENOSPC  // a short write: the disk filled mid-line
+            // When this fails too, the torn bytes stay: the next line starts on a fresh one,
+            // and `notes status` reports them.
+            _ = ftruncate(fd, before)
+            throw NotesError(.internal, "cannot write the history log (\(errorText(code))); the log is as it was", hint: "free disk space and retry")
         }
         guard !WriteFaults.injected(.fsync), fsync(fd) == 0 else { throw NotesError(.internal, "cannot sync the history log (\(errorText(errno)))") }
+    }
+
+    /// A line of the log that is not a whole record.
+    public struct LogProblem: Equatable, Sendable, Encodable {
+        /// 1-based line number in `log.jsonl`.
+        public let line: Int
+        /// Bytes in the line.
+        public let bytes: Int
+        /// Whether it is the last line and lacks its newline (a write cut short just now, or
+        /// one in progress).
+        public let unterminated: Bool
+    }
+
+    /// Lines of the log that are not whole records (torn by a crash or a full disk, or
+    /// edited by hand). They are skipped by `history` and `log`; each is reported here.
+    public func logProblems() -> [LogProblem] {
+        guard let bytes = try? FileBytes.read(path: logPath, maxBytes: Int.max) else { return [] }
+        var problems: [LogProblem] = []
+        let decoder = JSONDecoder()
+        var start = 0
+        var number = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            number += 1
+            let slice = bytes[start..<end]
+            if !slice.isEmpty, (try? decoder.decode(ChangeRecord.self, from: Data(slice))) == nil {
+                problems.append(LogProblem(line: number, bytes: slice.count, unterminated: end == bytes.count))
+            }
+            start = end + 1
+        }
+        return problems
+    }
+
+    /// One line for the person about `problems` (nil when there are none).
+    public static func describe(_ problems: [LogProblem]) -> String? {
+        guard let first = problems.first else { return nil }
+        let lines = problems.prefix(5).map { String($0.line) }.joined(separator: ", ") + (problems.count > 5 ? ", …" : "")
+        return "the history log .notes/history/log.jsonl has \(problems.count) damaged line(s) (line \(lines)\(first.unterminated && problems.count == 1 ? ", cut short" : "")), skipped by `notes history`: "
+            + "a write was torn by a crash or a full disk, or the file was edited; every other line is read, and the files are unaffected "
+            + "(to tidy it, move those lines out of the file by hand; notes never rewrites it)"
     }
 
     /// Appends the record of a change that is already visible. A failure says so, since
@@ -107,13 +162,13 @@ public final class HistoryStore: @unchecked Sendable {
             try append(record)
         } catch {
             throw NotesError(.internal, "the change to \(record.path) was made, but its history log line could not be written (\(error.message)); the next notes write adds it",
-                             hint: "free disk space or fix the permissions of .notes/history")
+                             hint: "free disk space or fix the permissions of .notes/history", cause: .changeMade)
         }
     }
 
     /// A failure after the change to `path` became visible, said so.
     static func madeButFailed(_ path: String, _ error: NotesError) -> NotesError {
-        NotesError(.internal, "the change to \(path) was made, but \(error.message)", hint: error.hint)
+        NotesError(.internal, "the change to \(path) was made, but \(error.message)", hint: error.hint, cause: .changeMade)
     }
 
     static func encode(_ record: ChangeRecord) -> [UInt8] {

@@ -34,10 +34,11 @@ extension NotesCommand {
             let report = rebuild ? try index.rebuild(progress: progress.update) : try index.refresh(progress: progress.update)
             progress.finish()
             let damagedHistory = check ? HistoryStore(workspace: ws).damagedObjects() : []
+            let logProblems = check ? HistoryStore(workspace: ws).logProblems() : []
             if json {
                 if check {
-                    Terminal.write(try JSONOutput.document(CheckedReport(report: report, indexDamage: damage, damagedHistoryVersions: damagedHistory)))
-                    if !damagedHistory.isEmpty { throw ExitCode(1) }
+                    Terminal.write(try JSONOutput.document(CheckedReport(report: report, indexDamage: damage, damagedHistoryVersions: damagedHistory, historyLogProblems: logProblems)))
+                    if !damagedHistory.isEmpty || !logProblems.isEmpty { throw ExitCode(1) }
                     return
                 }
                 return Terminal.write(try JSONOutput.document(report))
@@ -54,6 +55,7 @@ extension NotesCommand {
                     Terminal.write(Terminal.style("\(damagedHistory.count) stored version(s) in .notes/history are damaged: ", .red) + damagedHistory.prefix(5).joined(separator: ", ") + "\n")
                     Terminal.write("  They are kept as they are; restore .notes/history from a backup or sync copy to repair them.\n")
                 }
+                if let line = HistoryStore.describe(logProblems) { Terminal.write(Terminal.style("History log: ", .red) + line + "\n") }
             }
             Terminal.write(Self.summary(report) + "\n")
             for diagnostic in report.diagnostics.prefix(10) {
@@ -62,7 +64,7 @@ extension NotesCommand {
             if report.diagnostics.count > 10 {
                 Terminal.write(Terminal.style("  … and \(report.diagnostics.count - 10) more (see `notes status`)", .dim) + "\n")
             }
-            if !damagedHistory.isEmpty { throw ExitCode(1) }
+            if !damagedHistory.isEmpty || !logProblems.isEmpty { throw ExitCode(1) }
         }
 
         /// `notes index --check --json`.
@@ -70,8 +72,9 @@ extension NotesCommand {
             let report: RefreshReport
             let indexDamage: [String]
             let damagedHistoryVersions: [String]
+            let historyLogProblems: [HistoryStore.LogProblem]
             enum CodingKeys: String, CodingKey {
-                case report, indexDamage = "index_damage", damagedHistoryVersions = "damaged_history_versions"
+                case report, indexDamage = "index_damage", damagedHistoryVersions = "damaged_history_versions", historyLogProblems = "history_log_problems"
             }
         }
 
