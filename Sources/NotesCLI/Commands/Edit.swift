@@ -132,7 +132,7 @@ extension NotesCommand {
         /// The exact command that saves the kept copy at `place`.
         func resumeCommand(_ ws: Workspace, _ relative: String, from place: String) -> String {
             var command = "notes -w \(shellQuoted(ws.root)) edit \(shellQuoted(relative)) --resume"
-            if !place.hasPrefix(KeptEdit.folder(ws) + "/") { command += " --from \(shellQuoted(place))" }
+            if place != KeptEdit.folder(ws) + "/" + KeptEdit.name(for: relative) { command += " --from \(shellQuoted(place))" }
             return command
         }
 

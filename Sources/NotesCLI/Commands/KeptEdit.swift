@@ -47,7 +47,15 @@ struct KeptEdit {
         let sidecar = (try? JSONEncoder().encode(Sidecar(path: relative, version: baseVersion, text: base))).map { Array($0) } ?? []
         let folder = folder(ws)
         if mkdir(folder, 0o700) == 0 || errno == EEXIST {
-            let target = folder + "/" + name(for: relative)
+            // An earlier kept edit of the same file is never overwritten: the next free name.
+            var target = folder + "/" + name(for: relative)
+            var n = 2
+            while access(target, F_OK) == 0 || access(target + sidecarSuffix, F_OK) == 0 {
+                let plain = name(for: relative) as NSString
+                let ext = plain.pathExtension
+                target = folder + "/" + plain.deletingPathExtension + "~\(n)" + (ext.isEmpty ? "" : "." + ext)
+                n += 1
+            }
             if writeWhole(target + sidecarSuffix, sidecar), writeWhole(target, Array(edited.utf8)) {
                 return target
             }
