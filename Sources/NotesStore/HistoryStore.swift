@@ -86,7 +86,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// person to see (``logProblems()``: `notes status`, `notes index --check`).
     public func append(_ record: ChangeRecord) throws(NotesError) {
         _ = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
-        let fd = WriteFaults.injected(.open) ? -1 : open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = WriteFaults.injected(.open) ? -1 : open(logPath, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw NotesError(.internal, "cannot open the history log (\(errorText(errno)))", hint: "check the permissions of .notes/history") }
         defer { close(fd) }
         guard LockWait.poll({ flock(fd, LOCK_EX | LOCK_NB) == 0 }) else {
