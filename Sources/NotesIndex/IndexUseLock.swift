@@ -39,8 +39,6 @@ final class IndexUseLock: Sendable {
     /// Waits (bounded) for a shared hold, saying once whom it waits for.
     private func waitShared() throws(NotesError) {
         let taken = LockWait.poll(onFirstWait: {
-            // On a terminal only: a script gets the one `busy` line if the wait runs out.
-            guard isatty(STDERR_FILENO) == 1 else { return }
             let line = "notes: waiting for another notes process to finish building the search index (\(LockWait.describeHolder(fd)))…\n"
             StandardStreams.writeError(line)
         }) { flock(fd, LOCK_SH | LOCK_NB) == 0 }
