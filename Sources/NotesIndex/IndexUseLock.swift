@@ -22,11 +22,19 @@ final class IndexUseLock: Sendable {
     /// -1 when the folder does not let us create the lock file (then no fresh builds).
     private let fd: Int32
 
-    init(directory: String) throws(NotesError) {
+    /// false while a build elsewhere held the lock at start and this process chose not to
+    /// wait then (`waiting: false`, the MCP server); ``ensureShared()`` waits at first use.
+    private let held = Locked(true)
+
+    init(directory: String, waiting: Bool = true) throws(NotesError) {
         let fd = open(directory + "/" + Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         self.fd = fd
         guard fd >= 0 else { return }
         if flock(fd, LOCK_SH | LOCK_NB) != 0 {
+            if !waiting {
+                held.withLock { $0 = false }
+                return
+            }
             do {
                 try waitShared()
             } catch {
@@ -46,7 +54,27 @@ final class IndexUseLock: Sendable {
     }
 
     /// Whether this process holds the lock (then no fresh build is running elsewhere).
-    var isHeld: Bool { fd >= 0 }
+    var isHeld: Bool { fd >= 0 && held.withLock { $0 } }
+
+    /// Whether the shared hold is still to be taken (``init(directory:waiting:)``).
+    var isPending: Bool { fd >= 0 && !held.withLock { $0 } }
+
+    /// Takes the shared hold a non-waiting start skipped: waits (bounded) for the build
+    /// elsewhere to finish, or throws `busy` naming it. One comparison once held.
+    func ensureShared() throws(NotesError) {
+        guard isPending else { return }
+        let outcome = held.withLock { (isHeld: inout Bool) -> NotesError? in
+            if isHeld { return nil }
+            if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+                isHeld = true
+                return nil
+            }
+            if case .failure(let error) = Result(catching: { () throws(NotesError) in try waitShared() }) { return error }
+            isHeld = true
+            return nil
+        }
+        if let outcome { throw outcome }
+    }
 
     deinit {
         if fd >= 0 { close(fd) }
@@ -60,6 +88,7 @@ final class IndexUseLock: Sendable {
     /// which waits (bounded) if another process took the exclusive lock in between to build.
     func tryExclusive() throws(NotesError) -> Upgrade {
         guard fd >= 0 else { return .othersHaveItOpen }
+        try ensureShared()
         if flock(fd, LOCK_EX | LOCK_NB) == 0 {
             LockWait.recordHolder(fd)
             return .exclusive

@@ -8,6 +8,7 @@ torn silently, the waits were unbounded, the output errors trapped). Figures (fa
 injected, bytes lost) are printed as `faults: …` lines for docs/guarantees.md.
 """
 
+import asyncio
 import fcntl
 import json
 import os
@@ -18,7 +19,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import Workspace, notes, notes_binary
+from support import Workspace, fail, notes, notes_binary, session
 
 CRASHES = ("Fatal error", "Stack dump", "Illegal instruction", "Segmentation", "Backtrace", "💣")
 
@@ -359,12 +360,26 @@ class BoundedWaits(unittest.TestCase):
                         self.assertIn(f"pid {stopped.pid}", lines[0])
                         self.assertIn("index --rebuild", lines[0])
                         self.assertIn("stopped", lines[0])
+                # MCP: `initialize` is answered at once; a tool call that needs the index
+                # waits for the build, bounded, and answers busy naming it.
+                class Place:
+                    pass
+                place = Place()
+                place.root, place.index = root, index
+
+                async def mcp():
+                    async with session(place, env={"NOTES_LOCK_TIMEOUT": "1"}) as s:
+                        error = await fail(s, "search", {"query": "whale"})
+                        self.assertIn("busy", error["message"])
+                        self.assertIn(f"pid {stopped.pid}", error["message"])
+                asyncio.run(asyncio.wait_for(mcp(), timeout=120))
             finally:
                 os.kill(stopped.pid, signal.SIGCONT)
                 self.assertEqual(stopped.wait(timeout=300), 0)
             after = subprocess.run(base + ["search", "whale", "-l", "--limit", "1"], capture_output=True, text=True, timeout=120)
             self.assertEqual(after.returncode, 0, after.stderr)
-            print("faults: SIGSTOP of a rebuild: search, list, status gave up after the limit naming it, 0 hangs")
+            print("faults: SIGSTOP of a rebuild: search, list, status and an MCP search gave up after the limit naming it, "
+                  "MCP initialize answered at once, 0 hangs")
         finally:
             shutil.rmtree(temp, ignore_errors=True)
 
