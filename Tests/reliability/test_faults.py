@@ -19,7 +19,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import Workspace, fail, notes, notes_binary, session
+from support import Workspace, call, fail, notes, notes_binary, session
 
 CRASHES = ("Fatal error", "Stack dump", "Illegal instruction", "Segmentation", "Backtrace", "💣")
 
@@ -382,6 +382,95 @@ class BoundedWaits(unittest.TestCase):
                   "MCP initialize answered at once, 0 hangs")
         finally:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+class ConfigFailsClosed(unittest.TestCase):
+    """Item 9: a config that does not parse never unprotects a file for the agent."""
+
+    PRIVATE = "Research/moby-dick/notes.md"
+    BROKEN = "protected:\n  - Research/moby-dick/notes.md\nlimits: {read_max_bytes: [\n"
+
+    def tearDown(self):
+        self.ws.cleanup()
+
+    def test_a_broken_config_at_start_protects_every_path_for_the_agent(self):
+        self.ws = Workspace(config=self.BROKEN)
+
+        async def agent():
+            async with session(self.ws) as s:
+                for tool, arguments in (("read_file", {"path": self.PRIVATE}), ("read_file", {"path": "Research/moby-dick/introduction.md"}),
+                                        ("search", {"query": "whale"}), ("list_files", {})):
+                    result = await s.call_tool(tool, arguments)
+                    payload = json.loads(result.content[0].text)
+                    self.assertIn("config_warning", payload, f"{tool}: {payload}")
+                    self.assertIn(".notes/config.yml line 4", payload["config_warning"])
+                    self.assertNotIn("Ishmael", result.content[0].text, f"{tool} showed protected text")
+                    if tool == "read_file":
+                        self.assertTrue(result.is_error)
+                        self.assertEqual(payload["code"], "protected_path")
+                # Fixed: the next call reads again, without a warning.
+                (self.ws.root / ".notes" / "config.yml").write_text("protected:\n  - Research/moby-dick/notes.md\n")
+                ok = await call(s, "read_file", path="Research/moby-dick/introduction.md")
+                self.assertNotIn("config_warning", ok)
+                self.assertEqual((await fail(s, "read_file", {"path": self.PRIVATE}))["code"], "protected_path")
+        asyncio.run(asyncio.wait_for(agent(), timeout=120))
+        # The person is not the agent: the CLI still reads everything.
+        self.assertEqual(notes("read", self.PRIVATE, ws=self.ws).returncode, 0)
+        status = notes("status", ws=self.ws)
+        self.assertEqual(status.returncode, 0)
+
+    def test_a_config_broken_during_a_session_keeps_the_last_good_settings(self):
+        self.ws = Workspace(config="protected:\n  - Research/moby-dick/notes.md\n")
+
+        async def agent():
+            async with session(self.ws) as s:
+                self.assertEqual((await fail(s, "read_file", {"path": self.PRIVATE}))["code"], "protected_path")
+                (self.ws.root / ".notes" / "config.yml").write_text(self.BROKEN)
+                refused = await fail(s, "read_file", {"path": self.PRIVATE})
+                self.assertEqual(refused["code"], "protected_path", "the broken file did not unprotect it")
+                self.assertIn("line 4", refused["config_warning"])
+                self.assertIn("stay in force", refused["config_warning"])
+                other = await call(s, "read_file", path="Research/moby-dick/introduction.md")
+                self.assertIn("config_warning", other, "a readable path is still readable, with the warning")
+                hits = await call(s, "search", query="Ishmael")
+                self.assertNotIn(self.PRIVATE, json.dumps(hits))
+                self.assertIn("config_warning", hits)
+        asyncio.run(asyncio.wait_for(agent(), timeout=120))
+
+
+class SmallOnes(unittest.TestCase):
+    """Item 11: long names, temporary files of dead writers."""
+
+    def setUp(self):
+        self.ws = Workspace()
+
+    def tearDown(self):
+        self.ws.cleanup()
+
+    def test_a_name_longer_than_the_file_system_allows_is_invalid_argument(self):
+        long = "Research/" + "a" * 300 + ".md"
+        result = notes("write", long, "--json", ws=self.ws, stdin="# Long\n")
+        self.assertEqual(json.loads(result.stdout)["error"]["code"], "invalid_argument", result.stdout)
+        self.assertEqual(notes("read", long, "--json", ws=self.ws).returncode, 2)
+
+        async def agent():
+            async with session(self.ws) as s:
+                error = await fail(s, "write_file", {"path": long, "content": "# Long\n"})
+                self.assertEqual(error["code"], "invalid_argument")
+                error = await fail(s, "read_file", {"path": long})
+                self.assertEqual(error["code"], "invalid_argument")
+        asyncio.run(asyncio.wait_for(agent(), timeout=120))
+
+    def test_temporary_files_of_dead_writers_go_with_the_next_write_there(self):
+        dead = 2
+        while Path(f"/proc/{dead}").exists():
+            dead += 1
+        folder = self.ws.path("Research")
+        (folder / f".notes-tmp.{dead}.17").write_text("half a write")
+        (folder / f".notes-tmp.{os.getpid()}.18").write_text("a live writer's")
+        notes("write", "Research/after.md", ws=self.ws, stdin="# After\n", check=True)
+        self.assertFalse((folder / f".notes-tmp.{dead}.17").exists())
+        self.assertTrue((folder / f".notes-tmp.{os.getpid()}.18").exists(), "a live process's file is never removed")
 
 
 class OutputErrors(unittest.TestCase):
