@@ -438,6 +438,29 @@ class ConfigFailsClosed(unittest.TestCase):
         asyncio.run(asyncio.wait_for(agent(), timeout=120))
 
 
+class NoCrashAtExit(unittest.TestCase):
+    """Item 5: an error path that ends the command while the indexer's threads still hash
+    never crashes at exit (libcrypto was torn down under them: rc 139, 1-2 in 100 runs)."""
+
+    def test_index_open_errors_200_times(self):
+        ws = Workspace()
+        try:
+            (ws.temp / "index-is-a-file").write_text("not a folder\n")
+            folder_index = ws.temp / "index-with-a-folder"
+            (folder_index / "index.sqlite").mkdir(parents=True)
+            runs, crashes = 0, []
+            for index in [ws.temp / "index-is-a-file"] * 150 + [folder_index] * 50:
+                result = subprocess.run([notes_binary(), "-w", str(ws.root), "--index-dir", str(index), "search", "whale"],
+                                        capture_output=True, text=True, timeout=120)
+                runs += 1
+                if result.returncode not in (0, 1, 2) or any(crash in result.stderr for crash in CRASHES):
+                    crashes.append((result.returncode, result.stderr[:300]))
+            self.assertEqual(crashes, [], f"{len(crashes)} of {runs} runs crashed")
+            print(f"faults: {runs} runs on an unusable index folder: 0 crashes at exit")
+        finally:
+            ws.cleanup()
+
+
 class SmallOnes(unittest.TestCase):
     """Item 11: long names, temporary files of dead writers."""
 
