@@ -78,6 +78,7 @@ extension NoteStore {
             let target = try open(path, create: false)
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
             let check = guardFor(target)
+            if author.actor == .user { try Self.refuseProvenanceEdits(edits, path: path.relative) }
             let (edited, editedLines) = try TextChange.apply(edits, to: current, path: path.relative)
             if let expected = options.expectedVersion, !expected.isEmpty, expected != version, author.actor == .agent {
                 // Stale: allowed only when the changes since the read avoid the edited lines.
@@ -92,6 +93,24 @@ extension NoteStore {
             relaxed.expectedVersion = version  // staleness was settled above
             relaxed.includeDiff = true  // edit_file returns its diff (SPEC §7)
             return try change(target, to: edited, rule: rule, options: relaxed, author: author, operation: .edit, what: "edit_file")
+        }
+    }
+
+    /// The provenance lines (`created_by`, `created_at`, `last_modified_by`,
+    /// `last_modified_at`) are written by notes from the real actor and the history: an edit
+    /// that changes them would be stamped back and report "edited" having changed nothing
+    /// (issue 34 item 11). It is refused, saying why.
+    static func refuseProvenanceEdits(_ edits: [TextEdit], path: String) throws(NotesError) {
+        func provenance(_ text: String) -> [String] {
+            text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).compactMap { raw in
+                var line = raw.drop { $0 == " " || $0 == "\t" }
+                while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
+                return ProvenanceStamp.keys.contains { line.hasPrefix($0 + ":") } ? String(line) : nil
+            }
+        }
+        for edit in edits where provenance(edit.oldText) != provenance(edit.newText) {
+            throw NotesError(.invalidArgument, "the edit changes provenance lines (\(ProvenanceStamp.keys.joined(separator: ", "))) of \(path); notes writes those from who really changed the file and when, so nothing was changed",
+                             hint: "edit the other lines; `notes history \(path)` shows who changed it")
         }
     }
 
@@ -286,6 +305,13 @@ extension NoteStore {
         result.warnings = warnings
         if includeDiff || dryRun { result.diff = diff(target.bytes ?? [], final, "\(target.path)@\(target.version ?? "")", target.path.relative, &result) }
         if dryRun { result.dryRun = true; result.version = ContentVersion(of: final).short; return result }
+        if let before = target.bytes, final == before {
+            // Stamping gave back the very bytes (a repeat within the same second): no change,
+            // and no log line whose before and after are one version.
+            result.version = target.version
+            result.changed = false
+            return result
+        }
         result.version = try commit(target, bytes: final, operation: operation, author: author, proposal: proposal, agentBase: agentBase).after
         return result
     }

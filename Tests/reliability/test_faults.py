@@ -496,6 +496,33 @@ class SmallOnes(unittest.TestCase):
         self.assertTrue((folder / f".notes-tmp.{os.getpid()}.18").exists(), "a live process's file is never removed")
 
 
+    def test_an_edit_of_provenance_lines_is_refused_saying_why(self):
+        path = "Research/moby-dick/notes.md"
+        before = self.ws.path(path).read_bytes()
+        result = notes("edit", path, "--old", "created_at: 2026-11-15", "--new", "created_at: 2020-01-01", ws=self.ws)
+        self.assertEqual(result.returncode, 2, result.stdout)
+        self.assertIn("provenance", result.stderr)
+        self.assertEqual(self.ws.path(path).read_bytes(), before)
+        self.assertEqual(notes("log", "--jsonl", ws=self.ws).stdout.strip(), "", "nothing logged")
+
+    def test_a_write_that_stamping_makes_identical_logs_nothing(self):
+        path = "Research/moby-dick/notes.md"
+        notes("append", path, "a line", ws=self.ws, check=True)
+        text = self.ws.path(path).read_text()
+        # Only last_modified_at differs; stamped within the same second it is the same file.
+        import re
+        same = re.sub(r"last_modified_at: .*", "last_modified_at: 2001-01-01T00:00:00Z", text, count=1)
+        log_before = notes("log", "--jsonl", ws=self.ws).stdout
+        result = notes("write", path, ws=self.ws, stdin=same)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        if "unchanged" in result.stdout:
+            self.assertEqual(notes("log", "--jsonl", ws=self.ws).stdout, log_before, "no log line for no change")
+        else:
+            # The second turned between the two commands: a real change, logged once.
+            records = [json.loads(line) for line in notes("log", "--jsonl", ws=self.ws).stdout.splitlines() if line]
+            self.assertNotEqual(records[0].get("before"), records[0].get("after"))
+
+
 class OutputErrors(unittest.TestCase):
     """Item 4: a full or closed stdout never traps; the exit status reflects the work."""
 
