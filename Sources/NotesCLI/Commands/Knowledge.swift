@@ -98,8 +98,13 @@ extension NotesCommand {
             /// Keeps the typed entry (issue 34): a failed save never deletes it.
             func kept(_ error: NotesError) -> NotesError {
                 guard let session, !entry.isEmpty, error.cause != .changeMade else { return error }
-                let name = "journal-entry-\(Int(Timestamp.now())).md"
-                var place = KeptEdit.folder(ws) + "/" + name
+                // Never over an earlier kept entry.
+                var place = KeptEdit.folder(ws) + "/journal-entry-\(Int(Timestamp.now())).md"
+                var n = 2
+                while access(place, F_OK) == 0 {
+                    place = KeptEdit.folder(ws) + "/journal-entry-\(Int(Timestamp.now()))~\(n).md"
+                    n += 1
+                }
                 if !((mkdir(KeptEdit.folder(ws), 0o700) == 0 || errno == EEXIST) && KeptEdit.writeWhole(place, Array(entry.utf8))) {
                     place = session.file
                     keepTemporary = true
