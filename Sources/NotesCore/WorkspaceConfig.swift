@@ -124,7 +124,9 @@ public struct WorkspaceConfig: Sendable {
                 guard let entries = value.mapping else { report("'policy' must map globs to write, append, ask, read or deny", value); continue }
                 for (k, v) in entries {
                     guard let glob = k.string, !glob.isEmpty, let rule = v.string.flatMap(AccessRule.init(rawValue:)) else {
-                        report("policy '\(k.string ?? "")' must be one of write, append, ask, read, deny", v)
+                        // Fails closed for its paths: denied to the agent until fixed.
+                        if let glob = k.string, !glob.isEmpty { rules.append((glob, .deny)) }
+                        report("policy '\(k.string ?? "")' must be one of write, append, ask, read, deny (denied to the agent until it is fixed)", v)
                         continue
                     }
                     rules.append((glob, rule))
@@ -151,7 +153,7 @@ public struct WorkspaceConfig: Sendable {
         }
         // A protection or rule that cannot be understood fails closed: dropping it silently
         // would let the agent read what the person meant to protect.
-        if let problem = config.diagnostics.first(where: { ["'protected'", "protected entries", "'policy'", "policy '"].contains(where: $0.message.hasPrefix) }) {
+        if let problem = config.diagnostics.first(where: { ["'protected'", "protected entries", "'policy'"].contains(where: $0.message.hasPrefix) }) {
             config.diagnostics.removeAll { $0 == problem }
             return failClosed(problem.message, line: problem.line)
         }
