@@ -73,6 +73,44 @@ public final class HistoryStore: @unchecked Sendable {
         return damaged
     }
 
+    /// A version the log names whose stored copy is not in `.notes/history/objects`.
+    public struct MissingVersion: Equatable, Sendable, Encodable {
+        public let path: String
+        public let version: String
+    }
+
+    /// The cutoff of the last `notes gc` (versions only older records name may be gone on
+    /// purpose), from `.notes/history/pruned-before`; 0 when it never ran.
+    var prunedBefore: Double {
+        guard let bytes = try? FileBytes.read(path: workspace.stateDirectory + "/history/pruned-before", maxBytes: 64) else { return 0 }
+        return Double(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Versions named by log records newer than the last `notes gc` cutoff that have no
+    /// stored copy (issue 34 item 10: a deleted object was reported as "every version
+    /// matches its hash").
+    public func missingObjects() -> [MissingVersion] {
+        let cutoff = prunedBefore
+        var seen = Set<String>()
+        var missing: [MissingVersion] = []
+        for record in records() {
+            if cutoff > 0, let time = Timestamp.parse(record.time), time < cutoff { continue }
+            for version in [record.before, record.after].compactMap({ $0 }) where !seen.contains(version) {
+                seen.insert(version)
+                let path = workspace.stateDirectory + "/history/objects/\(version.prefix(2))/\(version.dropFirst(2))"
+                var info = stat()
+                if version.count == 16, lstat(path, &info) != 0 { missing.append(MissingVersion(path: record.to ?? record.path, version: version)) }
+            }
+        }
+        return missing
+    }
+
+    /// Whether the log names `version` for `path` (then a missing copy is damage, not a typo).
+    public func logNames(_ version: String, of path: String) -> Bool {
+        let history = history(of: path)
+        return history.records.contains { $0.before == version || $0.after == version } || history.last?.after == version || history.last?.before == version
+    }
+
     // MARK: Log
 
     /// Appends one record to the log and syncs it: the line is written whole or not at all
@@ -359,6 +397,10 @@ public final class HistoryStore: @unchecked Sendable {
             if let v = record.after { referenced.insert(v) }
         }
         for history in allHistories().values { if let v = history.last?.after { referenced.insert(v) } }
+        // Recorded, so `notes index --check` knows which missing versions gc removed on purpose.
+        if cutoff > prunedBefore, let folder = try? FolderHandle.open(root: workspace.root, components: Self.folder, create: true) {
+            try? folder.replace("pruned-before", with: Array("\(cutoff)\n".utf8), mode: 0o644)
+        }
         let objects = workspace.stateDirectory + "/history/objects"
         var removed = 0, freed = 0
         let manager = FileManager.default

@@ -193,6 +193,10 @@ extension NoteStore {
             let version: String
             if let requested { version = requested } else { version = try previousVersion(of: path, current: target.version) }
             guard let bytes = history.object(version) else {
+                if history.logNames(version, of: path.relative) {
+                    throw NotesError(.notFound, "version \(version) of \(path) is named in its history, but its stored copy is missing or damaged in .notes/history/objects (deleted, or removed by `notes gc`); nothing was changed",
+                                     hint: "restore .notes/history from a backup or sync copy; `notes index --check` lists every missing version")
+                }
                 throw NotesError(.notFound, "version \(version) of \(path) is not in the history", hint: "see `notes history \(path)`")
             }
             guard target.bytes != nil else {

@@ -461,6 +461,59 @@ class NoCrashAtExit(unittest.TestCase):
             ws.cleanup()
 
 
+class HistoryChecks(unittest.TestCase):
+    """Item 10: a deleted history object is reported by `index --check` and explained by
+    `restore`; what `notes gc` removed on purpose is not damage."""
+
+    def setUp(self):
+        self.ws = Workspace()
+
+    def tearDown(self):
+        self.ws.cleanup()
+
+    def versions(self, path: str) -> list[str]:
+        return [json.loads(line)["after"] for line in notes("log", "--jsonl", ws=self.ws).stdout.splitlines()
+                if line and json.loads(line)["path"] == path and json.loads(line).get("after")]
+
+    def test_a_deleted_object_is_reported_and_restore_explains(self):
+        notes("write", "t.md", ws=self.ws, stdin="# T\n\none\n", check=True)
+        notes("append", "t.md", "two", ws=self.ws, check=True)
+        self.assertEqual(notes("index", "--check", ws=self.ws).returncode, 0)
+        first = sorted(self.versions("t.md"))[0]
+        (self.ws.root / ".notes" / "history" / "objects" / first[:2] / first[2:]).unlink()
+        check = notes("index", "--check", ws=self.ws)
+        self.assertEqual(check.returncode, 1, check.stdout)
+        self.assertIn(f"t.md@{first}", check.stdout)
+        self.assertNotIn("every stored version matches its hash", check.stdout.replace("History verified: ", ""), "not 'verified'")
+        self.assertEqual(json.loads(notes("index", "--check", "--json", ws=self.ws).stdout)["missing_history_versions"],
+                         [{"path": "t.md", "version": first}])
+        restore = notes("restore", "t.md", "--version", first, ws=self.ws)
+        self.assertEqual(restore.returncode, 2)
+        self.assertIn("stored copy is missing", restore.stderr)
+        self.assertIn("index --check", restore.stderr)
+        unknown = notes("restore", "t.md", "--version", "0123456789abcdef", ws=self.ws)
+        self.assertIn("is not in the history", unknown.stderr)
+
+    def test_what_gc_removed_is_not_reported_as_missing(self):
+        notes("write", "t.md", ws=self.ws, stdin="# T\n\none\n", check=True)
+        notes("append", "t.md", "two", ws=self.ws, check=True)
+        # Make every record and object two years old, then change the file once more now.
+        log = self.ws.root / ".notes" / "history" / "log.jsonl"
+        records = [json.loads(line) for line in log.read_text().splitlines() if line]
+        for record in records:
+            record["time"] = "2024-01-01T00:00:00Z"
+        log.write_text("".join(json.dumps(r) + "\n" for r in records))
+        for obj in (self.ws.root / ".notes" / "history" / "objects").rglob("*"):
+            if obj.is_file():
+                os.utime(obj, (1704067200, 1704067200))
+        notes("append", "t.md", "three", ws=self.ws, check=True)
+        gc = notes("gc", "--older-than", "30d", "--json", ws=self.ws)
+        self.assertEqual(gc.returncode, 0, gc.stderr)
+        self.assertGreaterEqual(json.loads(gc.stdout)["objects"], 1, "gc removed a version the old records name")
+        check = notes("index", "--check", ws=self.ws)
+        self.assertEqual(check.returncode, 0, check.stdout)
+
+
 class SmallOnes(unittest.TestCase):
     """Item 11: long names, temporary files of dead writers."""
 
