@@ -384,6 +384,47 @@ class BoundedWaits(unittest.TestCase):
             shutil.rmtree(temp, ignore_errors=True)
 
 
+class StoppedWriter(unittest.TestCase):
+    """Item 3: a writer stopped (SIGSTOP) while it holds the workspace lock: other writers
+    and the MCP server's writes give up after the limit, naming it."""
+
+    def test_a_stopped_writer_is_named_and_waited_for_a_bounded_time(self):
+        ws = Workspace()
+        try:
+            base = [notes_binary(), "-w", str(ws.root), "--index-dir", str(ws.index)]
+            # Paused inside its write (lock held), then stopped for good measure.
+            writer = subprocess.Popen(base + ["append", "Journal/held.md", "held"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      env={**os.environ, "NOTES_PAUSE_AT": "temporary-synced:60"})
+            lock = ws.root / ".notes" / "lock"
+            while writer.poll() is None and not (lock.exists() and lock.read_text(errors="replace").startswith(f"{writer.pid}\t")):
+                pass
+            os.kill(writer.pid, signal.SIGSTOP)
+            try:
+                result = subprocess.run(base + ["append", "Journal/other.md", "other"], capture_output=True, text=True, timeout=60,
+                                        env={**os.environ, "NOTES_LOCK_TIMEOUT": "1"})
+                self.assertEqual(result.returncode, 2, result.stderr)
+                lines = result.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, result.stderr)
+                self.assertIn("busy", lines[0])
+                self.assertIn(f"pid {writer.pid}", lines[0])
+                self.assertIn("append", lines[0])
+                self.assertIn("stopped", lines[0])
+
+                async def agent():
+                    async with session(ws, env={"NOTES_LOCK_TIMEOUT": "1"}) as s:
+                        error = await fail(s, "append_file", {"path": "Journal/agent.md", "content": "from the agent"})
+                        self.assertIn("busy", error["message"])
+                        self.assertIn(f"pid {writer.pid}", error["message"])
+                asyncio.run(asyncio.wait_for(agent(), timeout=120))
+            finally:
+                os.kill(writer.pid, signal.SIGKILL)
+                writer.wait()
+            # The holder is gone (the kernel dropped its lock): the next write goes through.
+            self.assertEqual(subprocess.run(base + ["append", "Journal/other.md", "other"], capture_output=True).returncode, 0)
+        finally:
+            ws.cleanup()
+
+
 class ConfigFailsClosed(unittest.TestCase):
     """Item 9: a config that does not parse never unprotects a file for the agent."""
 
