@@ -116,7 +116,8 @@ struct NotesCommand: ParsableCommand {
     static func finishOutput(command: String, status: Int32) -> Never {
         guard let failure = StandardStreams.outputFailure, failure != EPIPE else { Foundation.exit(status) }
         if changingCommands.contains(command) {
-            StandardStreams.writeError("notes: the change was made, but its report could not be written to standard output (\(String(cString: strerror(failure))))\n")
+            let done = ["index", "gc", "init"].contains(command) ? "the work was done" : "the change was made"
+            StandardStreams.writeError("notes: \(done), but its report could not be written to standard output (\(String(cString: strerror(failure))))\n")
             Foundation.exit(status)
         }
         StandardStreams.writeError("notes: the output could not be written to standard output (\(String(cString: strerror(failure)))) (check where it goes: a full disk, a closed descriptor)\n")
