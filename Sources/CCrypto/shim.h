@@ -169,6 +169,14 @@ static inline void notes_crypto_open(void) {
         lib->error = lib->message;
         return;
     }
+    // No cleanup at exit (OPENSSL_INIT_NO_ATEXIT): a process that exits while another of
+    // its threads is still hashing (an error path ends the command while the indexer's
+    // threads run) had libcrypto torn down under that thread, which then crashed in
+    // pthread_rwlock_wrlock on freed state (issue 34 item 5: rc 139, 1-2 in 100 runs).
+    // Must come before any other call into the library, which would register the cleanup.
+    int (*init_crypto)(uint64_t options, const void *settings);
+    *(void **)(&init_crypto) = dlsym(handle, "OPENSSL_init_crypto");
+    if (init_crypto != NULL) (void)init_crypto(0x00080000L /* OPENSSL_INIT_NO_ATEXIT */, NULL);
 #define NOTES_CRYPTO_FIND(field, symbol) \
     *(void **)(&lib->field) = dlsym(handle, symbol); \
     if (lib->field == NULL) { lib->error = "libcrypto.so.3 lacks " symbol; return; }

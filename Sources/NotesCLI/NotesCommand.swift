@@ -37,16 +37,20 @@ struct NotesCommand: ParsableCommand {
     /// `notes: <what went wrong> (<what to do>)` on stderr and exit 2; `--json` errors are
     /// JSON on stdout with the same codes as the agent tools.
     static func main() {
+        StandardStreams.prepare()
         let wantsJSON = CommandLine.arguments.contains { $0 == "--json" || $0 == "--jsonl" }
+        var name = ""
         do {
             let arguments = rewrite(Array(CommandLine.arguments.dropFirst()))
             try checkHelpTopic(arguments)
             var command = try parseAsRoot(arguments)
+            name = type(of: command).configuration.commandName ?? ""
             try command.run()
+            finishOutput(command: name, status: 0)
         } catch let error as NotesError {
             fail(error, json: wantsJSON)
         } catch let exit as ExitCode {
-            Foundation.exit(exit.rawValue)
+            finishOutput(command: name, status: exit.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
@@ -159,23 +163,47 @@ struct NotesCommand: ParsableCommand {
         return result
     }
 
+    /// Commands whose work is a change to the files (their output only reports it).
+    static let changingCommands: Set<String> = [
+        "write", "append", "edit", "rm", "mv", "restore", "journal", "remember", "new", "review", "gc", "init", "index", "context",
+    ]
+
+    /// Ends a command whose work is done, deciding what an output error means (issue 34
+    /// item 4; docs/decisions.md "Output that cannot be written"). A reader that closed the
+    /// pipe (EPIPE: `| head`) wanted no more: the work's status, quietly. Otherwise (ENOSPC,
+    /// EBADF, EIO): a changing command's change was made, so its status stands and stderr
+    /// says the report was lost; for a command whose work is its output (search, read, list,
+    /// log, status…) the output is lost: exit 2.
+    static func finishOutput(command: String, status: Int32) -> Never {
+        guard let failure = StandardStreams.outputFailure, failure != EPIPE else { Foundation.exit(status) }
+        if changingCommands.contains(command) {
+            let done = ["index", "gc", "init"].contains(command) ? "the work was done" : "the change was made"
+            StandardStreams.writeError("notes: \(done), but its report could not be written to standard output (\(String(cString: strerror(failure))))\n")
+            Foundation.exit(status)
+        }
+        StandardStreams.writeError("notes: the output could not be written to standard output (\(String(cString: strerror(failure)))) (check where it goes: a full disk, a closed descriptor)\n")
+        Foundation.exit(2)
+    }
+
     static func fail(_ error: NotesError, json: Bool) -> Never {
         if json {
             struct Body: Encodable {
                 var code: String, message: String, hint: String?, details: ErrorDetails?
             }
             let body = ["error": Body(code: error.code.rawValue, message: error.message, hint: error.hint, details: error.details)]
-            FileHandle.standardOutput.write(Data(((try? JSONOutput.line(body)) ?? "{}\n").utf8))
+            if !StandardStreams.writeOutput(((try? JSONOutput.line(body)) ?? "{}\n")) {
+                StandardStreams.writeError("notes: \(error.description)\n")
+            }
         } else {
-            FileHandle.standardError.write(Data("notes: \(error.description)\n".utf8))
+            StandardStreams.writeError("notes: \(error.description)\n")
             // A refusal's diff or conflicts help the person decide what to do.
             if let details = error.details {
                 if let conflicts = details.conflicts {
                     for c in conflicts.prefix(10) {
-                        FileHandle.standardError.write(Data("  conflict at line \(c.line):\n    theirs: \(c.theirs.trimmingCharacters(in: .newlines))\n    ours:   \(c.ours.trimmingCharacters(in: .newlines))\n".utf8))
+                        StandardStreams.writeError("  conflict at line \(c.line):\n    theirs: \(c.theirs.trimmingCharacters(in: .newlines))\n    ours:   \(c.ours.trimmingCharacters(in: .newlines))\n")
                     }
                 } else if let diff = details.diff, !diff.isEmpty {
-                    FileHandle.standardError.write(Data(diff.utf8))
+                    StandardStreams.writeError(diff)
                 }
             }
         }

@@ -44,7 +44,20 @@ final class ConfigFile: @unchecked Sendable {
         defer { lock.unlock() }
         guard now != loadedStamp else { return false }
         loadedStamp = now
-        loaded = WorkspaceConfig.load(root: root)
+        let fresh = WorkspaceConfig.load(root: root)
+        if let warning = fresh.unreadableWarning, loaded.unreadableWarning == nil || loaded.keptLastGood {
+            // A broken edit keeps the settings in force (issue 34 item 9): an agent must
+            // not gain access because the person's file has a typo.
+            var kept = loaded
+            kept.diagnostics = fresh.diagnostics
+            kept.unreadableWarning = warning.replacingOccurrences(of: "every path is protected for the agent until the person fixes it",
+                                                                  with: "the settings loaded before it broke stay in force until the person fixes it")
+            kept.keptLastGood = true
+            guard kept.unreadableWarning != loaded.unreadableWarning else { return false }
+            loaded = kept
+            return true
+        }
+        loaded = fresh
         return true
     }
 

@@ -37,6 +37,8 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         case indexDamaged
         /// The write failed before anything became visible: the files are as they were.
         case leftUnchanged
+        /// The change became visible (the file has its new bytes); a later step failed.
+        case changeMade
     }
     /// What an agent needs to act on a refusal: versions, a diff, conflicts, options.
     public var details: ErrorDetails? {

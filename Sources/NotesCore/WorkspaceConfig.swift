@@ -26,6 +26,14 @@ public struct WorkspaceConfig: Sendable {
     public var agent = AgentConfig()
     /// Problems found while reading the file.
     public var diagnostics: [Diagnostic] = []
+    /// Set when the file could not be read as settings (not YAML, not a mapping, or a
+    /// `protected:`/`policy:` entry that cannot be understood): the config fails closed for
+    /// the agent (issue 34 item 9). Every path is then protected for the agent, or, in a
+    /// long-lived process that had good settings, those stay in force (``keptLastGood``).
+    /// The text names the file and line; every tool answer carries it.
+    public var unreadableWarning: String?
+    /// The settings are the last good ones; the file on disk is broken (``unreadableWarning``).
+    public var keptLastGood = false
 
     /// Top-level keys this version understands (some belong to features that read them
     /// elsewhere: policy, agent, history...). Unknown ones are reported.
@@ -48,17 +56,32 @@ public struct WorkspaceConfig: Sendable {
         func report(_ message: String, _ node: Node?) {
             config.diagnostics.append(Diagnostic(path: sourcePath, code: .config, message: message, line: node?.mark.map { $0.line }))
         }
+        /// The file cannot be read as settings: protect every path for the agent.
+        func failClosed(_ message: String, line: Int?) -> WorkspaceConfig {
+            config.diagnostics.append(Diagnostic(path: sourcePath, code: .config, message: message, line: line))
+            var closed = WorkspaceConfig()
+            closed.diagnostics = config.diagnostics
+            closed.policy = PathPolicy(protected: ["*"])
+            closed.unreadableWarning = "\(sourcePath)\(line.map { " line \($0)" } ?? ""): \(message); every path is protected for the agent until the person fixes it"
+            return closed
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
         } catch {
-            report("config is not valid YAML: \(String(describing: error).split(separator: "\n").first ?? "")", nil)
-            return config
+            var line: Int?
+            if let yaml = error as? YamlError {
+                switch yaml {
+                case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): line = mark.line
+                default: break
+                }
+            }
+            let first = String(describing: error).split(separator: "\n").first.map(String.init) ?? ""
+            return failClosed("config is not valid YAML: \(first)", line: line)
         }
         guard let root else { return config }
         guard let mapping = root.mapping else {
-            report("config must be a mapping of settings", root)
-            return config
+            return failClosed("config must be a mapping of settings", line: root.mark?.line)
         }
         var protected: [String] = []
         var rules: [(String, AccessRule)] = []
@@ -99,7 +122,7 @@ public struct WorkspaceConfig: Sendable {
                 }
             case "protected":
                 let items = value.sequence.map(Array.init) ?? (value.string != nil ? [value] : [])
-                if items.isEmpty { report("'protected' must be a list of globs", value) }
+                if items.isEmpty && value.sequence == nil { report("'protected' must be a list of globs", value) }
                 for item in items {
                     if let s = item.string, !s.isEmpty { protected.append(s) } else { report("protected entries must be glob strings", item) }
                 }
@@ -107,7 +130,9 @@ public struct WorkspaceConfig: Sendable {
                 guard let entries = value.mapping else { report("'policy' must map globs to write, append, ask, read or deny", value); continue }
                 for (k, v) in entries {
                     guard let glob = k.string, !glob.isEmpty, let rule = v.string.flatMap(AccessRule.init(rawValue:)) else {
-                        report("policy '\(k.string ?? "")' must be one of write, append, ask, read, deny", v)
+                        // Fails closed for its paths: denied to the agent until fixed.
+                        if let glob = k.string, !glob.isEmpty { rules.append((glob, .deny)) }
+                        report("policy '\(k.string ?? "")' must be one of write, append, ask, read, deny (denied to the agent until it is fixed)", v)
                         continue
                     }
                     rules.append((glob, rule))
@@ -131,6 +156,12 @@ public struct WorkspaceConfig: Sendable {
             default:
                 break  // read by the features that own them
             }
+        }
+        // A protection or rule that cannot be understood fails closed: dropping it silently
+        // would let the agent read what the person meant to protect.
+        if let problem = config.diagnostics.first(where: { ["'protected'", "protected entries", "'policy'"].contains(where: $0.message.hasPrefix) }) {
+            config.diagnostics.removeAll { $0 == problem }
+            return failClosed(problem.message, line: problem.line)
         }
         config.policy = PathPolicy(protected: protected, rules: rules)
         return config

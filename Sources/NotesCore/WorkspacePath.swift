@@ -35,9 +35,19 @@ public struct WorkspacePath: Hashable, Sendable, CustomStringConvertible, Compar
                 parts.removeLast()
                 continue
             }
+            // Longer than the file system allows (NAME_MAX): the caller's mistake, not an
+            // internal failure (issue 34 item 11).
+            if part.utf8.count > 255 {
+                throw NotesError(.invalidArgument, "the name '\(part.prefix(40))…' is \(part.utf8.count) bytes long; file systems allow 255",
+                                 hint: "choose a shorter name")
+            }
             parts.append(part)
         }
-        return parts.joined(separator: "/")
+        let joined = parts.joined(separator: "/")
+        if joined.utf8.count > 4000 {
+            throw NotesError(.invalidArgument, "the path is \(joined.utf8.count) bytes long; the limit is 4000", hint: "choose a shorter path")
+        }
+        return joined
     }
 
     /// Resolves the longest existing prefix of `relative` and checks that its real path is

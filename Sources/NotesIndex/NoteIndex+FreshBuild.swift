@@ -61,7 +61,7 @@ extension NoteIndex {
         }
         guard closed else { return .declined }
         let copiesIn: Bool
-        switch useLock.tryExclusive() {
+        switch try useLock.tryExclusive() {
         case .exclusive:
             copiesIn = false
         case .othersHaveItOpen:

@@ -22,6 +22,7 @@ public final class NoteIndex: Sendable {
     /// The connection pool, opened (or created) on first use.
     var pool: DatabasePool {
         get throws(NotesError) {
+            try useLock.ensureShared()
             let path = databasePath, root = workspace.root, policy = workspace.config.policy, mapped = isMapped
             let outcome = currentPool.withLock { (pool: inout DatabasePool?) -> Result<DatabasePool, NotesError> in
                 if let pool { return .success(pool) }
@@ -34,6 +35,10 @@ public final class NoteIndex: Sendable {
             return try outcome.get()
         }
     }
+
+    /// Whether another process was building the index when this one opened it without
+    /// waiting (`waitForBuilders: false`); the first use waits for it.
+    public var isWaitingForABuild: Bool { useLock.isPending }
 
     /// Whether the pool is open now (a first build skips opening one it does not need).
     var isPoolOpen: Bool { currentPool.withLock { $0 != nil } }
@@ -69,7 +74,11 @@ public final class NoteIndex: Sendable {
     /// `refreshingSoon`: the caller refreshes the whole workspace next (a command that reads
     /// the index). The known files' stats then start now from the layout snapshot, on other
     /// threads, while the database opens (``LayoutSnapshot``).
-    public init(workspace: Workspace, directory: String, longLived: Bool = false, refreshingSoon: Bool = false) throws(NotesError) {
+    ///
+    /// `waitForBuilders: false` (the MCP server, which must answer `initialize` whatever
+    /// the index is doing): when another process is building the index, this returns at
+    /// once and the first use waits for the build (bounded, `busy` after; ``IndexUseLock``).
+    public init(workspace: Workspace, directory: String, longLived: Bool = false, refreshingSoon: Bool = false, waitForBuilders: Bool = true) throws(NotesError) {
         // Before this process's first connection (CSQLiteSetup); too late is harmless.
         _ = notes_sqlite_setup()
         self.workspace = workspace
@@ -77,8 +86,12 @@ public final class NoteIndex: Sendable {
         self.isMapped = longLived
         try FileSystem.makeDirectories(directory)
         pendingLayout = Locked(refreshingSoon ? Self.startStats(workspace: workspace, directory: directory) : nil)
-        useLock = IndexUseLock(directory: directory)
+        useLock = try IndexUseLock(directory: directory, waiting: waitForBuilders)
         let path = directory + "/" + Self.databaseFileName
+        if useLock.isPending {
+            currentPool = Locked(nil)  // opened at first use, once the build is done
+            return
+        }
         // A fresh build holds the lock exclusively, so one left now was cut short by a crash.
         if useLock.isHeld { Self.removeDatabase(at: path + ".building") }
         // No database yet: the first refresh builds one (in a file of its own when it is
@@ -148,7 +161,7 @@ public final class NoteIndex: Sendable {
             return try body()
         } catch {
             guard error.cause == .indexDamaged else { throw error }
-            FileHandle.standardError.write(Data("notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files\n".utf8))
+            StandardStreams.writeError("notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files\n")
             try startOver()
             _ = try refreshOnce(only: nil, progress: nil)
             return try body()

@@ -16,7 +16,7 @@ import NotesMCP
 
 /// One line on stderr in the CLI's format, then exit 2.
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("notes: \(message)\n".utf8))
+    StandardStreams.writeError("notes: \(message)\n")
     exit(2)
 }
 
@@ -47,11 +47,16 @@ final class ServerOutcome: @unchecked Sendable {
 
 do {
     let workspace = try Workspace(root: root)
-    let index = try NoteIndex(workspace: workspace, directory: indexDirectory, longLived: true)
+    // `initialize` never waits on the index (issue 34): with a build running elsewhere
+    // (perhaps stopped), the server starts at once and each tool call that needs the index
+    // waits for the build, bounded, and answers `busy` naming it after the limit.
+    let index = try NoteIndex(workspace: workspace, directory: indexDirectory, longLived: true, waitForBuilders: false)
     // inotify tells the server which files changed, so a search costs no stat walk;
     // without it every search re-walks the workspace (SPEC §4.3).
-    if let problem = index.watchForChanges() {
-        FileHandle.standardError.write(Data("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n".utf8))
+    if index.isWaitingForABuild {
+        StandardStreams.writeError("notes mcp: another notes process is building the search index; tool calls that need it wait for it (each call refreshes by walking the workspace)\n")
+    } else if let problem = index.watchForChanges() {
+        StandardStreams.writeError("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n")
         _ = try index.refresh()
     }
     let server = NotesMCPServer(workspace: index.workspace, index: index, options: options)

@@ -73,31 +73,147 @@ public final class HistoryStore: @unchecked Sendable {
         return damaged
     }
 
+    /// A version the log names whose stored copy is not in `.notes/history/objects`.
+    public struct MissingVersion: Equatable, Sendable, Encodable {
+        public let path: String
+        public let version: String
+    }
+
+    /// The cutoff of the last `notes gc` (versions only older records name may be gone on
+    /// purpose), from `.notes/history/pruned-before`; 0 when it never ran.
+    var prunedBefore: Double {
+        guard let bytes = try? FileBytes.read(path: workspace.stateDirectory + "/history/pruned-before", maxBytes: 64) else { return 0 }
+        return Double(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Versions named by log records newer than the last `notes gc` cutoff that have no
+    /// stored copy (issue 34 item 10: a deleted object was reported as "every version
+    /// matches its hash").
+    public func missingObjects() -> [MissingVersion] {
+        let cutoff = prunedBefore
+        var seen = Set<String>()
+        var missing: [MissingVersion] = []
+        for record in records() {
+            if cutoff > 0, let time = Timestamp.parse(record.time), time < cutoff { continue }
+            for version in [record.before, record.after].compactMap({ $0 }) where !seen.contains(version) {
+                seen.insert(version)
+                let path = workspace.stateDirectory + "/history/objects/\(version.prefix(2))/\(version.dropFirst(2))"
+                var info = stat()
+                if version.count == 16, lstat(path, &info) != 0 { missing.append(MissingVersion(path: record.to ?? record.path, version: version)) }
+            }
+        }
+        return missing
+    }
+
+    /// Whether the log names `version` for `path` (then a missing copy is damage, not a typo).
+    public func logNames(_ version: String, of path: String) -> Bool {
+        let history = history(of: path)
+        return history.records.contains { $0.before == version || $0.after == version } || history.last?.after == version || history.last?.before == version
+    }
+
     // MARK: Log
 
-    /// Appends one record to the log and syncs it.
+    /// Appends one record to the log and syncs it: the line is written whole or not at all
+    /// (issue 34 item 2).
+    ///
+    /// Appenders take turns on an `flock` of the log itself (bounded, ``LockWait``), so the
+    /// line is one `write` of the complete line at a known offset; a short write or an error
+    /// (ENOSPC) truncates the file back to its previous length. A torn tail that is still
+    /// there (a crash inside the write, or a truncate that failed too) is never glued to:
+    /// the new line starts with a newline, and the torn line stays where it is for the
+    /// person to see (``logProblems()``: `notes status`, `notes index --check`).
     public func append(_ record: ChangeRecord) throws(NotesError) {
         _ = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
-        let fd = WriteFaults.injected(.open) ? -1 : open(logPath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = WriteFaults.injected(.open) ? -1 : open(logPath, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw NotesError(.internal, "cannot open the history log (\(errorText(errno)))", hint: "check the permissions of .notes/history") }
         defer { close(fd) }
-        var line = Self.encode(record)
-        // A crash may have left a torn last line: start on a fresh one.
-        var info = stat()
-        if fstat(fd, &info) == 0, info.st_size > 0 {
-            var last: UInt8 = 0
-            if pread(fd, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { line.insert(0x0A, at: 0) }
+        guard LockWait.poll({ flock(fd, LOCK_EX | LOCK_NB) == 0 }) else {
+            throw NotesError(.internal, "busy: another notes process has held the history log for longer than \(Int(LockWait.timeout)) s", hint: "let it finish, then retry")
         }
-        var written = 0
-        while written < line.count {
-            let n = WriteFaults.injected(.write) ? -1 : line.withUnsafeBytes { write(fd, $0.baseAddress! + written, line.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw NotesError(.internal, "cannot write the history log (\(errorText(errno)))", hint: "free disk space and retry")
-            }
-            written += n
+        defer { flock(fd, LOCK_UN) }
+        var line = Self.encode(record)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw NotesError(.internal, "cannot read the history log's size (\(errorText(errno)))") }
+        let before = info.st_size
+        if before > 0 {
+            var last: UInt8 = 0
+            if pread(fd, &last, 1, off_t(before - 1)) == 1, last != 0x0A { line.insert(0x0A, at: 0) }
+        }
+        var n: Int
+        repeat {
+            n = WriteFaults.injectedWrite(fd, line)
+        } while n < 0 && errno == EINTR
+        if n != line.count {
+            let code = n < 0 ? errno : ENOSPC  // a short write: the disk filled mid-line
+            // When this fails too, the torn bytes stay: the next line starts on a fresh one,
+            // and `notes status` reports them.
+            _ = ftruncate(fd, before)
+            throw NotesError(.internal, "cannot write the history log (\(errorText(code))); the log is as it was", hint: "free disk space and retry")
         }
         guard !WriteFaults.injected(.fsync), fsync(fd) == 0 else { throw NotesError(.internal, "cannot sync the history log (\(errorText(errno)))") }
+    }
+
+    /// A line of the log that is not a whole record.
+    public struct LogProblem: Equatable, Sendable, Encodable {
+        /// 1-based line number in `log.jsonl`.
+        public let line: Int
+        /// Bytes in the line.
+        public let bytes: Int
+        /// Whether it is the last line and lacks its newline (a write cut short just now, or
+        /// one in progress).
+        public let unterminated: Bool
+    }
+
+    /// Lines of the log that are not whole records (torn by a crash or a full disk, or
+    /// edited by hand). They are skipped by `history` and `log`; each is reported here.
+    public func logProblems() -> [LogProblem] {
+        guard let bytes = try? FileBytes.read(path: logPath, maxBytes: Int.max) else { return [] }
+        var problems: [LogProblem] = []
+        let decoder = JSONDecoder()
+        var start = 0
+        var number = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            number += 1
+            let slice = bytes[start..<end]
+            if !slice.isEmpty, !Self.looksWhole(slice), (try? decoder.decode(ChangeRecord.self, from: Data(slice))) == nil {
+                problems.append(LogProblem(line: number, bytes: slice.count, unterminated: end == bytes.count))
+            }
+            start = end + 1
+        }
+        return problems
+    }
+
+    /// A cheap test that a line is one whole record as ``append(_:)`` writes it: `{"…}` with
+    /// one `"time":` key (a torn line lacks the closing brace; two glued records have two
+    /// keys). Only lines failing it are decoded, so `notes status` on a log of 100,000
+    /// changes does not decode each one again. A line that passes but does not decode (a
+    /// hand edit keeping the shape) is skipped by `history` without being reported here.
+    static func looksWhole(_ line: ArraySlice<UInt8>) -> Bool {
+        guard line.count > 2, line.first == UInt8(ascii: "{"), line[line.startIndex + 1] == UInt8(ascii: "\""), line.last == UInt8(ascii: "}") else { return false }
+        let key = Array("\"time\":".utf8)
+        var found = 0
+        var i = line.startIndex
+        let end = line.endIndex - key.count
+        while i <= end {
+            if line[i] == key[0], line[i..<(i + key.count)].elementsEqual(key) {
+                found += 1
+                if found > 1 { return false }
+                i += key.count
+            } else {
+                i += 1
+            }
+        }
+        return found == 1
+    }
+
+    /// One line for the person about `problems` (nil when there are none).
+    public static func describe(_ problems: [LogProblem]) -> String? {
+        guard let first = problems.first else { return nil }
+        let lines = problems.prefix(5).map { String($0.line) }.joined(separator: ", ") + (problems.count > 5 ? ", …" : "")
+        return "the history log .notes/history/log.jsonl has \(problems.count) damaged line(s) (line \(lines)\(first.unterminated && problems.count == 1 ? ", cut short" : "")), skipped by `notes history`: "
+            + "a write was torn by a crash or a full disk, or the file was edited; every other line is read, and the files are unaffected "
+            + "(to tidy it, move those lines out of the file by hand; notes never rewrites it)"
     }
 
     /// Appends the record of a change that is already visible. A failure says so, since
@@ -107,13 +223,13 @@ public final class HistoryStore: @unchecked Sendable {
             try append(record)
         } catch {
             throw NotesError(.internal, "the change to \(record.path) was made, but its history log line could not be written (\(error.message)); the next notes write adds it",
-                             hint: "free disk space or fix the permissions of .notes/history")
+                             hint: "free disk space or fix the permissions of .notes/history", cause: .changeMade)
         }
     }
 
     /// A failure after the change to `path` became visible, said so.
     static func madeButFailed(_ path: String, _ error: NotesError) -> NotesError {
-        NotesError(.internal, "the change to \(path) was made, but \(error.message)", hint: error.hint)
+        NotesError(.internal, "the change to \(path) was made, but \(error.message)", hint: error.hint, cause: .changeMade)
     }
 
     static func encode(_ record: ChangeRecord) -> [UInt8] {
@@ -304,6 +420,10 @@ public final class HistoryStore: @unchecked Sendable {
             if let v = record.after { referenced.insert(v) }
         }
         for history in allHistories().values { if let v = history.last?.after { referenced.insert(v) } }
+        // Recorded, so `notes index --check` knows which missing versions gc removed on purpose.
+        if cutoff > prunedBefore, let folder = try? FolderHandle.open(root: workspace.root, components: Self.folder, create: true) {
+            try? folder.replace("pruned-before", with: Array("\(cutoff)\n".utf8), mode: 0o644)
+        }
         let objects = workspace.stateDirectory + "/history/objects"
         var removed = 0, freed = 0
         let manager = FileManager.default

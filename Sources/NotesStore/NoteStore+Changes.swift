@@ -85,6 +85,7 @@ extension NoteStore {
             let target = try open(path, create: false)
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
             let check = guardFor(target)
+            if author.actor == .user { try Self.refuseProvenanceEdits(edits, path: path.relative) }
             let (edited, editedLines) = try TextChange.apply(edits, to: current, path: path.relative)
             if rule == .append && author.actor == .agent {
                 guard proposing else { throw appendOnly(path) }
@@ -103,6 +104,24 @@ extension NoteStore {
             relaxed.expectedVersion = version  // staleness was settled above
             relaxed.includeDiff = true  // edit_file returns its diff (SPEC §7)
             return try change(target, to: edited, rule: rule, options: relaxed, author: author, operation: .edit, what: "edit_file")
+        }
+    }
+
+    /// The provenance lines (`created_by`, `created_at`, `last_modified_by`,
+    /// `last_modified_at`) are written by notes from the real actor and the history: an edit
+    /// that changes them would be stamped back and report "edited" having changed nothing
+    /// (issue 34 item 11). It is refused, saying why.
+    static func refuseProvenanceEdits(_ edits: [TextEdit], path: String) throws(NotesError) {
+        func provenance(_ text: String) -> [String] {
+            text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).compactMap { raw in
+                var line = raw.drop { $0 == " " || $0 == "\t" }
+                while let last = line.last, last == " " || last == "\t" || last == "\r" { line = line.dropLast() }
+                return ProvenanceStamp.keys.contains { line.hasPrefix($0 + ":") } ? String(line) : nil
+            }
+        }
+        for edit in edits where provenance(edit.oldText) != provenance(edit.newText) {
+            throw NotesError(.invalidArgument, "the edit changes provenance lines (\(ProvenanceStamp.keys.joined(separator: ", "))) of \(path); notes writes those from who really changed the file and when, so nothing was changed",
+                             hint: "edit the other lines; `notes history \(path)` shows who changed it")
         }
     }
 
@@ -185,6 +204,10 @@ extension NoteStore {
             let version: String
             if let requested { version = requested } else { version = try previousVersion(of: path, current: target.version) }
             guard let bytes = history.object(version) else {
+                if history.logNames(version, of: path.relative) {
+                    throw NotesError(.notFound, "version \(version) of \(path) is named in its history, but its stored copy is missing or damaged in .notes/history/objects (deleted, or removed by `notes gc`); nothing was changed",
+                                     hint: "restore .notes/history from a backup or sync copy; `notes index --check` lists every missing version")
+                }
                 throw NotesError(.notFound, "version \(version) of \(path) is not in the history", hint: "see `notes history \(path)`")
             }
             guard target.bytes != nil else {
@@ -297,6 +320,13 @@ extension NoteStore {
         result.warnings = warnings
         if includeDiff || dryRun { result.diff = diff(target.bytes ?? [], final, "\(target.path)@\(target.version ?? "")", target.path.relative, &result) }
         if dryRun { result.dryRun = true; result.version = ContentVersion(of: final).short; return result }
+        if let before = target.bytes, final == before {
+            // Stamping gave back the very bytes (a repeat within the same second): no change,
+            // and no log line whose before and after are one version.
+            result.version = target.version
+            result.changed = false
+            return result
+        }
         result.version = try commit(target, bytes: final, operation: operation, author: author, proposal: proposal, agentBase: agentBase).after
         return result
     }

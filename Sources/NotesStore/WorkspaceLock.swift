@@ -11,41 +11,38 @@ import Darwin
 /// version check and the write are one step for the CLI, the MCP server and the agent.
 ///
 /// An advisory `flock` on `.notes/lock`: the kernel releases it when its holder exits, even
-/// by `kill -9`, so a dead holder never deadlocks anyone. The holder's PID is written into
-/// the file for messages. Two acquisitions in one process exclude each other too (each
-/// opens its own file description), so threads are covered.
+/// by `kill -9`, so a dead holder never deadlocks anyone. The holder writes its pid, command
+/// and start time into the file (``LockWait``), so a waiter that gives up (after
+/// `NOTES_LOCK_TIMEOUT`, 30 s) names it: a stopped holder keeps the lock. Two acquisitions
+/// in one process exclude each other too (each opens its own file description), so threads
+/// are covered.
 final class WorkspaceLock {
     private let fd: Int32
 
     /// Waits up to `timeout` seconds for the lock.
-    init(stateDirectory: String, timeout: Double = 30) throws(NotesError) {
+    init(stateDirectory: String, timeout: Double = LockWait.timeout) throws(NotesError) {
         let path = stateDirectory + "/lock"
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw NotesError(.internal, "cannot open the workspace lock \(path) (\(errorText(errno)))", hint: "check the permissions of .notes/")
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        var pause: useconds_t = 1000
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                let e = errno
-                close(fd)
-                throw NotesError(.internal, "cannot lock the workspace (\(errorText(e)))")
-            }
-            if Date() > deadline {
-                var holder = [UInt8](repeating: 0, count: 32)
-                let n = pread(fd, &holder, holder.count, 0)
-                let pid = n > 0 ? String(decoding: holder[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
-                close(fd)
-                throw NotesError(.internal, "another notes process (pid \(pid)) has held the workspace lock for \(Int(timeout)) s", hint: "wait for it to finish, then retry")
-            }
-            usleep(pause)
-            pause = min(pause * 2, 50_000)
+        var failure: Int32 = 0
+        let taken = LockWait.poll(timeout: timeout) {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            if errno != EWOULDBLOCK && errno != EINTR { failure = errno; return true }
+            return false
+        }
+        if failure != 0 {
+            close(fd)
+            throw NotesError(.internal, "cannot lock the workspace (\(errorText(failure)))")
+        }
+        guard taken else {
+            let holder = LockWait.describeHolder(fd)
+            close(fd)
+            throw LockWait.busy("the workspace lock", holder: holder, waited: timeout)
         }
         self.fd = fd
-        let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = pwrite(fd, pid, pid.count, 0)
+        LockWait.recordHolder(fd)
     }
 
     deinit {

@@ -15,6 +15,8 @@ import Darwin
 ///   (`open`, `write`, `fsync`, `rename`, `mkdir`, `unlink`, or `any`) made by the write
 ///   path fails with `errno` (`ENOSPC`, `EIO`, `EACCES`, … or a number), once or, with
 ///   `always`, from then on. SQLite's own I/O is not covered (the index is a cache).
+///   With `torn` (`write:3:ENOSPC:torn`), that write first writes half its bytes (a short
+///   write, as a disk filling mid-line gives) and then fails.
 /// - `NOTES_PAUSE_AT=<step>:<seconds>`: the process sleeps on reaching that step, so a
 ///   test can run another process inside the write (a refresh between rename and log line).
 enum WriteFaults {
@@ -50,6 +52,8 @@ enum WriteFaults {
         let ordinal: Int
         let code: Int32
         let persistent: Bool
+        /// The failing write writes half its bytes first.
+        let torn: Bool
 
         init?(_ text: String) {
             let parts = text.split(separator: ":").map(String.init)
@@ -59,7 +63,8 @@ enum WriteFaults {
             guard let code = names[parts[2]] ?? Int32(parts[2]) else { return nil }
             self.ordinal = ordinal
             self.code = code
-            persistent = parts.count > 3 && parts[3] == "always"
+            persistent = parts.dropFirst(3).contains("always")
+            torn = parts.dropFirst(3).contains("torn")
         }
     }
 
@@ -78,5 +83,16 @@ enum WriteFaults {
         guard n == fault.ordinal || (fault.persistent && n > fault.ordinal) else { return false }
         errno = fault.code
         return true
+    }
+
+    /// One `write` of all of `bytes` to `fd`, with the injected fault applied: a failure
+    /// returns -1 with `errno` set, or, with `torn`, writes half and returns that count.
+    static func injectedWrite(_ fd: Int32, _ bytes: [UInt8]) -> Int {
+        guard injected(.write) else { return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+        guard let fault = ioFault, fault.torn, bytes.count > 1 else { return -1 }
+        let code = errno
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count / 2) }
+        errno = code
+        return n
     }
 }

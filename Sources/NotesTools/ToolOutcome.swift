@@ -22,6 +22,16 @@ public struct ToolOutcome: Sendable {
         return encoder
     }()
 
+    /// The same answer with a `config_warning` field (the object's other fields unchanged).
+    func adding(configWarning warning: String) -> ToolOutcome {
+        guard json.first == UInt8(ascii: "{"), let text = try? Self.encoder.encode(warning) else { return self }
+        var out = Data("{\"config_warning\":".utf8) + text
+        let rest = json.dropFirst()
+        if rest.first != UInt8(ascii: "}") { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: rest)
+        return ToolOutcome(json: out, isError: isError)
+    }
+
     /// A successful result.
     static func success(_ value: some Encodable) -> ToolOutcome {
         do {

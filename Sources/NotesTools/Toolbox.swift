@@ -84,13 +84,17 @@ public final class Toolbox: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
+        let outcome: ToolOutcome
         do {
             try followWorkspace()
             let args = try ToolArguments(tool: name, values: arguments ?? [:], parameters: tool.parameterNames)
-            return try run(name, args, as: Author(.agent, client: clientName))
+            outcome = try run(name, args, as: Author(.agent, client: clientName))
         } catch {
-            return .failure(agentFacing(error, tool: name, arguments: arguments))
+            outcome = .failure(agentFacing(error, tool: name, arguments: arguments))
         }
+        // A broken config fails closed; every answer says so, naming the line (issue 34).
+        if let warning = workspace.config.unreadableWarning { return outcome.adding(configWarning: warning) }
+        return outcome
     }
 
     private func run(_ name: String, _ args: ToolArguments, as author: Author) throws(NotesError) -> ToolOutcome {

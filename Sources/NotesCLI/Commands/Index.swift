@@ -40,10 +40,12 @@ extension NotesCommand {
             progress.finish()
             let embedding = noEmbed || check ? nil : try Self.embed(index)
             let damagedHistory = check ? HistoryStore(workspace: ws).damagedObjects() : []
+            let logProblems = check ? HistoryStore(workspace: ws).logProblems() : []
+            let missing = check ? HistoryStore(workspace: ws).missingObjects() : []
             if json {
                 if check {
-                    Terminal.write(try JSONOutput.document(CheckedReport(report: report, indexDamage: damage, damagedHistoryVersions: damagedHistory)))
-                    if !damagedHistory.isEmpty { throw ExitCode(1) }
+                    Terminal.write(try JSONOutput.document(CheckedReport(report: report, indexDamage: damage, damagedHistoryVersions: damagedHistory, historyLogProblems: logProblems, missingHistoryVersions: missing)))
+                    if !damagedHistory.isEmpty || !logProblems.isEmpty || !missing.isEmpty { throw ExitCode(1) }
                     return
                 }
                 return Terminal.write(try JSONOutput.document(IndexedReport(report: report, embedding: embedding)))
@@ -54,12 +56,20 @@ extension NotesCommand {
                 Terminal.write("Index verified: no damage.\n")
             }
             if check {
-                if damagedHistory.isEmpty {
+                if !missing.isEmpty {
+                    Terminal.write(Terminal.style("\(missing.count) version(s) named by the history log are missing from .notes/history/objects: ", .red)
+                                   + missing.prefix(5).map { "\($0.path)@\($0.version)" }.joined(separator: ", ") + (missing.count > 5 ? ", …" : "") + "\n")
+                    Terminal.write("  `notes restore` cannot bring them back; restore .notes/history from a backup or sync copy.\n")
+                }
+                if damagedHistory.isEmpty && missing.isEmpty {
                     Terminal.write("History verified: every stored version matches its hash.\n")
+                } else if damagedHistory.isEmpty {
+                    Terminal.write("Every stored version matches its hash.\n")
                 } else {
                     Terminal.write(Terminal.style("\(damagedHistory.count) stored version(s) in .notes/history are damaged: ", .red) + damagedHistory.prefix(5).joined(separator: ", ") + "\n")
                     Terminal.write("  They are kept as they are; restore .notes/history from a backup or sync copy to repair them.\n")
                 }
+                if let line = HistoryStore.describe(logProblems) { Terminal.write(Terminal.style("History log: ", .red) + line + "\n") }
             }
             Terminal.write(Self.summary(report) + "\n")
             if let embedding { Terminal.write(Self.summary(embedding) + "\n") }
@@ -69,7 +79,7 @@ extension NotesCommand {
             if report.diagnostics.count > 10 {
                 Terminal.write(Terminal.style("  … and \(report.diagnostics.count - 10) more (see `notes status`)", .dim) + "\n")
             }
-            if !damagedHistory.isEmpty { throw ExitCode(1) }
+            if !damagedHistory.isEmpty || !logProblems.isEmpty || !missing.isEmpty { throw ExitCode(1) }
         }
 
         /// What the embedding pass did.
@@ -113,8 +123,11 @@ extension NotesCommand {
             let report: RefreshReport
             let indexDamage: [String]
             let damagedHistoryVersions: [String]
+            let historyLogProblems: [HistoryStore.LogProblem]
+            let missingHistoryVersions: [HistoryStore.MissingVersion]
             enum CodingKeys: String, CodingKey {
-                case report, indexDamage = "index_damage", damagedHistoryVersions = "damaged_history_versions"
+                case report, indexDamage = "index_damage", damagedHistoryVersions = "damaged_history_versions", historyLogProblems = "history_log_problems"
+                case missingHistoryVersions = "missing_history_versions"
             }
         }
 

@@ -60,7 +60,7 @@ extension NotesCommand {
             let percent = Int((Double(read.size) / Double(limit) * 100).rounded())
             var summary = "context.md: \(humanSize(read.size)) of the \(humanSize(limit)) budget (\(percent)%)"
             if read.size > limit { summary += " — over it: the agent is asked to propose a condensed version" }
-            FileHandle.standardError.write(Data((Terminal.style(summary, read.size > limit ? .yellow : .dim) + "\n").utf8))
+            StandardStreams.writeError((Terminal.style(summary, read.size > limit ? .yellow : .dim) + "\n"))
         }
     }
 
@@ -84,12 +84,50 @@ extension NotesCommand {
         func run() throws {
             let ws = try workspace.openWorkspace()
             var entry = text.joined(separator: " ")
+            var session: EditorSession.Outcome?
+            var keepTemporary = false
+            defer { if !keepTemporary { session?.remove() } }
             if entry.isEmpty {
-                entry = isatty(0) == 1 ? try EditorSession(name: "journal-entry.md", text: "").run() : try readStandardInput()
+                if isatty(0) == 1 {
+                    session = try EditorSession(name: "journal-entry.md", text: "").run()
+                    entry = session?.text ?? ""
+                } else {
+                    entry = try readStandardInput()
+                }
+            }
+            /// Keeps the typed entry (issue 34): a failed save never deletes it.
+            func kept(_ error: NotesError) -> NotesError {
+                guard let session, !entry.isEmpty, error.cause != .changeMade else { return error }
+                // Never over an earlier kept entry.
+                var place = KeptEdit.folder(ws) + "/journal-entry-\(Int(Timestamp.now())).md"
+                var n = 2
+                while access(place, F_OK) == 0 {
+                    place = KeptEdit.folder(ws) + "/journal-entry-\(Int(Timestamp.now()))~\(n).md"
+                    n += 1
+                }
+                if !((mkdir(KeptEdit.folder(ws), 0o700) == 0 || errno == EEXIST) && KeptEdit.writeWhole(place, Array(entry.utf8))) {
+                    place = session.file
+                    keepTemporary = true
+                }
+                let retry = "`notes -w \(shellQuoted(ws.root)) journal < \(shellQuoted(place))`"
+                return NotesError(error.code, error.message + "; your entry is kept in \(place)", hint: error.hint.map { "\($0), then \(retry)" } ?? "to add it: \(retry)",
+                                  details: error.details, cause: error.cause)
+            }
+            if let session, session.status != 0 {
+                throw kept(NotesError(.internal, "the editor (\(session.editor)) exited with status \(session.status); nothing was written"))
+            }
+            if session != nil, session?.text == nil {
+                keepTemporary = true
+                throw NotesError(.notText, "the entry is not UTF-8 text; nothing was written, and it is kept in \(session!.file)", hint: "save it as UTF-8")
             }
             let header = try? TemplateCatalog.load(library: try? TemplateLibrary.locate(explicit: nil), workspace: ws)
                 .render("journal", title: "Journal", variables: [:], actor: .user, now: Timestamp.now()).files.first?.text
-            let result = try NoteStore(workspace: ws).journal(entry, header: header, by: .person)
+            let result: JournalResult
+            do {
+                result = try NoteStore(workspace: ws).journal(entry, header: header, by: .person)
+            } catch {
+                throw kept(error)
+            }
             if json { return Terminal.write(try JSONOutput.document(result)) }
             Terminal.write("\(result.created ? "started" : "added to") \(result.path): \(result.entry.dropFirst(3))" + Terminal.style("  version \(result.version ?? "-")", .dim) + "\n")
         }

@@ -3,6 +3,7 @@ import Foundation
 import NotesCore
 import NotesIndex
 import NotesTools
+import NotesStore
 
 extension NotesCommand {
     /// `notes status`: the workspace, index freshness, problems in files, and sync-conflict
@@ -24,10 +25,12 @@ extension NotesCommand {
             var configProblems: [Diagnostic]
             /// Search by meaning: the model and how many files have vectors.
             var semantic: SemanticState
+            /// Lines of the history log that are not whole records (issue 34 item 2).
+            var historyLogProblems: [HistoryStore.LogProblem]
 
             enum CodingKeys: String, CodingKey {
                 case root, initialized, index, refresh, semantic
-                case conflictCopies = "conflict_copies", configProblems = "config_problems"
+                case conflictCopies = "conflict_copies", configProblems = "config_problems", historyLogProblems = "history_log_problems"
             }
         }
 
@@ -49,7 +52,8 @@ extension NotesCommand {
             let conflicts = refresh.conflictCopies.map { ConflictCopy(path: $0, of: IgnoreRules.conflictBase(of: $0)) }
             let semantic = SemanticState(unavailable: InstalledModel.unavailableReason(), coverage: try index.semanticCoverage())
             let report = Report(root: ws.root, initialized: ws.isInitialized, index: status, refresh: refresh,
-                                conflictCopies: conflicts, configProblems: ws.config.diagnostics, semantic: semantic)
+                                conflictCopies: conflicts, configProblems: ws.config.diagnostics, semantic: semantic,
+                                historyLogProblems: HistoryStore(workspace: ws).logProblems())
             if json { return Terminal.write(try JSONOutput.document(report)) }
 
             var out = Terminal.style("Workspace ", .bold) + ws.root + (ws.isInitialized ? "" : Terminal.style("  (no .notes/ yet: `notes init` creates it)", .dim)) + "\n"
@@ -74,6 +78,9 @@ extension NotesCommand {
                 out += "\n" + Terminal.style("Files with problems (\(problems.count))", .yellow) + "\n"
                 for d in problems.prefix(50) { out += "  " + StatusText.describe(d) + "\n" }
                 if problems.count > 50 { out += Terminal.style("  … and \(problems.count - 50) more (use --json)", .dim) + "\n" }
+            }
+            if let line = HistoryStore.describe(report.historyLogProblems) {
+                out += "\n" + Terminal.style("History log", .yellow) + "\n  " + line + "\n"
             }
             if !conflicts.isEmpty {
                 out += "\n" + Terminal.style("Sync-conflict copies (\(conflicts.count), not indexed)", .yellow) + "\n"

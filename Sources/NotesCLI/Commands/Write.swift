@@ -45,7 +45,7 @@ enum ChangeRenderer {
         }
         Terminal.write(line + "\n")
         if options.diff, let diff = result.diff { Terminal.write(diff) }
-        for warning in result.warnings { FileHandle.standardError.write(Data("notes: \(warning)\n".utf8)) }
+        for warning in result.warnings { StandardStreams.writeError("notes: \(warning)\n") }
     }
 }
 
@@ -90,7 +90,7 @@ extension NotesCommand {
                 guard let text = String(data: data, encoding: .utf8) else { throw NotesError(.notText, "\(from) is not UTF-8 text", hint: "convert it to UTF-8 first") }
                 content = text
             } else {
-                if isatty(STDIN_FILENO) == 1 { FileHandle.standardError.write(Data("notes: reading the new text from standard input (end with Ctrl-D)\n".utf8)) }
+                if isatty(STDIN_FILENO) == 1 { StandardStreams.writeError("notes: reading the new text from standard input (end with Ctrl-D)\n") }
                 content = try readStandardInput()
                 guard !content.isEmpty else {
                     throw NotesError(.invalidArgument, "nothing on standard input; the file was not changed", hint: "pipe the new text in, or use --from /dev/null to empty the file")

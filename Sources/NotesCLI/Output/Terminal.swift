@@ -1,4 +1,5 @@
 import Foundation
+import NotesCore
 import NotesIndex
 
 /// How output is styled: ANSI color only when stdout is a terminal and `NO_COLOR` is not
@@ -23,7 +24,7 @@ enum Terminal {
 
     /// Writes to standard output (buffered by the caller's `print`).
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.writeOutput(text)
     }
 
 }
@@ -53,7 +54,7 @@ final class ProgressBar: @unchecked Sendable {
         let filled = total > 0 ? min(width, done * width / total) : width
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let line = String(format: "\r%@ %@ %d/%d files  %.1f MB", label, bar, done, total, Double(bytes) / 1e6)
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStreams.writeError(line)
     }
 
     /// An embedding pass's progress, with its rate and the time left.
@@ -79,7 +80,7 @@ final class ProgressBar: @unchecked Sendable {
     func finish() {
         lock.lock()
         defer { lock.unlock() }
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if shown { StandardStreams.writeError("\r\u{1B}[2K") }
     }
 }
 
