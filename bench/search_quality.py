@@ -142,14 +142,19 @@ def first_line(text):
 
 
 def binary_env(binary):
-    """What a wrapper script sets (NAME=value lines), so wrappers of one binary with other
-    settings do not share an index."""
+    """The binary a wrapper script runs (`exec BINARY "$@"`): wrappers that only set ranking
+    knobs (NOTES_PLAIN_RANKING, NOTES_MEANING_FLOOR, NOTES_FUSION_K) share the index and
+    vectors their binary built."""
     try:
         with open(binary, "rb") as f:
-            head = f.read(2048)
-        return head.decode("utf-8", "replace") if head.startswith(b"#!") else ""
+            head = f.read(4096)
     except OSError:
         return ""
+    if not head.startswith(b"#!"):
+        return ""
+    import re as _re
+    m = _re.search(rb"exec\s+(\S+)", head)
+    return m.group(1).decode("utf-8", "replace") if m else head.decode("utf-8", "replace")
 
 
 def run_config(binary, mode, ws, cache, questions, args):
@@ -336,9 +341,9 @@ def main():
             built = {}  # binary and environment -> the workspace already indexed (and embedded) with it
             last_use = {}
             for i, (name, binary, mode) in enumerate(args.config):
-                last_use[(binary, binary_env(binary))] = i
+                last_use[binary_env(binary) or binary] = i
             for i, (name, binary, mode) in enumerate(args.config):
-                key = (binary, binary_env(binary))
+                key = binary_env(binary) or binary
                 if key in built:
                     # Modes of one binary share its index: embedding a corpus takes minutes.
                     ws = built[key]

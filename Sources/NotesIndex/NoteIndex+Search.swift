@@ -144,7 +144,7 @@ extension NoteIndex {
                 }
                 var results = SearchResults(query: query.text, total: order.count, hits: hits)
                 results.mode = mode
-                if let plainWords {
+                if let plainWords, mode != .semantic {
                     let all: Int64 = (1 << Int64(plainWords.count)) - 1
                     for (i, (_, entry)) in page.enumerated() {
                         guard let file = entry.words, file.matched & all != all else { continue }
