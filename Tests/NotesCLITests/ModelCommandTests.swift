@@ -69,6 +69,12 @@ import Testing
         #expect((shown["identifier"] as? String)?.hasPrefix("all-MiniLM-L6-v2@") == true)
         // Installing again replaces the folder in one step.
         #expect(notes("model", "install", "--from", source).status == 0)
+        // A folder holding other files is never replaced (it would be removed whole).
+        dir.write("models/m/keep.txt", "mine")
+        let refused = notes("model", "install", "--from", source)
+        #expect(refused.status == 2 && refused.stderr.contains("holds other files"))
+        #expect(FileManager.default.fileExists(atPath: modelDir + "/keep.txt"))
+        try FileManager.default.removeItem(atPath: modelDir + "/keep.txt")
 
         let tokens = notes("model", "embed", "--tokens", stdin: "hello\nCafé naïve\n")
         #expect(tokens.stdout == "[101,7592,102]\n[101,7668,15743,102]\n")
