@@ -17,10 +17,13 @@ public struct ReadResult: Sendable, Codable {
     public var truncated: Bool?
     /// For a windowed read that stopped early: the `offset` of the next page.
     public var nextOffset: Int?
+    /// For a windowed read: the one line returned was longer than the window and only its
+    /// first bytes are here (search finds text anywhere in it).
+    public var lineCut: Bool? = nil
 
     enum CodingKeys: String, CodingKey {
         case path, content, version, provenance, size, offset, lines, truncated
-        case totalLines = "total_lines", nextOffset = "next_offset"
+        case totalLines = "total_lines", nextOffset = "next_offset", lineCut = "line_cut"
     }
 }
 
@@ -92,6 +95,7 @@ extension Workspace {
         var returned: Int
         var truncated: Bool? = nil
         var nextOffset: Int? = nil
+        var cut = false
         if !paged {
             content = text
             returned = totalLines
@@ -113,18 +117,26 @@ extension Workspace {
                 content = ""
             } else {
                 let lower = starts[from]
-                let upper = end < totalLines ? starts[end] : utf8.count
+                var upper = end < totalLines ? starts[end] : utf8.count
+                // One line longer than the window: its first bytes, cut at a character start.
+                if let window, returned == 1, upper - lower > window.bytes {
+                    upper = lower + window.bytes
+                    while upper > lower && utf8[upper] & 0xC0 == 0x80 { upper -= 1 }
+                    cut = true
+                }
                 content = String(decoding: utf8[lower..<upper], as: UTF8.self)
             }
             if window != nil {
                 let more = from + returned < totalLines
-                truncated = more
+                truncated = more || cut
                 if more { nextOffset = first + returned }
             }
         }
-        return ReadResult(path: path.relative, content: content, version: ContentVersion(of: bytes).short,
-                          provenance: effective, size: bytes.count,
-                          totalLines: totalLines, offset: first, lines: returned, truncated: truncated, nextOffset: nextOffset)
+        var result = ReadResult(path: path.relative, content: content, version: ContentVersion(of: bytes).short,
+                                provenance: effective, size: bytes.count,
+                                totalLines: totalLines, offset: first, lines: returned, truncated: truncated, nextOffset: nextOffset)
+        if cut { result.lineCut = true }
+        return result
     }
 }
 

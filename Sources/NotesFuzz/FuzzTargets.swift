@@ -61,6 +61,8 @@ enum FuzzTarget: String, CaseIterable {
         do {
             _ = try index.search(query)
         } catch {
+            // Text with no word to search for is refused as such, by design.
+            if error.code == .invalidArgument && query.terms.isEmpty { return }
             // The translator let through something FTS5 rejects: a finding.
             fatalError("search failed for \(text.debugDescription.prefix(300)): \(error.message)")
         }

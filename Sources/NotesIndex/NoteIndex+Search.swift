@@ -40,7 +40,7 @@ extension NoteIndex {
             }
             if query.mode == .semantic && queryVector == nil {
                 throw NotesError(.invalidArgument, query.embedder == nil
-                                    ? "semantic search needs the embedding model, which is not installed"
+                                    ? "semantic search needs the embedding model, which is not installed or does not load"
                                     : "no passages are embedded yet, so nothing can be found by meaning",
                                  hint: query.embedder == nil ? "run `notes model install`, or search with --mode lexical" : "run `notes index` to embed the workspace")
             }
@@ -93,7 +93,7 @@ extension NoteIndex {
                         let allowed = try Self.allowed(found.map(\.file), filterSQL, filterArgs, db)
                         found.removeAll { !allowed.contains($0.file) }
                     }
-                    let floor: Float = mode == .semantic ? -1 : Self.meaningOnlyFloor
+                    let floor = Self.meaningOnlyFloor
                     for (rank, passage) in found.enumerated() where passage.similarity >= floor || ranked.file(passage.file) != nil {
                         nearest[passage.file] = (rank, passage)
                     }
@@ -135,10 +135,11 @@ extension NoteIndex {
                                 snippets = try Self.matchingSnippets(file: file.id, match: match, db) ?? Array(snippets.prefix(1))
                             }
                         } else if let meaning = entry.meaning {
-                            snippets = try Self.passageSnippet(meaning, db).map { [$0] } ?? []
+                            snippets = try Self.passageSnippet(meaning, words: query.terms.filter { !$0.negated }.map(\.text), db).map { [$0] } ?? []
                         }
                     }
-                    var hit = Self.hit(row, score: best > 0 ? max(0, entry.relevance) / best : 1, snippets: snippets)
+                    // Never 0 for a hit: a far weaker one still matched.
+                    var hit = Self.hit(row, score: best > 0 ? max(0.001, entry.relevance / best) : 1, snippets: snippets)
                     if queryVector != nil { hit.matchedBy = entry.words == nil ? .meaning : entry.meaning == nil ? .words : .both }
                     return hit
                 }
@@ -220,6 +221,12 @@ extension NoteIndex {
         if let text = ProcessInfo.processInfo.environment["NOTES_MEANING_FLOOR"], let value = Float(text) { return value }
         return 0.35
     }()
+    /// How much the meaning side counts in the fusion of a plain-words query, against 1 for
+    /// the words: a question's words match many files by chance, its meaning fewer.
+    static let semanticWeight: Double = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_SEMANTIC_WEIGHT"], let value = Double(text) { return value }
+        return 1
+    }()
     /// Reciprocal rank fusion's constant: a file's fused score is Σ 1/(k + rank) over the sides.
     static let fusionK: Double = {
         if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_K"], let value = Double(text) { return value }
@@ -282,16 +289,17 @@ extension NoteIndex {
             }
         } else {
             let byWords = ranked.files.sorted { ($0.score, $0.id) < ($1.score, $1.id) }
+            let weight = wordsFirst ? 1 : semanticWeight
             var seen = Set<Int64>()
             for (rank, file) in byWords.enumerated() {
                 let meaning = nearest[file.id]
                 var fused = 1 / (fusionK + Double(rank + 1))
-                if let meaning { fused += 1 / (fusionK + Double(meaning.rank + 1)) }
+                if let meaning { fused += weight / (fusionK + Double(meaning.rank + 1)) }
                 entries.append(FusedEntry(file: file.id, key: -fused - (wordsFirst ? 1 : 0), relevance: fused, words: file, meaning: meaning?.passage))
                 seen.insert(file.id)
             }
             for (file, meaning) in nearest where !seen.contains(file) {
-                let fused = 1 / (fusionK + Double(meaning.rank + 1))
+                let fused = weight / (fusionK + Double(meaning.rank + 1))
                 entries.append(FusedEntry(file: file, key: -fused, relevance: fused, words: nil, meaning: meaning.passage))
             }
         }
@@ -299,8 +307,10 @@ extension NoteIndex {
         return entries
     }
 
-    /// A file found by meaning alone: the first line of its best passage.
-    static func passageSnippet(_ passage: PassageMatch, _ db: Database) throws -> Snippet? {
+    /// A file found by meaning alone: the line of its best passage that holds most of the
+    /// query's words (by their first five letters, so "voyages" finds "voyage"), else the
+    /// passage's first line.
+    static func passageSnippet(_ passage: PassageMatch, words: [String], _ db: Database) throws -> Snippet? {
         guard let row = try Row.fetchOne(db, sql: """
             SELECT substr(fts.body, 1, 200000) AS body, s.heading AS section, s.line AS line, s.aligned AS aligned
             FROM fts JOIN sections s ON s.id = fts.rowid WHERE fts.rowid = ?
@@ -309,6 +319,21 @@ extension NoteIndex {
         let lines = body.lines()
         var n = min(passage.line, lines.count)
         while n < lines.count && lines[n].allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { n += 1 }
+        // The passage's lines (about as many as its words allow).
+        let stems = words.filter { !StopWords.contains($0) }.map { String($0.lowercased().prefix(5)) }.filter { $0.count >= 3 }
+        if !stems.isEmpty {
+            var best = (count: 0, line: n)
+            var wordsSeen = 0
+            var i = n
+            while i < lines.count && wordsSeen < TextChunks.wordsPerChunk {
+                let lower = lines[i].lowercased()
+                let count = stems.filter { lower.contains($0) }.count
+                if count > best.count { best = (count, i) }
+                wordsSeen += lines[i].split(separator: " ").count
+                i += 1
+            }
+            n = best.line
+        }
         let section: String = row["section"]
         guard n < lines.count else { return Snippet(section: section, line: row["line"], text: section, spans: []) }
         let (text, _) = SnippetBuilder.clean(lines[n].unicodeScalars[...])

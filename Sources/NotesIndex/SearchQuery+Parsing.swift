@@ -64,10 +64,19 @@ extension SearchQuery {
                     let stem = String(body).trimmingSuffix("*")
                     if !stem.isEmpty { add(QueryTerm(text: stem, form: .prefix, negated: negated), or: &orNext) }
                 } else {
-                    add(QueryTerm(text: String(body), form: .word, negated: negated), or: &orNext)
+                    add(QueryTerm(text: Self.withoutPossessive(body), form: .word, negated: negated), or: &orNext)
                 }
             }
         }
+    }
+
+    /// `Ahab's` → `Ahab`: the tokenizer splits at the apostrophe, so the word would be the
+    /// phrase "ahab s", which "Ahab, has lost a leg" does not hold.
+    static func withoutPossessive(_ word: Substring) -> String {
+        for suffix in ["'s", "’s", "'S", "’S"] where word.count > suffix.count + 1 && word.hasSuffix(suffix) {
+            return String(word.dropLast(suffix.count))
+        }
+        return String(word)
     }
 
     private mutating func add(_ term: QueryTerm, or: inout Bool) {

@@ -91,9 +91,15 @@ struct NotesRunner {
     }
 
     @Test func hostileQueryTextIsLiteral() {
-        for query in ["what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "-", "a AND", "*", "(((", "\u{7}"] {
+        for query in ["what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "a AND"] {
             let result = notes("search", query)
             #expect(result.status == 0 || result.status == 1, "\(query): \(result.stderr)")
+        }
+        // No word to search for: one line, exit 2 (never every document).
+        for query in ["-", "*", "(((", "\u{7}", "***", "!!!"] {
+            let result = notes("search", query)
+            #expect(result.status == 2 && result.stdout.isEmpty, "\(query): \(result.stdout)")
+            #expect(result.stderr.contains("has no words to search for") && result.stderr.split(separator: "\n").count == 1, "\(query): \(result.stderr)")
         }
     }
 

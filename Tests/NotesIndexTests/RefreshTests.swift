@@ -91,7 +91,7 @@ import Testing
         #expect(codes["list.md"] == [.frontMatterNotMapping])
         #expect(codes["open.md"] == [.unterminatedFrontMatter])
         #expect(codes["image.md"] == [.binary])
-        #expect(try fixture.search("body words", index).hits.map(\.path) == ["bad-yaml.md"])
+        #expect(try fixture.search("\"body words\"", index).hits.map(\.path) == ["bad-yaml.md"])
         let listing = try index.listing(folder: "", recursive: false, glob: nil, sort: .path)
         #expect(listing.files.first { $0.path == "photo.jpg" }?.indexed == false)
         #expect(listing.folders.map(\.path) == ["filler"])

@@ -12,9 +12,10 @@ extension NotesCommand {
             commandName: "index",
             abstract: "Update the search index now (every reading command also does this).",
             discussion: """
-                Only changed files are re-read. With the embedding model installed (`notes model`),
-                the passages of new and changed sections are then embedded for search by meaning
-                (--no-embed skips it; interrupted, the next run continues). --rebuild starts from an empty index; the files
+                Only changed files are re-read. With the embedding model installed
+                (`notes model`), the passages of new and changed sections are then embedded
+                for search by meaning (--no-embed skips it; interrupted, the next run
+                continues). --rebuild starts from an empty index; the files
                 are never touched. --check verifies the whole database and rebuilds it if it is
                 damaged (damage a query meets is repaired on the spot anyway), and verifies every
                 version in .notes/history, which is reported and never rebuilt (exit 1).
@@ -38,6 +39,8 @@ extension NotesCommand {
             let damage = check ? try index.checkAndRepair() : []
             let report = rebuild ? try index.rebuild(progress: progress.update) : try index.refresh(progress: progress.update)
             progress.finish()
+            // The words' summary first: embedding can take minutes.
+            if !json && !check { Terminal.write(Self.summary(report) + "\n") }
             let embedding = noEmbed || check ? nil : try Self.embed(index)
             let damagedHistory = check ? HistoryStore(workspace: ws).damagedObjects() : []
             let logProblems = check ? HistoryStore(workspace: ws).logProblems() : []
@@ -71,7 +74,7 @@ extension NotesCommand {
                 }
                 if let line = HistoryStore.describe(logProblems) { Terminal.write(Terminal.style("History log: ", .red) + line + "\n") }
             }
-            Terminal.write(Self.summary(report) + "\n")
+            if check { Terminal.write(Self.summary(report) + "\n") }
             if let embedding { Terminal.write(Self.summary(embedding) + "\n") }
             for diagnostic in report.diagnostics.prefix(10) {
                 Terminal.write(Terminal.style("  warning: ", .yellow) + StatusText.describe(diagnostic) + "\n")

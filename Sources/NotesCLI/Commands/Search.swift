@@ -12,10 +12,10 @@ extension NotesCommand {
             commandName: "search",
             abstract: "Search the workspace's text, ranked, with snippets.",
             discussion: """
-                Plain words rank the files holding most of them first (a whole question works;
-                common words need not match). "exact phrase"; AND; OR; -word or NOT word; prefix*
-                keep their exact meaning. With the embedding model installed and the workspace
-                embedded (`notes index`), files are also found by meaning (--mode).
+                Plain words rank the files holding most of them first: a whole question works,
+                and common words need not match. "exact phrase", AND, OR, -word, NOT word and
+                prefix* keep their exact meaning. With the embedding model installed and the
+                workspace embedded (`notes index`), files are also found by meaning (--mode).
                 Filters (also flags): in:DIR  path:GLOB  tag:T  by:agent|user  edited-by:agent|user
                 kind:research|journal|chat|context|note  title:WORD  created:>=2026-01-01
                 modified:<7d  and any front-matter key:value.
@@ -126,7 +126,13 @@ extension NotesCommand {
             if search.mode != .lexical { search.embedder = InstalledModel.load(threads: 1) }
             let results = try index.search(search)
             try render(results)
-            if results.hits.isEmpty { throw ExitCode(1) }
+            if results.hits.isEmpty {
+                // A terminal says so; a script reads the exit status (1, as grep).
+                if Terminal.stderrIsTTY && !json && !jsonl {
+                    StandardStreams.writeError("notes: no matches\n")
+                }
+                throw ExitCode(1)
+            }
         }
 
         private func render(_ results: SearchResults) throws {

@@ -74,7 +74,7 @@ final class ProgressBar: @unchecked Sendable {
             eta = left >= 60 ? "  \(left / 60) min \(left % 60) s left" : "  \(left) s left"
         }
         let line = String(format: "\r%@ %@ %d/%d sections  %d passages%@\u{1B}[K", label, bar, done, total, progress.chunks, eta)
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStreams.writeError(line)
     }
 
     func finish() {
