@@ -66,31 +66,25 @@ public enum ToolCatalog {
     static let search = ToolDefinition(
         name: "search", title: "Search the workspace",
         description: """
-            Search every note by its words and, when the workspace is embedded, by meaning; ranked, with snippets and line numbers. \
-            Ask a whole question or give keywords: plain words rank the files holding most of them first (`missing` names the \
-            words a hit lacks; matched_by "meaning" marks a file found by meaning alone). Exact syntax: \"exact phrase\", AND, \
-            a OR b, -word excludes, prefix*, title:word. Filters: path (a folder or glob), tags, by (who created the file), kind; \
-            they apply to both sides. Always up to date with the files on disk. Use list_files to browse by name, read_file to \
-            see a whole file, related to find notes like one you have.
+            Search by words and meaning; a question works: files holding most words rank first (missing: words lacked; \
+            matched_by: what found it). "phrase", AND, OR, -word, prefix*, title:word are exact. list_files browses names.
             """,
         parameters: [
-            .string("query", "What to look for, e.g. whale, \"white whale\", harpoon*, whale -ship.", required: true),
-            .string("path", "Only files under this folder, or matching this glob if it contains * or ?."),
-            .strings("tags", "Only files with all of these tags (front matter tags or #hashtags)."),
-            .string("by", "Only files created by this actor.", choices: ["agent", "user"]),
-            .string("kind", "Only documents of this kind.", choices: ["note", "research", "journal", "chat", "context"]),
-            .integer("limit", "Most files to return (default 10).", minimum: 1, maximum: 100),
-            .string("mode", "lexical (words), semantic (meaning) or hybrid (both; the default when the workspace is embedded).",
-                    choices: ["lexical", "semantic", "hybrid"]),
-            .boolean("detail", "Full hits: provenance with times, size, kind and the match spans in each snippet."),
+            .string("query", nil, required: true),
+            .string("path", "A folder or glob."),
+            .strings("tags", "All of these."),
+            .string("by", "Who created the file.", choices: ["agent", "user"]),
+            .string("kind", nil, choices: ["note", "research", "journal", "chat", "context"]),
+            .integer("limit", "Default 10.", minimum: 1, maximum: 100),
+            .string("mode", "Default hybrid once embedded.", choices: ["lexical", "semantic", "hybrid"]),
+            .boolean("detail", "Full hits with spans."),
         ],
         readOnly: true, destructive: false, idempotent: true)
 
     static let related = ToolDefinition(
         name: "related", title: "Notes related to a note",
         description: """
-            The notes nearest one note in meaning (itself excluded), most similar first, with a similarity from 0 to 1: \
-            candidates to link to it, or to read before writing about the same subject. Needs the workspace embedded.
+            Notes nearest a note in meaning (similarity 0–1): links to add.
             """,
         parameters: [path, .integer("limit", nil, minimum: 1, maximum: 50)],
         readOnly: true, destructive: false, idempotent: true)
