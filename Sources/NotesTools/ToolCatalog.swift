@@ -77,14 +77,14 @@ public enum ToolCatalog {
             .string("kind", nil, choices: ["note", "research", "journal", "chat", "context"]),
             .integer("limit", "Default 10.", minimum: 1, maximum: 100),
             .string("mode", "Default hybrid once embedded.", choices: ["lexical", "semantic", "hybrid"]),
-            .boolean("detail", "Full hits with spans."),
+            .boolean("detail", nil),
         ],
         readOnly: true, destructive: false, idempotent: true)
 
     static let related = ToolDefinition(
         name: "related", title: "Notes related to a note",
         description: """
-            Notes nearest a note in meaning (similarity 0–1): links to add.
+            Notes nearest a note in meaning (similarity 0–1): links to add, or notes to read first.
             """,
         parameters: [path, .integer("limit", nil, minimum: 1, maximum: 50)],
         readOnly: true, destructive: false, idempotent: true)
