@@ -216,21 +216,22 @@ extension NoteIndex {
     /// How many files the meaning side ranks before fusion.
     static let semanticDepth = 100
     /// The least cosine similarity for a file found only by meaning to be listed: below it
-    /// a passage is about something else (all-MiniLM-L6-v2 puts unrelated texts near 0–0.2).
+    /// a passage is about something else (all-MiniLM-L6-v2 puts unrelated texts near 0–0.2;
+    /// 0.35 dropped right answers of the sample workspace's questions in semantic mode).
     static let meaningOnlyFloor: Float = {
         if let text = ProcessInfo.processInfo.environment["NOTES_MEANING_FLOOR"], let value = Float(text) { return value }
-        return 0.35
+        return 0.25
     }()
     /// How much the meaning side counts in the fusion of a plain-words query, against 1 for
     /// the words: a question's words match many files by chance, its meaning fewer.
     static let semanticWeight: Double = {
         if let text = ProcessInfo.processInfo.environment["NOTES_SEMANTIC_WEIGHT"], let value = Double(text) { return value }
-        return 1
+        return 1.5
     }()
     /// Reciprocal rank fusion's constant: a file's fused score is Σ 1/(k + rank) over the sides.
     static let fusionK: Double = {
         if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_K"], let value = Double(text) { return value }
-        return 60
+        return 20
     }()
 
     /// A file's best passage for the query's vector.
