@@ -48,15 +48,18 @@ extension NoteIndex {
             let pool = try self.pool
             try pool.write { db in
                 let stored = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
+                var changed = false
                 if stored != embedder.identifier {
                     try db.execute(sql: "DELETE FROM chunks")
                     try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('embedding_model', ?)", arguments: [embedder.identifier])
+                    changed = true
                 }
-                try VectorTable.renewGeneration(db)
                 try db.execute(sql: """
                     DELETE FROM chunks WHERE NOT EXISTS
                         (SELECT 1 FROM sections s WHERE s.id = chunks.section_id AND s.fts_digest = chunks.section_digest)
                     """)
+                // Only a change makes long-lived processes read the vectors again.
+                if changed || db.changesCount > 0 { try VectorTable.renewGeneration(db) }
             }
             let pending = try pool.read { db in
                 try Row.fetchAll(db, sql: """

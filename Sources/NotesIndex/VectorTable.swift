@@ -34,12 +34,17 @@ struct VectorTable: Sendable {
 
     static func decode(_ data: Data, into values: inout [Float]) -> Int? {
         guard data.count > 4 else { return nil }
-        return data.withUnsafeBytes { raw -> Int in
+        let n = data.count - 4
+        let start = values.count
+        values.append(contentsOf: repeatElement(0, count: n))
+        data.withUnsafeBytes { raw in
             let scale = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
             let bytes = raw.bindMemory(to: Int8.self)
-            for i in 4..<bytes.count { values.append(Float(bytes[i]) * scale) }
-            return bytes.count - 4
+            values.withUnsafeMutableBufferPointer { out in
+                for i in 0..<n { out[start + i] = Float(bytes[4 + i]) * scale }
+            }
         }
+        return n
     }
 
     static func renewGeneration(_ db: Database) throws {
@@ -55,6 +60,9 @@ struct VectorTable: Sendable {
         let generation = try generation(db)
         var sectionIDs: [Int64] = [], digests: [Int64] = [], lines: [Int32] = [], values: [Float] = []
         var dimensions = 0
+        let expected = try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
+        values.reserveCapacity(expected * 384)
+        sectionIDs.reserveCapacity(expected)
         let rows = try Row.fetchCursor(db, sql: "SELECT section_id, section_digest, line, vector FROM chunks WHERE vector IS NOT NULL")
         while let row = try rows.next() {
             guard let data = row["vector"] as Data? else { continue }
@@ -81,19 +89,44 @@ struct VectorTable: Sendable {
     func bestPerFile(_ query: [Float], limit: Int) -> [Match] {
         guard dimensions > 0, query.count == dimensions else { return [] }
         var best: [Int64: Match] = [:]
+        let similarities = dotProducts(query)
+        for row in 0..<count {
+            let sum = similarities[row]
+            let file = sectionIDs[row] >> IndexSchema.sectionBits
+            if let known = best[file], known.similarity >= sum { continue }
+            best[file] = Match(row: row, similarity: sum)
+        }
+        return Array(best.values.sorted { ($0.similarity, $1.row) > ($1.similarity, $0.row) }.prefix(limit))
+    }
+}
+
+extension VectorTable {
+    /// The query's dot product with every stored vector, eight lanes at a time.
+    func dotProducts(_ query: [Float]) -> [Float] {
+        var out = [Float](repeating: 0, count: count)
+        let lanes = dimensions / 8 * 8
         query.withUnsafeBufferPointer { q in
             values.withUnsafeBufferPointer { v in
-                for row in 0..<count {
-                    let base = row * dimensions
-                    var sum: Float = 0
-                    for i in 0..<dimensions { sum += q[i] * v[base + i] }
-                    let file = sectionIDs[row] >> IndexSchema.sectionBits
-                    if let known = best[file], known.similarity >= sum { continue }
-                    best[file] = Match(row: row, similarity: sum)
+                out.withUnsafeMutableBufferPointer { o in
+                    guard let qb = q.baseAddress, let vb = v.baseAddress else { return }
+                    for row in 0..<count {
+                        let base = vb + row * dimensions
+                        var acc = SIMD8<Float>()
+                        var i = 0
+                        while i < lanes {
+                            let a = UnsafeRawPointer(qb + i).loadUnaligned(as: SIMD8<Float>.self)
+                            let b = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
+                            acc += a * b
+                            i += 8
+                        }
+                        var sum = acc.sum()
+                        while i < dimensions { sum += qb[i] * base[i]; i += 1 }
+                        o[row] = sum
+                    }
                 }
             }
         }
-        return Array(best.values.sorted { ($0.similarity, $1.row) > ($1.similarity, $0.row) }.prefix(limit))
+        return out
     }
 }
 
