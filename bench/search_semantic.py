@@ -86,12 +86,16 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="rounds over the queries for whole-process latency")
     ap.add_argument("--calls", type=int, default=100, help="MCP calls per mode")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--workdir", help="build the workspace and index here and keep them; reused when present")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
-    temp = Path(tempfile.mkdtemp(prefix="notes-semantic-bench-"))
+    temp = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="notes-semantic-bench-"))
+    temp.mkdir(parents=True, exist_ok=True)
     try:
         ws = temp / "ws"
-        if args.workspace:
+        if ws.exists():
+            name = args.corpus or Path(args.workspace).name
+        elif args.workspace:
             shutil.copytree(args.workspace, ws)
             name = Path(args.workspace).name
         else:
@@ -129,7 +133,8 @@ def main():
             print("|" + "---|" * len(row))
             print("| " + " | ".join(str(v) for v in row.values()) + " |")
     finally:
-        shutil.rmtree(temp, ignore_errors=True)
+        if not args.workdir:
+            shutil.rmtree(temp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,21 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
     async def asyncTearDown(self):
         self.ws.cleanup()
 
+    async def test_a_line_longer_than_the_window_is_cut(self):
+        # A minified file or a log line: one line of 3 MB must not reach the model whole.
+        self.ws.path("Research/one-line.txt").write_text("é" + "word " * 600_000 + "end\n")
+        async with session(self.ws) as s:
+            for arguments in [{}, {"limit": 1}, {"offset": 1}]:
+                answer = await call(s, "read_file", path="Research/one-line.txt", **arguments)
+                self.assertTrue(answer["line_cut"], arguments)
+                self.assertTrue(answer["truncated"], arguments)
+                self.assertEqual(answer["lines"], 1)
+                self.assertLessEqual(len(answer["content"].encode()), 64 * 1024)
+                self.assertTrue(answer["content"].startswith("éword word"))
+            both = await call(s, "read_files", paths=["Research/one-line.txt", "context.md"])
+            self.assertNotIn("code", json.dumps(both["files"][1])[:40])
+            self.assertIn("content", both["files"][1])
+
     async def test_read_file_without_a_range_is_a_window_and_pages_rebuild_the_bytes(self):
         book = self.ws.path(BOOK).read_bytes()
         self.assertIn(b"\r\n", book)
