@@ -72,12 +72,14 @@ extension NoteIndex {
                     return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
                 }
                 var ranked = mode == .semantic ? RankedFiles() : try RankedFiles(match: match, plainWords: plainWords?.count, db)
+                var titled = Set<Int64>()
                 if plainWords != nil && mode != .semantic {
                     // Known-item search: a title holding every word typed, common ones too
-                    // ("kubectl get"), names the note the query is after.
-                    let titled = query.terms.map { "title : " + FTSExpression.render($0) }.joined(separator: " AND ")
-                    ranked.boost(Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?",
-                                                        arguments: [titled])), by: Self.titleBoost)
+                    // ("kubectl get", "reading list"), names the note the query is after.
+                    let expression = query.terms.map { "title : " + FTSExpression.render($0) }.joined(separator: " AND ")
+                    titled = Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?",
+                                                    arguments: [expression]))
+                    ranked.boost(titled, by: Self.titleBoost)
                 }
                 if let hidden, !hidden.isEmpty { ranked.drop(hidden) }
                 if filterSQL != "1" {
@@ -98,7 +100,7 @@ extension NoteIndex {
                         nearest[passage.file] = (rank, passage)
                     }
                 }
-                let order = Self.fused(ranked, nearest, mode: mode, wordsFirst: plainWords == nil)
+                let order = Self.fused(ranked, nearest, mode: mode, wordsFirst: plainWords == nil, titled: titled)
                 var page: [(row: Row, entry: FusedEntry)] = []
                 if query.sort == .relevance {
                     // The best files and any tied with the last of them: ties are broken by
@@ -280,7 +282,10 @@ extension NoteIndex {
     /// Both: reciprocal rank fusion; with `wordsFirst` (a single word or a query with
     /// operators) the files holding the words come first and meaning reorders them, so
     /// `notes search whale` still lists the files that say "whale" before the rest.
-    static func fused(_ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)], mode: SearchMode, wordsFirst: Bool) -> [FusedEntry] {
+    /// A plain-words query's files whose title holds every word typed (`titled`) come first
+    /// in a fused answer too: the meaning of a title like "Reading list" is far from its list.
+    static func fused(_ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)], mode: SearchMode, wordsFirst: Bool,
+                      titled: Set<Int64> = []) -> [FusedEntry] {
         var entries: [FusedEntry] = []
         if nearest.isEmpty {
             entries = ranked.files.map { FusedEntry(file: $0.id, key: $0.score, relevance: -$0.score, words: $0, meaning: nil) }
@@ -296,7 +301,8 @@ extension NoteIndex {
                 let meaning = nearest[file.id]
                 var fused = 1 / (fusionK + Double(rank + 1))
                 if let meaning { fused += weight / (fusionK + Double(meaning.rank + 1)) }
-                entries.append(FusedEntry(file: file.id, key: -fused - (wordsFirst ? 1 : 0), relevance: fused, words: file, meaning: meaning?.passage))
+                let first = wordsFirst || titled.contains(file.id)
+                entries.append(FusedEntry(file: file.id, key: -fused - (first ? 1 : 0), relevance: fused, words: file, meaning: meaning?.passage))
                 seen.insert(file.id)
             }
             for (file, meaning) in nearest where !seen.contains(file) {
