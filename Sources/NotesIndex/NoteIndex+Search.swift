@@ -27,7 +27,7 @@ extension NoteIndex {
         var coverage: SemanticCoverage?
         if query.mode != .lexical, match != nil || query.mode == .semantic, !query.semanticText.isEmpty {
             if let embedder = query.embedder {
-                let known = try semanticCoverage()
+                let known = try quickCoverage()
                 coverage = known
                 if known.embeddedFiles > 0 && known.model == embedder.identifier {
                     do {

@@ -131,12 +131,28 @@ extension VectorTable {
 }
 
 extension NoteIndex {
+    /// Coverage as a search reports it, from the vector table a long-lived process keeps
+    /// (``semanticCoverage()`` counts in SQL, a scan of every passage row).
+    func quickCoverage() throws(NotesError) -> SemanticCoverage {
+        do {
+            return try pool.read { db in
+                let table = try vectors(db)
+                let files = try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
+                let model = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
+                let embedded = Set(table.sectionIDs.map { $0 >> IndexSchema.sectionBits }).count
+                return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model, passages: table.count)
+            }
+        } catch {
+            throw Self.wrap(error)
+        }
+    }
+
     /// The vector table, read again only when another process changed it.
     func vectors(_ db: Database) throws -> VectorTable {
         let generation = try VectorTable.generation(db)
         if let cached = vectorCache.withLock({ $0 }), cached.generation == generation { return cached }
         let table = try VectorTable.load(db)
-        if isMapped { vectorCache.withLock { $0 = table } }
+        vectorCache.withLock { $0 = table }
         return table
     }
 }
