@@ -17,6 +17,14 @@ public enum InstalledModel {
         return try? ModelLocation.load(threads: threads)
     }
 
+    /// The installed model loaded only when first used (nil when none is installed): a
+    /// search touches it only once it knows vectors exist, so a command on a workspace that
+    /// was never embedded does not pay for loading the model.
+    public static func lazy(threads: Int? = nil) -> (any TextEmbedder)? {
+        guard ModelLocation.installed() != nil else { return nil }
+        return LazyModel(threads: threads)
+    }
+
     /// Why search by meaning is unavailable, for `notes status` and `get_context`: nil when
     /// a model is installed and loads.
     public static func unavailableReason() -> String? {
@@ -30,4 +38,25 @@ public enum InstalledModel {
             return "the embedding model does not load (\(error)): search runs by words only"
         }
     }
+}
+
+/// The installed model, loaded on first use (``InstalledModel/lazy(threads:)``).
+final class LazyModel: TextEmbedder, @unchecked Sendable {
+    private let threads: Int?
+    private let lock = NSLock()
+    private var loaded: Result<EmbeddingModel, EmbeddingError>?
+
+    init(threads: Int?) { self.threads = threads }
+
+    private func model() throws(EmbeddingError) -> EmbeddingModel {
+        lock.lock()
+        defer { lock.unlock() }
+        if loaded == nil { loaded = Result { () throws(EmbeddingError) in try ModelLocation.load(threads: threads) } }
+        return try loaded!.get()
+    }
+
+    /// Empty when the model does not load: no stored vectors match it, so search runs by words.
+    var identifier: String { (try? model().identifier) ?? "" }
+    var dimensions: Int { (try? model().dimensions) ?? 0 }
+    func embed(_ texts: [String]) throws -> [[Float]] { try model().embed(texts) }
 }

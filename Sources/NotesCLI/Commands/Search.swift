@@ -123,7 +123,7 @@ extension NotesCommand {
             }
             search.withSnippets = !paths
             search.mode = mode.flatMap(SearchMode.init(rawValue:))
-            if search.mode != .lexical { search.embedder = InstalledModel.load(threads: 1) }
+            if search.mode != .lexical { search.embedder = InstalledModel.lazy(threads: 1) }
             let results = try index.search(search)
             try render(results)
             if results.hits.isEmpty {
