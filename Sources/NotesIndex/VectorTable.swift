@@ -188,7 +188,7 @@ extension NoteIndex {
                 let means = table.meanPerFile()
                 guard let own = means[fileID] else {
                     throw NotesError(.invalidArgument, "\(path) has no passage vectors yet",
-                                     hint: coverage.model == nil ? "install the embedding model and run `notes index`" : "run `notes index` to embed it")
+                                     hint: "run `notes index` to embed the workspace (`notes model` shows whether the model is installed)")
                 }
                 var scored = means.filter { $0.key != fileID }.map { (file: $0.key, similarity: zip(own, $0.value).reduce(0) { $0 + $1.0 * $1.1 }) }
                 scored.sort { ($0.similarity, $1.file) > ($1.similarity, $0.file) }
