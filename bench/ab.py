@@ -17,8 +17,8 @@ the first.
   binary made differences of 1-2 ms appear that were only the files' layout and cache state.
 - `--control` adds the first binary a second time (arm "A again"): the A/A difference is
   the noise floor of this run. On a shared 2-core VM, medians of 40 runs of a 25 ms search
-  moved by up to 2 ms between blocks with the same binary (docs/performance.md, thirteenth
-  pass): a difference smaller than the A/A one is not a result.
+  moved by up to 2 ms between blocks with the same binary (docs/performance-history.md,
+  thirteenth pass): a difference smaller than the A/A one is not a result.
 
 Needs only python3; binaries are run with NO_COLOR=1 and NOTES_NO_PROGRESS=1.
 """

@@ -1,9 +1,9 @@
 // SHA-256: OpenSSL's libcrypto, loaded when a process has much to hash; portable C code otherwise.
 //
-// libcrypto uses the CPU's SHA extensions (1.7–1.95 GB/s here against ~0.3 GB/s for the
-// portable code below), and hashing every file is part of indexing. But linking it made the dynamic loader
-// map and relocate its ~21,000 relocations at every process start, ~0.5 ms of each command
-// (docs/performance.md, thirteenth pass), while most commands hash nothing but the workspace
+// libcrypto uses the CPU's SHA extensions (several times faster than the portable code
+// below), and hashing every file is part of indexing. But linking it made the dynamic loader
+// map and relocate its ~21,000 relocations at every process start
+// (docs/performance-history.md), while most commands hash nothing but the workspace
 // path that names the index folder. So libcrypto.so.3 is opened with dlopen only once a
 // process has hashed `NOTES_SHA256_PORTABLE_BUDGET` bytes; until then, and for inputs shorter
 // than `NOTES_SHA256_SHORT` bytes always (where libcrypto's per-call setup would cost more
@@ -23,10 +23,9 @@
 #define NOTES_SHA256_SHORT 128
 
 /// Bytes of longer inputs a process hashes with the portable code before it opens
-/// libcrypto. Opening it costs 1.7–2.1 ms here, what the portable code (~0.3 GB/s) takes for
-/// ~550 KB: a command that re-reads a few changed notes (a search right after an edit) never
-/// loads it, and a large index loads it after its first quarter megabyte (then ~0.7 ms of
-/// CPU more than libcrypto would have taken).
+/// libcrypto. Opening it costs about what the portable code takes for half a megabyte: a
+/// command that re-reads a few changed notes (a search right after an edit) never loads
+/// it, and a large index loads it after its first quarter megabyte.
 #define NOTES_SHA256_PORTABLE_BUDGET (256 * 1024)
 
 /// `NOTES_SHA256_PORTABLE_BUDGET`, for Swift (which does not import an expression macro).

@@ -2,7 +2,7 @@
 //
 // Only `notes agent` and `notes fetch` talk to the network, but linking libcurl makes the
 // dynamic loader map and relocate it and its ~25 dependencies (TLS, Kerberos, LDAP, SSH,
-// IDN…) for every command: ~4 ms of each process start, measured (docs/performance.md).
+// IDN…) at the start of every command (docs/performance-history.md).
 // So libcurl.so.4 is opened with dlopen the first time a transfer starts, and called
 // through the function pointers below.
 //

@@ -7,8 +7,8 @@
 // - Linking it makes every notes command map and relocate it and libgfortran/libquadmath at
 //   start, though only embedding uses it (the same reason CCurl and CCrypto load late).
 // - Debian's OpenBLAS 0.3.21 (DYNAMIC_ARCH) picks its kernels when it loads, and does not
-//   know recent Xeons: it falls back to "Prescott" (SSE3) kernels, measured 2.7x slower
-//   than its AVX-512 ones on this project's machine. Loading late lets us set
+//   know recent Xeons: it falls back to "Prescott" (SSE3) kernels, much slower than its
+//   AVX-512 ones (docs/performance-history.md). Loading late lets us set
 //   OPENBLAS_CORETYPE from the CPU's features first (unless the person set it).
 // The CBLAS constants and the prototype are declared here (the stable CBLAS ABI), so no
 // header from a particular BLAS package is needed to build.

@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs one session of the built-in agent (SPEC §9): ask the model, run the tool calls it
+/// Runs one session of the built-in agent (docs/spec.md §9): ask the model, run the tool calls it
 /// makes through the shared ``Toolbox`` (as `agent`), send the results back, until the
 /// model is done, a budget runs out, the API stays unavailable, or the person interrupts.
 ///

@@ -1,13 +1,13 @@
 import NotesCore
 
-/// Where a session is in its life (SPEC §9.2). `running` is also what a crashed run leaves
+/// Where a session is in its life (docs/spec.md §9.2). `running` is also what a crashed run leaves
 /// behind; ``ChatArchive`` tells the two apart by the session's lock.
 public enum SessionState: String, Sendable, Codable, CaseIterable {
     case idle, running, completed, failed, interrupted
     case waitingForUser = "waiting_for_user"
 
-    /// The moves SPEC §9.2 allows: idle → running → (waiting_for_user | completed | failed |
-    /// interrupted), and interrupted | waiting_for_user → running.
+    /// The moves docs/spec.md §9.2 allows: idle → running → (waiting_for_user | completed | failed
+    /// | interrupted), and interrupted | waiting_for_user → running.
     public func canMove(to next: SessionState) -> Bool {
         switch (self, next) {
         case (.idle, .running): true
@@ -110,7 +110,7 @@ public struct ChatSession: Sendable, Equatable, Codable {
         self.messages = [ChatMessage(role: .user, content: [.text(task)])]
     }
 
-    /// Moves to `next`, or fails for a move SPEC §9.2 does not allow.
+    /// Moves to `next`, or fails for a move docs/spec.md §9.2 does not allow.
     public mutating func move(to next: SessionState) throws(NotesError) {
         guard state.canMove(to: next) else {
             throw NotesError(.invalidArgument, "session \(id) is \(state.rawValue) and cannot become \(next.rawValue)",

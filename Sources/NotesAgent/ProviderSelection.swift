@@ -2,7 +2,7 @@ import NotesCore
 import NotesNetwork
 
 /// Chooses the model provider, endpoint and model for a run from (in order) the command
-/// line, the environment and `agent:` in config (SPEC §9.1). Keys come from the
+/// line, the environment and `agent:` in config (docs/spec.md §9.1). Keys come from the
 /// environment only (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`) and are never stored.
 public struct ProviderSelection: Sendable {
     public var provider: any ModelProvider

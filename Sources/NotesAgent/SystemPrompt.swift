@@ -1,7 +1,7 @@
 import NotesCore
 import NotesTools
 
-/// The built-in agent's system prompt (SPEC §9.1): what the workspace is, the rules for
+/// The built-in agent's system prompt (docs/spec.md §9.1): what the workspace is, the rules for
 /// working with the person's content, and the workspace as `get_context` sees it
 /// (context.md, the overview, the person's recent changes, pending proposals).
 public enum SystemPrompt {

@@ -33,7 +33,7 @@ struct NotesCommand: ParsableCommand {
             Agent.self, Fetch.self, Watch.self, Model.self, Related.self,
         ])
 
-    /// Runs the command line with the exit-status contract of SPEC §12: errors are one line
+    /// Runs the command line with the exit-status contract of docs/spec.md §12: errors are one line
     /// `notes: <what went wrong> (<what to do>)` on stderr and exit 2; `--json` errors are
     /// JSON on stdout with the same codes as the agent tools.
     static func main() {

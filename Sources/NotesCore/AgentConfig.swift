@@ -1,6 +1,6 @@
 import Yams
 
-/// The built-in agent's settings (`agent:` in `.notes/config.yml`, SPEC §9.1 and §11):
+/// The built-in agent's settings (`agent:` in `.notes/config.yml`, docs/spec.md §9.1 and §11):
 /// provider, base URL, model tiers, prices, budgets and retries. Keys never live here:
 /// they come from the environment only.
 public struct AgentConfig: Sendable, Equatable {

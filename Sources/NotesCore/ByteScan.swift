@@ -3,7 +3,7 @@ import Glibc
 /// Byte searches over a string's UTF-8, at `memchr` speed for native strings (the generic
 /// `utf8.contains` / `reduce` step an iterator byte by byte, which showed up in profiles
 /// of indexing). Inlinable, so callers in other modules get a version specialised for their
-/// string type instead of the generic one (~340 instructions a call on short strings).
+/// string type instead of the generic one.
 extension StringProtocol {
     /// Whether the UTF-8 of the text contains `byte`.
     @inlinable public func containsByte(_ byte: UInt8) -> Bool {

@@ -1,4 +1,4 @@
-/// A file's version: the first 16 hex digits of the SHA-256 of its exact bytes (SPEC §6.1).
+/// A file's version: the first 16 hex digits of the SHA-256 of its exact bytes (docs/spec.md §6.1).
 ///
 /// It changes exactly when the bytes change, so a `touch` or a formatter that rewrites
 /// identical bytes never looks like an edit. The full digest is kept as well, for rename

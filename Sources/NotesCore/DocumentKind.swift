@@ -1,4 +1,4 @@
-/// What a document is for, decided by where it lives (SPEC §2). Used by `kind:` filters.
+/// What a document is for, decided by where it lives (docs/spec.md §2). Used by `kind:` filters.
 public enum DocumentKind: String, Sendable, Codable, CaseIterable {
     case research, journal, chat, context, note
 
@@ -21,7 +21,7 @@ public enum DocumentKind: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// How a file's bytes are read for the index (SPEC §2 "Indexed kinds").
+/// How a file's bytes are read for the index (docs/spec.md §2 "Indexed kinds").
 public enum FileFormat: String, Sendable, Codable {
     /// `.md` / `.markdown`: front matter plus CommonMark.
     case markdown

@@ -65,7 +65,7 @@ public struct WorkspaceScan: Sendable {
 /// What one walk saw of a folder, so that the next walk can skip listing it: a folder's
 /// change time (ctime) moves whenever an entry is added to it, removed or renamed, and no
 /// program can set it back. Files changed in place are caught by their own stat, which
-/// every walk still does (SPEC §4.3).
+/// every walk still does (docs/spec.md §4.3).
 public struct FolderStamp: Hashable, Sendable {
     /// Workspace-relative path; "" is the workspace itself.
     public var path: String

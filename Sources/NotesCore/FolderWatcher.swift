@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 
-/// Which workspace paths changed, from Linux inotify (SPEC §4.3: `notes watch`, and the MCP
+/// Which workspace paths changed, from Linux inotify (docs/spec.md §4.3: `notes watch`, and the MCP
 /// server's freshness check). Every included folder is watched; a folder created or moved
 /// in is watched as it appears and reported whole, so files written into it before its
 /// watch existed are not missed. A kernel queue overflow is reported as such: the caller

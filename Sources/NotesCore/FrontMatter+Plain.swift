@@ -2,8 +2,8 @@
 ///
 /// Nearly every note's front matter is a handful of `key: value` lines with plain or simply
 /// quoted scalars and short lists (what agents write, what `gen-workspace.py` and Dendron
-/// write). Yams spent ~110k instructions per note composing nodes for that (a quarter of
-/// parsing a typical note), so this reader takes the shape below on bytes and answers nil
+/// write). Yams spent a large share of parsing a typical note composing nodes for that,
+/// so this reader takes the shape below on bytes and answers nil
 /// for anything else, which Yams then reads as before. Values are the written text, as the
 /// basic resolver Yams runs with keeps them. `PlainFrontMatterTests` compares the two readers
 /// on random YAML-like text.

@@ -1,7 +1,7 @@
 import Foundation
 import Yams
 
-/// Where a Markdown file's YAML front matter is (SPEC §3.1): a first line `---` (after an
+/// Where a Markdown file's YAML front matter is (docs/spec.md §3.1): a first line `---` (after an
 /// optional UTF-8 BOM), then YAML, then a closing `---` or `...` line. CRLF is accepted.
 ///
 /// Works on bytes so offsets are exact for later byte-preserving edits.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Decides which names the walk leaves out (SPEC §2): the tool's own `.notes/`, `.git/` and
+/// Decides which names the walk leaves out (docs/spec.md §2): the tool's own `.notes/`, `.git/` and
 /// every other dot-entry, editor and sync-client debris, and the config's `ignore:` globs.
 /// Sync-conflict copies are not indexed but reported, so `notes status` can show them.
 public struct IgnoreRules: Sendable {

@@ -1,10 +1,10 @@
 /// A failure that a person or an agent must act on, with a stable code.
 ///
-/// The codes are the contract of SPEC §7 (agents branch on them) and §12 (the CLI prints
+/// The codes are the contract of docs/spec.md §7 (agents branch on them) and §12 (the CLI prints
 /// `notes: <message> (<hint>)` and exits 2). Recoverable per-file problems are not errors:
 /// they are ``Diagnostic`` values collected while indexing.
 public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// Stable machine-readable error codes (SPEC §7).
+    /// Stable machine-readable error codes (docs/spec.md §7).
     public enum Code: String, Sendable, Codable, CaseIterable {
         case notFound = "not_found"
         case readRequired = "read_required"
@@ -74,7 +74,7 @@ private final class DetailsBox: Sendable {
     init(_ details: ErrorDetails) { self.details = details }
 }
 
-/// The data carried by a write refusal (SPEC §6.2): enough for an agent to decide what to
+/// The data carried by a write refusal (docs/spec.md §6.2): enough for an agent to decide what to
 /// do next without another call.
 public struct ErrorDetails: Equatable, Sendable, Codable {
     public var path: String?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the agent may do at a path (SPEC §10, config `policy:`).
+/// What the agent may do at a path (docs/spec.md §10, config `policy:`).
 public enum AccessRule: String, Sendable, Codable, CaseIterable {
     /// Read and change (the default).
     case write
@@ -14,7 +14,7 @@ public enum AccessRule: String, Sendable, Codable, CaseIterable {
     case deny
 }
 
-/// Protected paths and the agent's path policy (SPEC §10).
+/// Protected paths and the agent's path policy (docs/spec.md §10).
 ///
 /// Matching happens on a canonical form of the path: Unicode NFC, case-folded, with the
 /// code points some filesystems ignore (zero-width and bidi controls) removed, and the
@@ -32,7 +32,8 @@ public struct PathPolicy: Sendable {
 
     /// Always protected; config can add to this list, not remove from it.
     public static let defaultProtected = [".notes", ".git", ".env*", "**/secrets/**", "secrets", "*.pem", "*.key"]
-    /// SPEC §10's example defaults: the journal and context.md are append-only for the agent.
+    /// docs/spec.md §10's example defaults: the journal and context.md are append-only for the
+    /// agent.
     public static let defaultRules: [(String, AccessRule)] = [("Journal/**", .append), ("context.md", .append)]
 
     public init(protected: [String] = [], rules: [(String, AccessRule)] = []) {
@@ -105,7 +106,7 @@ public struct PathPolicy: Sendable {
     /// The form used for matching: NFC, lowercased, ignorable code points removed, `git~1` → `.git`.
     public static func canonical(_ path: String) -> String {
         // ASCII paths (most) are already NFC and hold no ignorable code points: lowercasing
-        // is all there is, without Foundation's normalisation (~100 times slower; an agent
+        // is all there is, without Foundation's normalisation (far slower; an agent
         // search checks every matching file's path).
         if path.utf8.allSatisfy({ $0 < 0x80 }) {
             let bytes = path.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }

@@ -1,9 +1,9 @@
-/// Who did something to a file: the person or the agent (SPEC §3.1).
+/// Who did something to a file: the person or the agent (docs/spec.md §3.1).
 public enum Actor: String, Sendable, Codable, CaseIterable {
     case agent, user
 }
 
-/// The four provenance keys of the shared-workspace convention (SPEC §3.1).
+/// The four provenance keys of the shared-workspace convention (docs/spec.md §3.1).
 ///
 /// Timestamps are kept as written (ISO 8601 text) so that output shows what the file says;
 /// ``Timestamp/parse(_:)`` turns them into instants for filters and sorting.
@@ -25,7 +25,7 @@ public struct Provenance: Hashable, Sendable, Codable {
         case lastModifiedBy = "last_modified_by", lastModifiedAt = "last_modified_at"
     }
 
-    /// The provenance a reader should believe (SPEC §3.1 "effective provenance").
+    /// The provenance a reader should believe (docs/spec.md §3.1 "effective provenance").
     ///
     /// What the front matter says, completed from the file itself: a file that carries no
     /// provenance was put there by the person (every agent write goes through the tool and

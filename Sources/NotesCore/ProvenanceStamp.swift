@@ -1,5 +1,5 @@
 /// Writes the provenance keys into a Markdown file's front matter by editing only their
-/// lines (SPEC §3.1): every other byte of the person's YAML (keys, order, comments,
+/// lines (docs/spec.md §3.1): every other byte of the person's YAML (keys, order, comments,
 /// quoting, flow lists, blank lines, CRLF, BOM) and the whole body stay as they were.
 ///
 /// The result is verified by parsing it again: if the front matter is malformed, uses a

@@ -3,9 +3,9 @@ import Foundation
 
 /// SHA-256 (FIPS 180-4), used for content versions and rename detection.
 ///
-/// Computed by OpenSSL's libcrypto, which uses the CPU's SHA extensions where present: on
-/// this project's benchmark machine that is ~20× faster than the portable Swift version it
-/// replaced, and hashing every file is part of indexing. libcrypto is opened once a process
+/// Computed by OpenSSL's libcrypto, which uses the CPU's SHA extensions where present
+/// (much faster than portable code), and hashing every file is part of indexing. libcrypto
+/// is opened once a process
 /// has hashed a quarter megabyte; until then, and for inputs under 128 bytes always (the
 /// workspace path that names the index folder, small FTS rows), portable C code hashes, so a
 /// command that hashes little never loads it (Sources/CCrypto/shim.h). Verified against the
@@ -50,7 +50,7 @@ public enum SHA256 {
 
     /// Opens libcrypto on a thread of its own, for a caller about to hash more than the
     /// portable code's budget (a large refresh): hashing goes on with the portable code
-    /// until it is ready, instead of waiting 2 ms for the load mid-way. A failure to load
+    /// until it is ready, instead of waiting for the load mid-way. A failure to load
     /// is reported by the first hash that needs libcrypto.
     public static func prepareForMuchHashing() {
         let thread = Thread { _ = notes_crypto_load() }

@@ -8,7 +8,7 @@ public struct TemplateVariable: Codable, Sendable, Equatable {
     public var required: Bool
 }
 
-/// One template of the catalog (SPEC §8.3): a file or a folder of files, where it goes, and
+/// One template of the catalog (docs/spec.md §8.3): a file or a folder of files, where it goes, and
 /// the variables it takes.
 public struct TemplateDefinition: Encodable, Sendable, Equatable {
     public var name: String
@@ -40,7 +40,7 @@ public struct RenderedTemplate: Sendable, Equatable {
 }
 
 /// The templates a workspace can use: the shipped ones (`templates/templates.yml`), with
-/// the workspace's `.notes/templates/` overriding or adding (SPEC §8.3).
+/// the workspace's `.notes/templates/` overriding or adding (docs/spec.md §8.3).
 public struct TemplateCatalog: Sendable {
     public let templates: [TemplateDefinition]
 

@@ -1,4 +1,4 @@
-/// Mustache-style `{{name}}` substitution, used by templates (SPEC §8.3) and by
+/// Mustache-style `{{name}}` substitution, used by templates (docs/spec.md §8.3) and by
 /// `--format` output. Unknown names render as empty text; `{{{name}}}` is the same as
 /// `{{name}}` (nothing is HTML-escaped: the output is plain text or Markdown).
 /// `{{#name}}…{{/name}}` keeps its text only when `name` has a value, `{{^name}}…{{/name}}`

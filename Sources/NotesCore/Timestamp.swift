@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// ISO 8601 timestamps as the provenance keys use them (SPEC §3.1): written as UTC
+/// ISO 8601 timestamps as the provenance keys use them (docs/spec.md §3.1): written as UTC
 /// `2026-11-21T09:30:00Z`; read leniently (plain dates, fractions, offsets, a space
 /// instead of `T`).
 public enum Timestamp {
@@ -73,8 +73,8 @@ public enum Timestamp {
         if rest < 0 { rest += 86_400; days -= 1 }
         let (y, m, d) = civilFromDays(Int(days))
         if (0...9999).contains(y) {
-            // Written byte by byte: the index writes one per file (interpolation cost ~6k
-            // instructions a call).
+            // Written byte by byte: the index writes one per file, and string
+            // interpolation showed in its profile.
             return String(unsafeUninitializedCapacity: 20) { out in
                 func put(_ value: Int, digits: Int, at start: Int) {
                     var v = value

@@ -1,4 +1,4 @@
-/// A file read for a person or an agent (SPEC §5): its text (or a line range of it), its
+/// A file read for a person or an agent (docs/spec.md §5): its text (or a line range of it), its
 /// version, effective provenance and size.
 public struct ReadResult: Sendable, Codable {
     public var path: String

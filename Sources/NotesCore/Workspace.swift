@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A shared workspace: the folder of files a person and an agent work in (SPEC §2).
+/// A shared workspace: the folder of files a person and an agent work in (docs/spec.md §2).
 ///
 /// The files are the primary data. The tool's own durable state lives in `.notes/` inside
 /// the root; the search index is a per-device cache outside it (see ``indexDirectory``).
@@ -73,7 +73,7 @@ public struct Workspace: Sendable {
         relative.isEmpty ? root : root + "/" + relative
     }
 
-    /// Finds the workspace the way SPEC §2 says: `--workspace/-w`, else `$NOTES_WORKSPACE`,
+    /// Finds the workspace the way docs/spec.md §2 says: `--workspace/-w`, else `$NOTES_WORKSPACE`,
     /// else the nearest ancestor of the current folder that holds `.notes/`.
     public static func discover(
         explicit: String?, environment: [String: String], currentDirectory: String
@@ -95,7 +95,7 @@ public struct Workspace: Sendable {
             hint: "run `notes init` to make one here, or pass -w DIR")
     }
 
-    /// Where this device keeps the search index for this workspace (SPEC §2): an explicit
+    /// Where this device keeps the search index for this workspace (docs/spec.md §2): an explicit
     /// override (`--index-dir`, `$NOTES_INDEX_DIR`), else `$XDG_CACHE_HOME/notes/<id>/`,
     /// else `~/.cache/notes/<id>/`. `<id>` is derived from the root's real path.
     public func indexDirectory(override: String?, environment: [String: String]) -> String {

@@ -1,6 +1,6 @@
 import Yams
 
-/// Settings from `.notes/config.yml` (SPEC §11). Every key is optional.
+/// Settings from `.notes/config.yml` (docs/spec.md §11). Every key is optional.
 ///
 /// Unknown keys and bad values are reported as diagnostics carrying the file and line;
 /// they are never ignored silently, and never make a command fail.
@@ -15,7 +15,8 @@ public struct WorkspaceConfig: Sendable {
     public var readWindow: ReadWindow = .standard
     /// Largest file a write, edit or append may produce.
     public var writeMaxBytes: Int = 16 << 20
-    /// Size past which `get_context` tells the agent context.md should be condensed (SPEC §8.1).
+    /// Size past which `get_context` tells the agent context.md should be condensed (docs/spec.md
+    /// §8.1).
     public var contextMaxBytes: Int = 16 << 10
     /// Protected paths and the agent's path rules.
     public var policy = PathPolicy()

@@ -1,6 +1,6 @@
 /// A validated path relative to a workspace root: no NUL, not absolute, no `..` leaving
 /// the root, and (for parts that exist) no symlink whose real path leaves the root
-/// (SPEC §10). The string form uses `/` and has no `.`/`..`/empty components.
+/// (docs/spec.md §10). The string form uses `/` and has no `.`/`..`/empty components.
 public struct WorkspacePath: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The normalised relative path (`""` is the root itself).
     public let relative: String

@@ -1,7 +1,7 @@
 import Foundation
 import NotesCore
 
-/// Reads `Chats/*.json` conversations (SPEC §9.3): a title and one section per message,
+/// Reads `Chats/*.json` conversations (docs/spec.md §9.3): a title and one section per message,
 /// titled by role and number ("user #1"), pointing at the line where the message starts.
 ///
 /// Accepts the checkpoint format (`{"title": …, "messages": [...]}`) and a bare array of

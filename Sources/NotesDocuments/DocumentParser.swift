@@ -1,6 +1,6 @@
 import NotesCore
 
-/// Turns a file's bytes into a ``ParsedDocument`` (SPEC §3): front matter and provenance,
+/// Turns a file's bytes into a ``ParsedDocument`` (docs/spec.md §3): front matter and provenance,
 /// title, tags, headings, links, and sections with line numbers.
 ///
 /// Never throws and never crashes on bad input: malformed front matter, invalid UTF-8,

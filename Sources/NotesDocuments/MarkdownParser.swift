@@ -3,7 +3,7 @@ import CMarkdownArena
 import Foundation
 import NotesCore
 
-/// What cmark's AST yields for one Markdown body (SPEC §3.2), with lines counted in the
+/// What cmark's AST yields for one Markdown body (docs/spec.md §3.2), with lines counted in the
 /// body as given (1-based). The only place in the package that touches cmark.
 struct MarkdownOutline {
     /// Plain text per body line: `lines[k]` is the text of body line `k + 1`. Heading lines
@@ -217,7 +217,7 @@ extension String {
 
     /// The string with each UTF-8 byte replaced by `transform(byte)`, which must keep the
     /// bytes valid UTF-8 (ASCII for ASCII). One pass into a new buffer (`utf8.map` went
-    /// through the generic collection path: ~70 instructions a byte).
+    /// through the generic collection path, byte by byte).
     func mappingBytes(_ transform: (UInt8) -> UInt8) -> String {
         var source = self
         return source.withUTF8 { bytes in

@@ -1,7 +1,7 @@
 import NotesCore
 
 /// One searchable part of a document: a Markdown section under a heading, a block of a
-/// plain-text book (under its chapter line), or one chat message (SPEC §3.2).
+/// plain-text book (under its chapter line), or one chat message (docs/spec.md §3.2).
 public struct DocumentSection: Hashable, Sendable {
     /// The heading, chapter line or "role #n" that titles the section ("" for a preamble).
     public var heading: String
@@ -44,7 +44,7 @@ public struct DocumentLink: Hashable, Sendable {
     public var line: Int
 }
 
-/// Everything the index needs from one file (SPEC §3.2).
+/// Everything the index needs from one file (docs/spec.md §3.2).
 public struct ParsedDocument: Sendable {
     public var title: String
     public var tags: [String] = []

@@ -2,7 +2,7 @@ import Foundation
 import NotesCore
 
 /// Cuts line-aligned text into sections of a few KB at blank lines, so that a hit in a
-/// 1 MB book points at its place and snippets stay cheap (SPEC §3.2).
+/// 1 MB book points at its place and snippets stay cheap (docs/spec.md §3.2).
 enum SectionSplitter {
     /// Aim for sections of about this many bytes (cut at the next blank line).
     static let targetBytes = 8 * 1024

@@ -52,7 +52,7 @@ enum FuzzTarget: String, CaseIterable {
             query = try SearchQuery(parsing: text, isMetadataKey: { _ in false }, now: 1_800_000_000)
         } catch {
             // Bad syntax is `invalid_argument`; a folder filter that leaves the workspace
-            // (`in:/etc`, `in:../x`) is `outside_workspace`, as for any path (SPEC §10).
+            // (`in:/etc`, `in:../x`) is `outside_workspace`, as for any path (docs/spec.md §10).
             guard error.code == .invalidArgument || error.code == .outsideWorkspace else {
                 fatalError("query parse: unexpected \(error.code): \(error.message)")
             }

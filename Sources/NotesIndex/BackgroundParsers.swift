@@ -5,9 +5,9 @@ import Glibc
 
 /// Runs a refresh's parse work on threads of its own, below normal priority, so the one
 /// writer thread (the critical path of a large refresh) always has a core. With two cores,
-/// two parsers and the writer at equal priority left the writer about two thirds of a core;
-/// parsers that yield to it made full indexes 5–15% faster (docs/performance.md). The
-/// threads live for one batch: starting them costs microseconds, and a thread whose
+/// two parsers and the writer at equal priority left the writer short of a core; parsers
+/// that yield to it make full indexes faster (docs/performance-history.md). The threads
+/// live for one batch: starting them is cheap, and a thread whose
 /// priority was lowered is never handed back to a shared pool (so not dispatch's workers).
 enum BackgroundParsers {
     /// The parse threads' nice value (on Linux it is a per-thread attribute).

@@ -2,10 +2,9 @@ import GRDB
 import GRDBSQLite
 
 /// A write statement (INSERT, UPDATE) bound and stepped on SQLite directly: the writer's
-/// hot path. Through GRDB each row cost ~6–8k instructions of argument boxing, observation
-/// hooks and binding clears on top of SQLite's own work (callgrind, `notes index` on the
-/// Dendron vault: 24k small rows). Lives for one write transaction on the writer's
-/// connection.
+/// hot path. Through GRDB each row paid for argument boxing, observation hooks and binding
+/// clears on top of SQLite's own work (docs/performance-history.md). Lives for one write
+/// transaction on the writer's connection.
 final class DirectStatement {
     private let statement: OpaquePointer
     private let connection: OpaquePointer

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns query terms into an FTS5 MATCH expression that can never be a syntax error:
 /// every term is a quoted string (inner quotes doubled, NUL removed, CJK separated), so
-/// user text never reaches FTS5 as operators (SPEC §4.1). Precedence is explicit:
+/// user text never reaches FTS5 as operators (docs/spec.md §4.1). Precedence is explicit:
 /// `a b OR c -d` becomes `"a" AND ("b" OR "c")`, minus the files matching `"d"`.
 enum FTSExpression {
     /// The expression for the positive terms, or nil when there is none. Negative terms

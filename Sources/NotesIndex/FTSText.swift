@@ -3,7 +3,7 @@
 /// FTS5's unicode61 tokenizer keeps a run of CJK characters as one token, so `后台执行`
 /// inside a sentence could never be found. Before indexing (and in queries), a ZERO WIDTH
 /// SPACE is put between adjacent CJK characters: each becomes a token, and a query for a
-/// run of them becomes a phrase, which finds any substring (SPEC §4.1). The marks are
+/// run of them becomes a phrase, which finds any substring (docs/spec.md §4.1). The marks are
 /// removed again before text is shown.
 enum FTSText {
     static let separator: Unicode.Scalar = "\u{200B}"

@@ -40,8 +40,8 @@ enum FolderStamps {
     }
 
     /// Whether the walk `scan` changed any stamp the index holds (`known`, nil: none valid).
-    /// A walk that repeats what the index holds writes nothing (reads stay read-only, SPEC
-    /// §4.3's freshness aside).
+    /// A walk that repeats what the index holds writes nothing (reads stay read-only,
+    /// docs/spec.md §4.3's freshness aside).
     static func needsRecording(_ scan: WorkspaceScan, known: [FolderStamp]?) -> Bool {
         guard scan.stamped else { return false }
         guard let known else { return !scan.listed.isEmpty }

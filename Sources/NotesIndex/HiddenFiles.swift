@@ -1,10 +1,10 @@
 import GRDB
 import NotesCore
 
-/// The files an agent may not see (SPEC §10: protected paths and `deny` rules), kept in the
+/// The files an agent may not see (docs/spec.md §10: protected paths and `deny` rules), kept in the
 /// index as `files.hidden`, so an agent's search finds them with one small indexed read
-/// instead of asking the policy about every matching file (at 100k notes, asking cost
-/// 2.8 ms for a 1,800-file answer and 11 ms for a 7,700-file one; docs/performance.md).
+/// instead of asking the policy about every matching file, which grows with the answer
+/// (docs/performance-history.md).
 ///
 /// The flags hold for one policy, which `meta.hidden_policy` names
 /// (``PathPolicy/fingerprint``). Every write transaction of a refresh first makes the flags

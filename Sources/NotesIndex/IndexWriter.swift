@@ -180,8 +180,8 @@ final class IndexWriter: @unchecked Sendable {
             }
             if !gone.isEmpty { layoutTokenAfterRestats = nil }
             try pool.write { db in
-                // Merging resumes with the next writes (measured: a search over an unmerged
-                // first index costs well under a millisecond more).
+                // Merging resumes with the next writes (a search over an unmerged first
+                // index costs hardly more).
                 if bulk { try setMergeMode(bulk: false, db) }
                 for (path, file) in gone {
                     try deleteContent(of: file.id, db)
@@ -276,7 +276,7 @@ final class IndexWriter: @unchecked Sendable {
         return (existingID ?? db.lastInsertedRowID, keptRows)
     }
 
-    /// The effective provenance (SPEC §3.1) a row for `file`'s bytes (`digest`) shows: the
+    /// The effective provenance (docs/spec.md §3.1) a row for `file`'s bytes (`digest`) shows: the
     /// front matter corrected by the log, and for a known file whose bytes changed without
     /// the tool, what the `external` line this refresh logs will make it.
     private func effective(_ file: ScannedFile, known: KnownFile?, digest: String, document: ParsedDocument?) -> Provenance {
@@ -355,7 +355,7 @@ final class IndexWriter: @unchecked Sendable {
         let ids = IndexSchema.rowIDs(file: id)
         let (low, high) = (ids.lowerBound, ids.upperBound)
         // Row by row by rowid, found in `sections` (one row per FTS row): a rowid range on
-        // the FTS table itself cost up to 1.5× more per deleted row.
+        // the FTS table itself costs more per deleted row.
         var old: [(rowid: Int64, digest: Int64)] = []
         let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT id, fts_digest FROM sections WHERE id BETWEEN ? AND ?"), arguments: [low, high])
         while let row = try rows.next() { old.append((row[0], row[1])) }

@@ -12,8 +12,8 @@ import Darwin
 /// anything: the known files (id, path, size, mtime, inode) and the folders' stamps. It
 /// lives next to the database (`index.layout`), so a command can start statting the moment
 /// it starts, on the other cores, while it opens the database; without it, the stats waited
-/// for the database to open and for the rows to come out of SQLite (at 10k notes, ~6 ms of a
-/// ~24 ms search; docs/decisions.md, fourteenth pass).
+/// for the database to open and for the rows to come out of SQLite
+/// (docs/performance-history.md, fourteenth pass).
 ///
 /// It is a cache of a cache, trusted only when it names the database's current layout:
 /// every change to `files` or `folders` rows stores a new random token in `meta.layout`

@@ -14,8 +14,8 @@ import Darwin
 /// --rebuild`, a rebuild after damage or a schema change) are written into a private
 /// database file with no journal and no fsyncs, get their secondary indexes once at the
 /// end, and are then switched to WAL, synced and renamed into place. Writing the live file
-/// goes through its WAL, which writes every page twice; that was 15–20% of the writer's
-/// time (docs/performance.md). A crash mid-build leaves the live index as it was (empty)
+/// goes through its WAL, which writes every page twice (docs/performance-history.md). A
+/// crash mid-build leaves the live index as it was (empty)
 /// and a leftover file the next process removes.
 ///
 /// A rebuild while other processes have the index open cannot rename a file under them: it

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import NotesCore
 
-/// One file as `list` shows it (SPEC §5).
+/// One file as `list` shows it (docs/spec.md §5).
 public struct FileEntry: Sendable, Codable, Equatable {
     public var path: String
     public var kind: DocumentKind

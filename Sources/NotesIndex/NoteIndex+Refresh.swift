@@ -7,7 +7,7 @@ import NotesCore
 import NotesDocuments
 
 extension NoteIndex {
-    /// Brings the index up to date with the files (SPEC §4.3).
+    /// Brings the index up to date with the files (docs/spec.md §4.3).
     ///
     /// The pipeline, in order:
     /// 1. **walk**: a stat walk of the workspace (``FileScanner``);
@@ -89,7 +89,7 @@ extension NoteIndex {
                 scan = scanner.scan(trustingChangesBefore: trustBefore)
             }
         }
-        // Freeing a large workspace's lists of files (100k paths: ~4 ms) is left to
+        // Freeing a large workspace's lists of files (one entry per path) is left to
         // another thread, so the search that follows the refresh does not wait for it.
         defer { Self.releaseLater((loaded, scan)) }
         report.conflictCopies = scan.conflictCopies

@@ -3,7 +3,7 @@ import GRDB
 import NotesCore
 
 extension NoteIndex {
-    /// Runs a search (SPEC §4.2): one hit per file, ranked by weighted BM25 of its best
+    /// Runs a search (docs/spec.md §4.2): one hit per file, ranked by weighted BM25 of its best
     /// section (or in the requested order), with up to 3 snippets from its best sections.
     /// A query with no full-text terms lists matching documents, most recently modified first.
     public func search(_ query: SearchQuery) throws(NotesError) -> SearchResults {
@@ -191,8 +191,8 @@ extension NoteIndex {
     /// The rowid test is written `+fts.rowid IN (…)` so that SQLite does not hand it to FTS5:
     /// FTS5 would then run the whole MATCH once per listed rowid (parsing the expression and
     /// opening every term's doclist again; a prefix term merges all its terms' lists each
-    /// time), 2–3.5 ms for a page of 30 sections at 100k notes. One pass over the matches,
-    /// keeping the listed rows, is 0.2–0.6 ms (docs/performance.md, sixth pass).
+    /// time). One pass over the matches, keeping the listed rows, costs a fraction of that
+    /// (docs/performance-history.md).
     static func snippets(sections: [Int64], match: String, _ db: Database) throws -> [Int64: Snippet] {
         guard !sections.isEmpty else { return [:] }
         let placeholders = Array(repeating: "?", count: sections.count).joined(separator: ", ")

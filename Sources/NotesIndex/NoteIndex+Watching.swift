@@ -5,7 +5,7 @@ import NotesCore
 import Glibc
 #endif
 
-/// Freshness without a stat walk (SPEC §4.3): a process that watches the workspace with
+/// Freshness without a stat walk (docs/spec.md §4.3): a process that watches the workspace with
 /// inotify refreshes only the paths the kernel reported, and other processes can see that
 /// a live `notes watch` keeps the index fresh.
 extension NoteIndex {

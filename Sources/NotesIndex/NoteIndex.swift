@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import NotesCore
 
-/// The per-device search index of one workspace (SPEC §2, §4): a SQLite FTS5 cache in WAL
+/// The per-device search index of one workspace (docs/spec.md §2, §4): a SQLite FTS5 cache in WAL
 /// mode, derived entirely from the files and rebuilt whenever it is missing, corrupt, of an
 /// older schema or belongs to another workspace. Deleting it loses nothing.
 ///
@@ -67,9 +67,9 @@ public final class NoteIndex: Sendable {
     /// Opens (creating or rebuilding as needed) the index of `workspace` in `directory`.
     ///
     /// A `longLived` process (the MCP server) reads the database through a memory map:
-    /// its repeated searches then touch pages without a system call and a copy each (a
-    /// quarter off an MCP search at 100k notes). A short command would pay more in page
-    /// faults than it saves (+15% for a whole-process search), so it reads with `pread`.
+    /// its repeated searches then touch pages without a system call and a copy each. A
+    /// short command would pay more in page faults than it saves, so it reads with `pread`
+    /// (docs/performance-history.md).
     ///
     /// `refreshingSoon`: the caller refreshes the whole workspace next (a command that reads
     /// the index). The known files' stats then start now from the layout snapshot, on other
@@ -155,7 +155,7 @@ public final class NoteIndex: Sendable {
 
     /// Runs `body`; when it meets a damaged database (SQLITE_CORRUPT, SQLITE_NOTADB), starts
     /// over from an empty index, refreshes it from the files and runs `body` once more.
-    /// The index is a cache (SPEC §2): damage costs a rebuild, never an error.
+    /// The index is a cache (docs/spec.md §2): damage costs a rebuild, never an error.
     func recoveringFromDamage<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {
         do throws(NotesError) {
             return try body()
@@ -318,7 +318,7 @@ public final class NoteIndex: Sendable {
     }
 }
 
-/// `notes_glob(pattern, path)`: SPEC §4.1 `path:` globs inside SQL.
+/// `notes_glob(pattern, path)`: docs/spec.md §4.1 `path:` globs inside SQL.
 enum PathGlobFunction {
     static let cache = GlobCache()
 

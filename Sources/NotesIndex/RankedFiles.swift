@@ -5,10 +5,10 @@ import GRDBSQLite
 /// The files matching a full-text query, each with its best section's score and its 3 best
 /// sections (for snippets), ranked in one pass over the matching sections.
 ///
-/// Ranking is the cost of a search: `bm25()` runs once per matching section (~2 µs each).
-/// Grouping the sections by file here, instead of in SQL with a window function, a
-/// GROUP BY and a join sorted over every matching file, cut a 100k-note search for a
-/// common word from ~65 ms to about the cost of `bm25()` itself (docs/performance.md).
+/// Ranking is the cost of a search: `bm25()` runs once per matching section. Grouping the
+/// sections by file here, instead of in SQL with a window function, a GROUP BY and a join
+/// sorted over every matching file, leaves a search for a common word costing about what
+/// `bm25()` itself costs (docs/performance-history.md).
 struct RankedFiles {
     struct Section {
         let id: Int64
@@ -80,7 +80,7 @@ struct RankedFiles {
             : "SELECT rowid, \(IndexSchema.bm25), notes_matched(fts) FROM fts WHERE fts MATCH ?")
         try statement.setArguments([match])
         // Raw column reads: a common word matches thousands of sections, and decoding each
-        // through GRDB's `Row` cost about a fifth of the ranking (docs/performance.md).
+        // through GRDB's `Row` was a large share of the ranking's cost.
         let raw = statement.sqliteStatement
         defer { sqlite3_reset(raw) }
         while true {

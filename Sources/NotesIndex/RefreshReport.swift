@@ -1,6 +1,6 @@
 import NotesCore
 
-/// What one refresh of the index did (`notes index` prints it; SPEC §4.3).
+/// What one refresh of the index did (`notes index` prints it; docs/spec.md §4.3).
 public struct RefreshReport: Sendable, Codable {
     /// A file that moved: same bytes, new path.
     public struct Rename: Sendable, Codable, Hashable {

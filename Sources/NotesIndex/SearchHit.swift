@@ -1,7 +1,7 @@
 import Foundation
 import NotesCore
 
-/// One file found by a search (SPEC §4.2).
+/// One file found by a search (docs/spec.md §4.2).
 public struct SearchHit: Sendable, Codable {
     public var path: String
     public var title: String
@@ -10,9 +10,9 @@ public struct SearchHit: Sendable, Codable {
     /// the rest (the ratio of their ranking keys: weighted BM25, times the share of the
     /// words matched for a plain-words query). Absent when the query has no words to rank by.
     public var score: Double?
-    /// The file's version (SPEC §6.1).
+    /// The file's version (docs/spec.md §6.1).
     public var version: String
-    /// Effective provenance (SPEC §3.1).
+    /// Effective provenance (docs/spec.md §3.1).
     public var provenance: Provenance
     public var size: Int
     /// Up to 3 snippets from the best sections.

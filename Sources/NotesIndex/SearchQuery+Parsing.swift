@@ -11,7 +11,7 @@ extension SearchQuery {
         "last_modified_at": "modified", "tags": "tag",
     ]
 
-    /// Parses the query language (SPEC §4.1). Never fails on syntax: unbalanced quotes,
+    /// Parses the query language (docs/spec.md §4.1). Never fails on syntax: unbalanced quotes,
     /// stray operators and FTS5 special characters are literal text. Only a filter with an
     /// impossible value (`kind:robot`, `created:>=soon`) is an `invalid_argument` error.
     ///

@@ -1,6 +1,6 @@
 import NotesCore
 
-/// A search as the user meant it (SPEC §4.1): full-text terms plus field filters, a sort
+/// A search as the user meant it (docs/spec.md §4.1): full-text terms plus field filters, a sort
 /// order and a limit. Built from the query language by ``init(parsing:isMetadataKey:now:)``
 /// and from CLI flags or tool arguments by setting ``filters`` directly.
 public struct SearchQuery: Sendable {
@@ -84,7 +84,7 @@ public struct QueryTerm: Sendable, Equatable {
     }
 }
 
-/// Field filters (SPEC §4.1); each is also a CLI flag.
+/// Field filters (docs/spec.md §4.1); each is also a CLI flag.
 public struct SearchFilters: Sendable, Equatable {
     /// `in:DIR`: path prefixes (separator-aware).
     public var folders: [String] = []
@@ -104,7 +104,7 @@ public struct SearchFilters: Sendable, Equatable {
     public var modified: [DateFilter] = []
     /// Any other front-matter `key:value`.
     public var metadata: [MetadataFilter] = []
-    /// Leaves out paths the workspace protects from agents (SPEC §10): set for every search
+    /// Leaves out paths the workspace protects from agents (docs/spec.md §10): set for every search
     /// an agent makes, so a protected file never shows up in its hits.
     public var hideProtected = false
 

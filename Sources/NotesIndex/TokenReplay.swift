@@ -5,7 +5,8 @@ import GRDBSQLite
 /// FTS5 tokenizing moved off the writer (Sources/CTokenReplay): the parsing threads record
 /// the tokens of each text (``RecordedTokens``), and the writer's INSERT replays them.
 /// FTS5 tokenizes every indexed column inside the INSERT, on the one thread that holds the
-/// write lock: about a third of the writer's time on large notes (docs/decisions.md).
+/// write lock: a large share of the writer's time on large notes
+/// (docs/performance-history.md).
 enum TokenReplay {
     /// The FTS table's `tokenize` option: `notes_replay` wrapping the tokenizer recordings
     /// come from. A text without an armed recording (every query, delete, snippet) goes

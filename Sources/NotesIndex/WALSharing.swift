@@ -25,7 +25,7 @@ import Darwin
 /// (1,000 pages). A process killed before compacting leaves a longer log, which is still
 /// correct and is compacted by the next process that opens the index.
 enum WALSharing {
-    /// The longest log left for the next process to read (reading 1 MB costs about 1 ms).
+    /// The longest log left for the next process to read (it reads all of it when it opens).
     static let threshold = 1 << 20
 
     /// Keeps the log when `db` closes and skips the checkpoint on close. Every connection

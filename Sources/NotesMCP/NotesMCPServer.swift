@@ -7,7 +7,7 @@ import NotesIndex
 import NotesStore
 import NotesTools
 
-/// `notes mcp`: the agent's tools (SPEC §7), the workspace's files as resources and the
+/// `notes mcp`: the agent's tools (docs/spec.md §7), the workspace's files as resources and the
 /// prompts, served over stdio with the MCP Swift SDK. Tool calls run one at a time on
 /// their own queue, so slow disk work never stalls the message loop.
 public struct NotesMCPServer: Sendable {

@@ -5,7 +5,7 @@ import NotesIndex
 import NotesStore
 import NotesTools
 
-/// The workspace's files as MCP resources (SPEC §7): `notes://context.md` first, then
+/// The workspace's files as MCP resources (docs/spec.md §7): `notes://context.md` first, then
 /// every file the agent may see as `notes://PATH`, paged; reading one is `read_file`.
 struct ResourceCatalog {
     let toolbox: Toolbox

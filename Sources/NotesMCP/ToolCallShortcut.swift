@@ -8,8 +8,8 @@ import NotesTools
 /// For every request the SDK (0.12.1) re-encodes the message and decodes it into the typed
 /// request, then encodes the handler's result and decodes it back into its `Value` type,
 /// which tries each JSON type in turn (a thrown error per miss) and runs a data-URL regex
-/// on every string. For a search answer of 10 hits that round trip cost ~3× the search
-/// itself (callgrind, docs/performance.md). The tools, their arguments and their results
+/// on every string. For a search answer that round trip cost more than the search
+/// itself (docs/performance-history.md). The tools, their arguments and their results
 /// are exactly those of the SDK path; anything this does not recognise (a batch, a
 /// notification, missing `name`, arguments that are not an object) still goes to the SDK
 /// and gets the SDK's answer. Calls run one at a time on the server's tool queue, as on

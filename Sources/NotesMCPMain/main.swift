@@ -9,8 +9,8 @@ import NotesMCP
 //
 // It is separate because the MCP SDK brings FoundationNetworking, and with it libcurl and
 // its ~25 shared libraries, into any binary that links it: loading and relocating those
-// cost every `notes` command ~6 ms of its start (a `notes --version` took 13–14 ms with
-// them, 6–8 ms without; docs/performance.md). A server starts once per session.
+// would slow the start of every `notes` command (docs/performance-history.md). A server
+// starts once per session.
 //
 //   notes-mcp --root DIR --index-dir DIR [--read-only] [--client NAME]
 
@@ -52,7 +52,7 @@ do {
     // waits for the build, bounded, and answers `busy` naming it after the limit.
     let index = try NoteIndex(workspace: workspace, directory: indexDirectory, longLived: true, waitForBuilders: false)
     // inotify tells the server which files changed, so a search costs no stat walk;
-    // without it every search re-walks the workspace (SPEC §4.3).
+    // without it every search re-walks the workspace (docs/spec.md §4.3).
     if index.isWaitingForABuild {
         StandardStreams.writeError("notes mcp: another notes process is building the search index; tool calls that need it wait for it (each call refreshes by walking the workspace)\n")
     } else if let problem = index.watchForChanges() {

@@ -1,6 +1,6 @@
 import NotesCore
 
-/// What a change did to a file (one line of the log, SPEC §6.4).
+/// What a change did to a file (one line of the log, docs/spec.md §6.4).
 public enum ChangeOperation: String, Codable, Sendable, CaseIterable {
     case create, write, append, edit, delete, move, restore, merge
     /// A proposal the person accepted.
@@ -66,7 +66,7 @@ public struct PathHistory: Sendable {
     /// The last record that set this path's content (nil: never written by the tool).
     public var last: ChangeRecord?
     /// The last version the agent wrote in full: the merge base and the reference for
-    /// "lines the person changed" (SPEC §6.2).
+    /// "lines the person changed" (docs/spec.md §6.2).
     public var agentBaseline: String?
     /// Whether the person changed the file (through the tool or as a noticed outside edit)
     /// after `agentBaseline` was written.
@@ -77,7 +77,7 @@ public struct PathHistory: Sendable {
 
     public init() {}
 
-    /// Effective provenance (SPEC §3.1) of this path's current bytes (`version`): what the
+    /// Effective provenance (docs/spec.md §3.1) of this path's current bytes (`version`): what the
     /// front matter states, corrected by the log. When the bytes are the ones the tool last
     /// wrote, the log's actor and time are the truth (this also covers `.txt`/`.json` files
     /// and unstamped writes, and defeats provenance claimed in an agent's text); when they

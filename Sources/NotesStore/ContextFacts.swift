@@ -1,7 +1,7 @@
 import Foundation
 import NotesCore
 
-/// The facts an agent keeps in `context.md` (SPEC §8.1): how a fact is written (a dated
+/// The facts an agent keeps in `context.md` (docs/spec.md §8.1): how a fact is written (a dated
 /// bullet) and when two facts are the same (case, whitespace, punctuation, list markers and
 /// the date ignored).
 public enum ContextFacts {

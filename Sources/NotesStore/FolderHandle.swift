@@ -110,7 +110,7 @@ final class FolderHandle {
     static let temporaryPrefix = ".notes-tmp."
 
     /// Replaces (or creates) `name` with `bytes` so that a crash at any moment leaves the
-    /// old or the new bytes (SPEC §6.3): a temporary file in this folder, fsync, rename
+    /// old or the new bytes (docs/spec.md §6.3): a temporary file in this folder, fsync, rename
     /// over the target, fsync the folder. `mode` is kept from the file being replaced.
     ///
     /// With `expecting` other than `.anything`, the rename happens only if `name` is still

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The history of a workspace (SPEC §6.4): every version the tool replaced, wrote or saw,
+/// The history of a workspace (docs/spec.md §6.4): every version the tool replaced, wrote or saw,
 /// in a content-addressed store (`.notes/history/objects/ab/cdef…`, named by version, so
 /// identical bytes are kept once), and the append-only log `.notes/history/log.jsonl`.
 ///
@@ -377,7 +377,7 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    /// Settles what a refresh read with the log (SPEC §6.4), holding the workspace lock so
+    /// Settles what a refresh read with the log (docs/spec.md §6.4), holding the workspace lock so
     /// that no tool write is half-done: returns the records logged since the refresh read
     /// `count` of them (a tool write whose file the refresh may have read before its line
     /// existed), then logs `edits` as the person's: the new bytes go to the object store and

@@ -1,6 +1,6 @@
 import NotesCore
 
-/// The mutating operations (SPEC §6, §7): each validates the path, takes the lock, runs the
+/// The mutating operations (docs/spec.md §6, §7): each validates the path, takes the lock, runs the
 /// agent's guard, stamps, and commits through ``NoteStore/commit(_:bytes:operation:author:proposal:)``.
 extension NoteStore {
     /// Creates or replaces a file with `content` (`write_file`, `notes write`).
@@ -102,7 +102,7 @@ extension NoteStore {
             try checkSize(edited.count, path)
             var relaxed = options
             relaxed.expectedVersion = version  // staleness was settled above
-            relaxed.includeDiff = true  // edit_file returns its diff (SPEC §7)
+            relaxed.includeDiff = true  // edit_file returns its diff (docs/spec.md §7)
             return try change(target, to: edited, rule: rule, options: relaxed, author: author, operation: .edit, what: "edit_file")
         }
     }
@@ -331,7 +331,7 @@ extension NoteStore {
         return result
     }
 
-    /// Stores `content` as a proposal instead of writing it (SPEC §6.5).
+    /// Stores `content` as a proposal instead of writing it (docs/spec.md §6.5).
     func propose(_ target: Target, content: [UInt8], operation: ChangeOperation, baseVersion: String?, author: Author, reason: String) throws(NotesError) -> ChangeResult {
         if let current = target.bytes, let version = target.version { try history.store(current, version: version) }
         // The base must be a version whose bytes are kept, so the proposal can be merged later.

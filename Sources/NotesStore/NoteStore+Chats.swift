@@ -1,7 +1,7 @@
 import NotesCore
 
 extension NoteStore {
-    /// The folder of the built-in agent's conversations (SPEC §9.2).
+    /// The folder of the built-in agent's conversations (docs/spec.md §9.2).
     public static let chatsFolder = "Chats"
 
     /// Saves the checkpoint `Chats/<name>` atomically (temporary file, fsync, rename,

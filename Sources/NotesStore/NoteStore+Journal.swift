@@ -14,7 +14,7 @@ extension NoteStore {
     /// The journal page of a day: `Journal/YYYY-MM-DD.md` (local date).
     public static func journalPath(_ now: Double) -> String { "Journal/\(Timestamp.localDate(now)).md" }
 
-    /// Appends a timestamped entry tagged with its actor to today's journal page (SPEC
+    /// Appends a timestamped entry tagged with its actor to today's journal page (docs/spec.md
     /// §8.2), creating the page from `header` (the journal template) when missing. An
     /// append under the workspace lock: entries from the person and agents never overwrite
     /// each other.

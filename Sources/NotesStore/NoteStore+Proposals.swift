@@ -1,6 +1,6 @@
 import NotesCore
 
-/// Acting on proposals (SPEC §6.5): the person accepts, rejects or merges what the agent
+/// Acting on proposals (docs/spec.md §6.5): the person accepts, rejects or merges what the agent
 /// proposed. An accepted text is recorded as the agent's (it wrote it; the person agreed).
 extension NoteStore {
     /// The diff of a proposal against the file as it is now.

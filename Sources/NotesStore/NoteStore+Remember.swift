@@ -3,7 +3,7 @@ import NotesCore
 extension NoteStore {
     /// Adds `fact` to context.md as a dated bullet under `section` (default "Learned"),
     /// creating the file or the section when missing, unless the file already says it
-    /// (SPEC §8.1). The duplicate check and the append happen under the workspace lock, so
+    /// (docs/spec.md §8.1). The duplicate check and the append happen under the workspace lock, so
     /// two sessions remembering the same fact add it once.
     public func remember(_ fact: String, section: String? = nil, by author: Author, now: Double = Timestamp.now()) throws(NotesError) -> RememberResult {
         let text = ContextFacts.clean(fact)

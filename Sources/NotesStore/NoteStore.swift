@@ -22,7 +22,7 @@ public struct Author: Sendable, Equatable {
     public static let person = Author(.user, client: "cli")
 }
 
-/// What an agent does when its change would lose the person's edits (SPEC §6.2).
+/// What an agent does when its change would lose the person's edits (docs/spec.md §6.2).
 public enum ConflictChoice: String, Sendable, Codable, CaseIterable {
     case fail, merge, propose
 }
@@ -89,7 +89,7 @@ public struct ChangeResult: Codable, Sendable, Equatable {
     }
 }
 
-/// The one write path of the workspace (SPEC §6), used by the CLI, the MCP server and the
+/// The one write path of the workspace (docs/spec.md §6), used by the CLI, the MCP server and the
 /// built-in agent alike: path checks and policy, the agent's guard, provenance stamping,
 /// history, and atomic writes under the workspace lock. Also reads files with effective
 /// provenance, since that depends on the history.
@@ -121,7 +121,7 @@ public final class NoteStore: Sendable {
         try resolve(raw, for: author, .create).path
     }
 
-    /// Validates `raw` for `author`: inside the workspace (SPEC §10), not protected, and
+    /// Validates `raw` for `author`: inside the workspace (docs/spec.md §10), not protected, and
     /// allowed by the agent's path policy. Returns the path and the policy rule.
     func resolve(_ raw: String, for author: Author, _ access: Access) throws(NotesError) -> (path: WorkspacePath, rule: AccessRule) {
         let path = try WorkspacePath(raw, in: workspace)
@@ -190,7 +190,7 @@ public final class NoteStore: Sendable {
     /// (`edit_file`, `notes edit --old/--new`) — again when another program saved the file
     /// between that read and the rename (the guarded rename refused, nothing was changed).
     /// Running it again decides afresh, as if the call had come a moment later: an append
-    /// never conflicts (SPEC §6.2); an edit applies when its text still matches once and,
+    /// never conflicts (docs/spec.md §6.2); an edit applies when its text still matches once and,
     /// for an agent, the save did not touch the edited lines, and is refused as usual
     /// otherwise. Up to 5 tries, a few random milliseconds apart (an editor's save is one
     /// write; a program rewriting the file nonstop still gets `stale_version`).
@@ -232,7 +232,7 @@ public final class NoteStore: Sendable {
 
     // MARK: Committing
 
-    /// Makes `bytes` the content of `target` (SPEC §6.3/§6.4): previous and new versions
+    /// Makes `bytes` the content of `target` (docs/spec.md §6.3/§6.4): previous and new versions
     /// into history, the intent noted, an atomic replace, then the log line.
     func commit(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeRecord {
         if let old = target.bytes, let version = target.version {
@@ -268,7 +268,7 @@ public final class NoteStore: Sendable {
         return record
     }
 
-    /// `bytes` with provenance stamped for `author` (Markdown only; SPEC §3.1). The
+    /// `bytes` with provenance stamped for `author` (Markdown only; docs/spec.md §3.1). The
     /// creation keys come from the file being replaced, never from the new text, so an
     /// agent cannot claim the person's authorship.
     func stamp(_ bytes: [UInt8], path: WorkspacePath, author: Author, replacing previous: [UInt8]?, warnings: inout [String]) -> [UInt8] {
@@ -333,13 +333,14 @@ public final class NoteStore: Sendable {
 
     // MARK: Reading
 
-    /// Effective provenance (SPEC §3.1) of a file's bytes; see ``PathHistory/effective(stated:version:mtime:)``.
+    /// Effective provenance (docs/spec.md §3.1) of a file's bytes; see
+    /// ``PathHistory/effective(stated:version:mtime:)``.
     public func effectiveProvenance(path: String, bytes: [UInt8], mtime: Double) -> Provenance {
         let stated = FileFormat(path: path) == .markdown ? Self.statedProvenance(bytes) : Provenance()
         return history.history(of: path).effective(stated: stated, version: ContentVersion(of: bytes).short, mtime: mtime)
     }
 
-    /// Reads a file (SPEC §5) with effective provenance. For an agent the path policy
+    /// Reads a file (docs/spec.md §5) with effective provenance. For an agent the path policy
     /// applies and the version read is kept in history, so a later `stale_version` can
     /// show what changed since and a stale `edit_file` can be checked line by line.
     public func read(_ raw: String, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil, by author: Author) throws(NotesError) -> ReadResult {

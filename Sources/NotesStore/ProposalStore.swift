@@ -1,7 +1,7 @@
 import Foundation
 import NotesCore
 
-/// A change the agent proposed instead of writing (SPEC §6.5): `on_conflict: "propose"`
+/// A change the agent proposed instead of writing (docs/spec.md §6.5): `on_conflict: "propose"`
 /// or a path whose policy is `ask`. The person reviews it with `notes review`.
 public struct Proposal: Codable, Sendable, Equatable {
     public var id: String

@@ -2,7 +2,7 @@ import Foundation
 import NotesCore
 import NotesDocuments
 
-/// The person's own sections of a Markdown file (SPEC §8.1): a heading whose line ends with
+/// The person's own sections of a Markdown file (docs/spec.md §8.1): a heading whose line ends with
 /// `<!-- user -->`, or whose text is listed in the front matter's `user_sections:`, and
 /// everything under it down to the next heading of the same or a higher level. An agent may
 /// read them and never change them, with any tool.

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The lock every `notes` process of a workspace takes around a write (SPEC §6.3), so the
+/// The lock every `notes` process of a workspace takes around a write (docs/spec.md §6.3), so the
 /// version check and the write are one step for the CLI, the MCP server and the agent.
 ///
 /// An advisory `flock` on `.notes/lock`: the kernel releases it when its holder exits, even

@@ -1,6 +1,6 @@
 import NotesCore
 
-/// The agent's guard (SPEC §6.2) for one call on one existing file: read-first, stale
+/// The agent's guard (docs/spec.md §6.2) for one call on one existing file: read-first, stale
 /// versions, and the person's edits. It decides; ``NoteStore`` acts.
 ///
 /// "The person's lines" are the lines of the current file that differ from the version the

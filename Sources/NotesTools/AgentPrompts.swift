@@ -1,6 +1,6 @@
 import Foundation
 
-/// The prompts a client can offer the person (SPEC §7: `draft_introduction(topic)`,
+/// The prompts a client can offer the person (docs/spec.md §7: `draft_introduction(topic)`,
 /// `daily_review`): ready-made tasks that use the tools the way the workspace expects.
 public enum AgentPrompts {
     public struct Prompt: Sendable {

@@ -3,7 +3,7 @@ import NotesCore
 import NotesIndex
 import NotesStore
 
-/// What `get_context` answers (SPEC §7, §8.1): what an agent needs at the start of a
+/// What `get_context` answers (docs/spec.md §7, §8.1): what an agent needs at the start of a
 /// session — context.md, the shape of the workspace, what the person changed since the
 /// agent's last action, proposals awaiting review and the index's state.
 struct SessionContext: Encodable {

@@ -2,7 +2,7 @@ import NotesCore
 
 /// The arguments of one tool call, checked against the tool's declared parameters: an
 /// unknown name, a wrong type, a missing required value or an absurdly large or deep value
-/// is an `invalid_argument` error before anything touches the workspace (SPEC §7).
+/// is an `invalid_argument` error before anything touches the workspace (docs/spec.md §7).
 public struct ToolArguments: Sendable {
     /// Deepest nesting accepted anywhere in the arguments (the deepest legitimate one,
     /// `edit_file`'s edits, is 3).

@@ -1,6 +1,6 @@
 import NotesStore
 
-/// The agent's tools (SPEC §7): names, arguments and descriptions are a contract that
+/// The agent's tools (docs/spec.md §7): names, arguments and descriptions are a contract that
 /// agents' prompts depend on; change them only with the spec.
 public enum ToolCatalog {
     /// Every tool, reading tools first.

@@ -29,7 +29,7 @@ public struct ToolParameter: Sendable {
     }
 }
 
-/// A tool as a model sees it (SPEC §7): name, description, argument schema and the hints
+/// A tool as a model sees it (docs/spec.md §7): name, description, argument schema and the hints
 /// clients use to decide what needs the person's approval.
 public struct ToolDefinition: Sendable {
     public var name: String

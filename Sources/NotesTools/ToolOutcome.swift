@@ -1,7 +1,7 @@
 import Foundation
 import NotesCore
 
-/// What a tool call answers: a JSON object, and whether it is an error (SPEC §7: errors
+/// What a tool call answers: a JSON object, and whether it is an error (docs/spec.md §7: errors
 /// are results with `isError: true` and `{code, message, ...}`, never protocol failures).
 public struct ToolOutcome: Sendable {
     /// The result as JSON text (always an object).

@@ -4,7 +4,7 @@ import NotesIndex
 import NotesNetwork
 import NotesStore
 
-/// The agent's tools over one workspace (SPEC §7): one implementation that both the MCP
+/// The agent's tools over one workspace (docs/spec.md §7): one implementation that both the MCP
 /// server and the built-in agent call, acting as `agent` under the agent's guard, policy
 /// and protected paths. Calls run one at a time.
 public final class Toolbox: @unchecked Sendable {

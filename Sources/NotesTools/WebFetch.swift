@@ -27,7 +27,7 @@ public struct FetchResult: Codable, Sendable, Equatable {
     }
 }
 
-/// Downloads a page or a text into the workspace (SPEC §9.4), for `notes fetch` and the
+/// Downloads a page or a text into the workspace (docs/spec.md §9.4), for `notes fetch` and the
 /// `fetch_url` tool: http and https only, redirects, timeouts, a size limit, a cache by
 /// ETag / Last-Modified, Latin-1 and Windows-1252 bodies converted to UTF-8, and
 /// `source_url` / `fetched_at` in the front matter of Markdown targets. The file is

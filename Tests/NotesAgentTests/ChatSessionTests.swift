@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Session states and checkpoints")
 struct ChatSessionTests {
-    @Test("only the transitions of SPEC §9.2 are allowed")
+    @Test("only the transitions of docs/spec.md §9.2 are allowed")
     func transitions() {
         let allowed: Set<String> = [
             "idle>running", "running>waiting_for_user", "running>completed", "running>failed", "running>interrupted",

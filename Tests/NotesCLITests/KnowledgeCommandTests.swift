@@ -3,7 +3,7 @@ import NotesCore
 import NotesTestSupport
 import Testing
 
-/// context.md, the journal and templates from the command line (SPEC §8).
+/// context.md, the journal and templates from the command line (docs/spec.md §8).
 @Suite(.serialized) struct KnowledgeCommandTests {
     func text(_ notes: NotesRunner, _ path: String) -> String {
         (try? String(contentsOfFile: notes.workspace + "/" + path, encoding: .utf8)) ?? ""

@@ -3,7 +3,7 @@ import NotesCore
 import NotesTestSupport
 import Testing
 
-/// The person's write commands through the binary (SPEC §6.6), and what the index and the
+/// The person's write commands through the binary (docs/spec.md §6.6), and what the index and the
 /// history make of them.
 @Suite(.serialized) struct WriteCommandTests {
     let notes = NotesRunner()

@@ -119,7 +119,7 @@ import Testing
 
     /// An editor saves the file between an append's read and its rename (the append is held
     /// there: NOTES_PAUSE_AT): the guarded rename refuses, and the append reads again and
-    /// appends again — appending never conflicts (SPEC §6.2) — keeping the editor's text.
+    /// appends again — appending never conflicts (docs/spec.md §6.2) — keeping the editor's text.
     @Test func anAppendMeetingAnEditorsSaveReadsAgainAndAppends() throws {
         let dir = TemporaryDirectory(prefix: "notes-append-race")
         dir.write("ws/.notes/config.yml", "")

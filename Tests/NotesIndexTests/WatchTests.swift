@@ -4,7 +4,7 @@ import NotesIndex
 import NotesTestSupport
 import Testing
 
-/// Freshness from inotify (SPEC §4.3): the watcher reports what changed, and a refresh of
+/// Freshness from inotify (docs/spec.md §4.3): the watcher reports what changed, and a refresh of
 /// only those paths leaves the index exactly as a full refresh would.
 @Suite struct WatchTests {
     /// Reads the watcher until it reports something (events arrive asynchronously only in

@@ -1,5 +1,5 @@
 """`notes mcp` driven by the official Python MCP client: a whole realistic session, the
-error contract, protected paths, resources and prompts (SPEC §6, §7, §10)."""
+error contract, protected paths, resources and prompts (docs/spec.md §6, §7, §10)."""
 
 import asyncio
 import datetime

@@ -1,4 +1,4 @@
-"""`notes watch` through the real binary (SPEC §4.3, issue 7): a saved file becomes
+"""`notes watch` through the real binary (docs/spec.md §4.3, issue 7): a saved file becomes
 searchable, new folders are followed, a kernel event-queue overflow triggers a full rescan,
 --poll works without inotify, and SIGINT/SIGTERM stop it cleanly. Standard library only."""
 import json

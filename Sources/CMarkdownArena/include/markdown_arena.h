@@ -2,7 +2,7 @@
 //
 // cmark allocates every node, and every buffer it grows, with its own calloc/realloc/free
 // calls, and frees them one by one with the tree: on notes of a few KB that was about as
-// much work in malloc and free as in parsing (docs/performance.md, twelfth pass). These
+// much work in malloc and free as in parsing (docs/performance-history.md, twelfth pass). These
 // functions parse with a bump allocator instead: nodes and buffers are carved from chunks
 // the thread keeps, frees do nothing, and releasing the document resets the chunks at once.
 // A document over `NOTES_MARKDOWN_ARENA_LIMIT` bytes of input is parsed with cmark's own

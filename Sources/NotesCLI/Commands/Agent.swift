@@ -9,7 +9,7 @@ import NotesStore
 import NotesTools
 
 extension NotesCommand {
-    /// `notes agent TASK`: the built-in agent in the terminal (SPEC §9).
+    /// `notes agent TASK`: the built-in agent in the terminal (docs/spec.md §9).
     struct Agent: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "agent",

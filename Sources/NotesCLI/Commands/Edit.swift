@@ -4,7 +4,7 @@ import NotesCore
 import NotesStore
 
 extension NotesCommand {
-    /// `notes edit PATH`: the person's edit in `$EDITOR`, recorded as theirs (SPEC §6.6).
+    /// `notes edit PATH`: the person's edit in `$EDITOR`, recorded as theirs (docs/spec.md §6.6).
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit",

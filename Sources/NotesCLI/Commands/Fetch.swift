@@ -6,7 +6,8 @@ import NotesStore
 import NotesTools
 
 extension NotesCommand {
-    /// `notes fetch URL [--to PATH]`: download a page or a text into the workspace (SPEC §9.4).
+    /// `notes fetch URL [--to PATH]`: download a page or a text into the workspace (docs/spec.md
+    /// §9.4).
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "fetch",

@@ -6,7 +6,7 @@ import NotesStore
 import NotesTools
 
 extension NotesCommand {
-    /// `notes index`: bring the search index up to date, or rebuild it (SPEC §4.3).
+    /// `notes index`: bring the search index up to date, or rebuild it (docs/spec.md §4.3).
     struct Index: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "index",

@@ -3,7 +3,7 @@ import Foundation
 import NotesCore
 
 extension NotesCommand {
-    /// `notes init [DIR]`: make a workspace from the shipped skeleton (SPEC §8.3).
+    /// `notes init [DIR]`: make a workspace from the shipped skeleton (docs/spec.md §8.3).
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",

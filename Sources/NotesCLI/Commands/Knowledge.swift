@@ -4,7 +4,7 @@ import NotesCore
 import NotesStore
 
 extension NotesCommand {
-    /// `notes remember TEXT`: add a fact to context.md as the person (SPEC §8.1).
+    /// `notes remember TEXT`: add a fact to context.md as the person (docs/spec.md §8.1).
     struct Remember: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remember",
@@ -31,7 +31,7 @@ extension NotesCommand {
         }
     }
 
-    /// `notes context`: print context.md with its size against the budget (SPEC §8.1).
+    /// `notes context`: print context.md with its size against the budget (docs/spec.md §8.1).
     struct Context: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "context",
@@ -64,7 +64,7 @@ extension NotesCommand {
         }
     }
 
-    /// `notes journal TEXT`: a timestamped entry in today's journal page (SPEC §8.2).
+    /// `notes journal TEXT`: a timestamped entry in today's journal page (docs/spec.md §8.2).
     struct Journal: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "journal",

@@ -6,7 +6,7 @@ import NotesIndex
 
 extension NotesCommand {
     /// `notes list [DIR]`: files with kind, size, title, modified time, version and
-    /// provenance (SPEC §5).
+    /// provenance (docs/spec.md §5).
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",

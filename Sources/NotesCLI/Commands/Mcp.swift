@@ -3,7 +3,7 @@ import Foundation
 import NotesCore
 
 extension NotesCommand {
-    /// `notes mcp`: the agent's tools over the Model Context Protocol on stdio (SPEC §7).
+    /// `notes mcp`: the agent's tools over the Model Context Protocol on stdio (docs/spec.md §7).
     /// The server is its own executable, `notes-mcp`, installed next to `notes`: this
     /// command finds the workspace and the index folder and replaces itself with it (same
     /// process id, same stdin/stdout), so the CLI binary does not carry the MCP SDK and

@@ -4,7 +4,7 @@ import NotesCore
 import NotesStore
 
 extension NotesCommand {
-    /// `notes new TEMPLATE TITLE`: create files from a template (SPEC §8.3).
+    /// `notes new TEMPLATE TITLE`: create files from a template (docs/spec.md §8.3).
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "new",

@@ -4,7 +4,7 @@ import NotesCore
 import NotesStore
 
 extension NotesCommand {
-    /// `notes read PATH`: a file's text with its version and provenance (SPEC §5).
+    /// `notes read PATH`: a file's text with its version and provenance (docs/spec.md §5).
     struct Read: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "read",

@@ -4,7 +4,7 @@ import NotesCore
 import NotesStore
 
 extension NotesCommand {
-    /// `notes review [ID]`: the agent's proposals (SPEC §6.5).
+    /// `notes review [ID]`: the agent's proposals (docs/spec.md §6.5).
     struct Review: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "review",

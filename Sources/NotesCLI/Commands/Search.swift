@@ -6,7 +6,7 @@ import NotesIndex
 import NotesTools
 
 extension NotesCommand {
-    /// `notes search`: ranked full-text search with filters (SPEC §4).
+    /// `notes search`: ranked full-text search with filters (docs/spec.md §4).
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "search",

@@ -7,7 +7,7 @@ import NotesStore
 
 extension NotesCommand {
     /// `notes status`: the workspace, index freshness, problems in files, and sync-conflict
-    /// copies (SPEC §2, §3.1).
+    /// copies (docs/spec.md §2, §3.1).
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",

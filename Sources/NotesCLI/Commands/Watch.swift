@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 extension NotesCommand {
-    /// `notes watch`: keep the index fresh as files change (SPEC §4.3).
+    /// `notes watch`: keep the index fresh as files change (docs/spec.md §4.3).
     struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "watch",

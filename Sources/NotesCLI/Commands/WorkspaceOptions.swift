@@ -17,11 +17,11 @@ struct WorkspaceOptions: ParsableArguments {
                                currentDirectory: FileSystem.currentDirectory())
     }
 
-    /// The workspace and its index, brought up to date (SPEC §4.3).
+    /// The workspace and its index, brought up to date (docs/spec.md §4.3).
     func openFreshIndex(progressLabel: String = "Indexing") throws -> (NoteIndex, RefreshReport) {
         let workspace = try openWorkspace()
         let directory = indexDirectory(of: workspace)
-        // A live `notes watch` keeps the index fresh: no stat walk needed (SPEC §4.3).
+        // A live `notes watch` keeps the index fresh: no stat walk needed (docs/spec.md §4.3).
         if NoteIndex.isKeptFreshByWatcher(directory: directory, configStamp: workspace.configStamp) {
             return (try NoteIndex(workspace: workspace, directory: directory), RefreshReport())
         }

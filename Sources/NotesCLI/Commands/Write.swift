@@ -3,7 +3,7 @@ import Foundation
 import NotesCore
 import NotesStore
 
-/// Options of the person's write commands (SPEC §6.6): they act as `user`.
+/// Options of the person's write commands (docs/spec.md §6.6): they act as `user`.
 struct ChangeOutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the result (path, version, previous_version, diff…) as JSON.") var json = false
     @Flag(name: .long, help: "Print the diff of the change.") var diff = false

@@ -30,7 +30,7 @@ enum Terminal {
 }
 
 /// A one-line progress bar on stderr, shown only on a terminal and only once the work has
-/// taken more than a second (SPEC §12: never on a pipe).
+/// taken more than a second (docs/spec.md §12: never on a pipe).
 final class ProgressBar: @unchecked Sendable {
     private let label: String
     private let started = Date()
