@@ -1,4 +1,4 @@
-// The cmark part of a first build's lower bound (docs/decisions.md, fifteenth pass): parses
+// The cmark part of a first build's lower bound (docs/performance-history.md, fifteenth pass): parses
 // every .md file under a folder with libcmark and walks each tree, on one thread, nothing
 // else. The files are read into memory first; prints the best of 15 passes.
 //

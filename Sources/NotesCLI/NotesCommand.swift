@@ -169,7 +169,7 @@ struct NotesCommand: ParsableCommand {
     ]
 
     /// Ends a command whose work is done, deciding what an output error means (issue 34
-    /// item 4; docs/decisions.md "Output that cannot be written"). A reader that closed the
+    /// item 4; docs/decisions.md D186). A reader that closed the
     /// pipe (EPIPE: `| head`) wanted no more: the work's status, quietly. Otherwise (ENOSPC,
     /// EBADF, EIO): a changing command's change was made, so its status stands and stderr
     /// says the report was lost; for a command whose work is its output (search, read, list,

@@ -12,7 +12,7 @@ import Darwin
 /// the process died with SIGILL after its work was done, so a script saw a failed change
 /// that had happened. Here each stream is written with `write(2)`; the first error is
 /// remembered, later writes to that stream are dropped, and the command decides its exit
-/// status at the end (``NotesCommand``: docs/decisions.md "Output that cannot be written").
+/// status at the end (``NotesCommand``: docs/decisions.md D186).
 public enum StandardStreams {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var failures: [Int32: Int32] = [:]
