@@ -18,6 +18,9 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         case tooLarge = "too_large"
         case notText = "not_text"
         case offline = "offline"
+        /// The disk refused: full, read-only, permissions, a path of the wrong kind. The
+        /// message says which and the hint what to do; nothing was changed.
+        case ioError = "io_error"
         case `internal` = "internal"
     }
 
