@@ -102,8 +102,14 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "CTokenReplay", "CSQLiteWAL", "CSQLiteSetup", "CWriteback", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["NotesCore", "NotesDocuments", "CTokenReplay", "CSQLiteWAL", "CSQLiteSetup", "CWriteback", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            swiftSettings: strictSettings),
+        // A workspace opened for work: the index, and the change history its refreshes
+        // settle outside edits with (the index is a cache and never writes the history).
+        .target(
+            name: "NotesSession",
+            dependencies: ["NotesCore", "NotesStore", "NotesIndex"],
             swiftSettings: strictSettings),
         // The agent's tools (SPEC §7): one implementation for the MCP server and the
         // built-in agent, transport-neutral (JSON in, JSON out).
@@ -136,13 +142,13 @@ let package = Package(
         // so that the SDK's networking libraries do not slow every command's start.
         .executableTarget(
             name: "NotesMCPMain",
-            dependencies: ["NotesCore", "NotesIndex", "NotesMCP"],
+            dependencies: ["NotesCore", "NotesIndex", "NotesSession", "NotesMCP"],
             swiftSettings: strictSettings),
         // The `notes` command: parse arguments, call the library, render.
         .executableTarget(
             name: "NotesCLI",
             dependencies: [
-                "NotesCore", "NotesDocuments", "NotesIndex", "NotesStore", "NotesTools", "NotesAgent", "NotesNetwork", "NotesEmbedding",
+                "NotesCore", "NotesDocuments", "NotesIndex", "NotesSession", "NotesStore", "NotesTools", "NotesAgent", "NotesNetwork", "NotesEmbedding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import NotesCore
 import NotesDocuments
-import NotesStore
 
 /// Applies parsed batches to the database. Used from one serial queue at a time, so its
 /// state needs no lock; the refresh reads `counts` and `failure` after draining the queue.
@@ -27,12 +26,6 @@ final class IndexWriter: @unchecked Sendable {
     private(set) var failure: (any Error)?
     /// Seconds spent in write transactions.
     private(set) var seconds = 0.0
-
-    /// What the change log says about each path (for effective provenance).
-    private let histories: [String: PathHistory]
-    /// Whether the refresh logs the outside edits it notices (the workspace has `.notes/`):
-    /// their rows then show the provenance that line gives them.
-    private let logsOutsideEdits: Bool
 
     /// A large refresh (a first index, a rebuild) lets FTS5 pile up segments instead of
     /// merging as it goes, and merges once at the end: about a third less work overall.
@@ -59,22 +52,22 @@ final class IndexWriter: @unchecked Sendable {
     /// path): with the known files and ``layoutTokenAfterRestats``, the layout after this refresh.
     private(set) var restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:]
 
-    init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64, histories: [String: PathHistory], logsOutsideEdits: Bool = false,
+    init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64,
          bulk: Bool, policy: PathPolicy, startsEmpty: Bool = false, layoutToken: String? = nil, hiddenFlagsCurrent: Bool = false) {
         self.pool = pool
-        self.logsOutsideEdits = logsOutsideEdits
         self.hiddenFlagsCurrent = hiddenFlagsCurrent
         self.layoutTokenAfterRestats = layoutToken
         self.policy = policy
         self.bulk = bulk
         self.startsEmpty = startsEmpty
-        self.histories = histories
         self.gone = gone
         self.racyBefore = racyBefore
         for (path, file) in gone where !file.digest.isEmpty { goneByDigest[file.digest, default: []].append(path) }
     }
 
-    func write(_ batch: [ProcessedFile]) {
+    /// Writes `batch`, its rows' provenance from `provenance` (settled for the bytes the
+    /// batch read: ``ChangeLedger``).
+    func write(_ batch: [ProcessedFile], provenance: any ProvenanceLookup) {
         guard failure == nil else { return }
         // Files re-checked while too recent to trust, found as recorded (or gone before they
         // were read): no transaction at all, so a search right after an edit writes nothing.
@@ -96,12 +89,12 @@ final class IndexWriter: @unchecked Sendable {
                 // commit, so committing per batch meant more segments and merges.
                 try pool.writeWithoutTransaction { db in
                     if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
-                    try apply(batch, db)
+                    try apply(batch, provenance, db)
                 }
             } else {
                 try pool.write { db in
                     if layoutTokenAfterRestats != nil, try LayoutSnapshot.currentToken(db) != layoutTokenAfterRestats { layoutTokenAfterRestats = nil }
-                    try apply(batch, db)
+                    try apply(batch, provenance, db)
                     if layoutTokenAfterRestats != nil { layoutTokenAfterRestats = try LayoutSnapshot.currentToken(db) }
                 }
             }
@@ -113,7 +106,7 @@ final class IndexWriter: @unchecked Sendable {
         }
     }
 
-    private func apply(_ batch: [ProcessedFile], _ db: Database) throws {
+    private func apply(_ batch: [ProcessedFile], _ provenance: any ProvenanceLookup, _ db: Database) throws {
         if !mergeModeSet {
             // Set on every refresh that writes, so a bulk refresh killed half-way
             // cannot leave merging off for good.
@@ -123,7 +116,7 @@ final class IndexWriter: @unchecked Sendable {
         // Another process (with another policy) may have written since our last batch.
         try HiddenFiles.adopt(policy, db)
         let inserts = try WriteStatements(db)
-        for item in batch { try apply(item, inserts, db) }
+        for item in batch { try apply(item, provenance, inserts, db) }
     }
 
     /// Whether applying `item` would change no row: a file gone before it was read, or a
@@ -203,7 +196,7 @@ final class IndexWriter: @unchecked Sendable {
         try db.execute(sql: "INSERT INTO fts(fts, rank) VALUES ('crisismerge', ?)", arguments: [bulk ? 64 : 16])
     }
 
-    private func apply(_ item: ProcessedFile, _ inserts: WriteStatements, _ db: Database) throws {
+    private func apply(_ item: ProcessedFile, _ provenance: any ProvenanceLookup, _ inserts: WriteStatements, _ db: Database) throws {
         let file = item.pending.file
         let mtime = storedMtime(file)
         switch item.outcome {
@@ -223,11 +216,11 @@ final class IndexWriter: @unchecked Sendable {
             // A re-check of a recently written file (recorded with mtime 0) is not a touch.
             if known.mtimeNanos != 0 { counts.touched += 1 }
         case .listedOnly(let digest, let diagnostics):
-            let (id, _) = try upsert(file: file, known: item.pending.known, mtime: mtime, digest: digest, document: nil, text: nil, hidden: item.hidden, inserts, db)
+            let (id, _) = try upsert(file: file, known: item.pending.known, mtime: mtime, digest: digest, document: nil, text: nil, hidden: item.hidden, provenance, inserts, db)
             try insertDiagnostics(diagnostics, fileID: id, inserts)
             counts.diagnostics += diagnostics
         case .parsed(let digest, let document, let bytes, let text):
-            let (id, keptRows) = try upsert(file: file, known: item.pending.known, mtime: mtime, digest: digest, document: document, text: text, hidden: item.hidden, inserts, db)
+            let (id, keptRows) = try upsert(file: file, known: item.pending.known, mtime: mtime, digest: digest, document: document, text: text, hidden: item.hidden, provenance, inserts, db)
             _ = TokenReplay.replayedCount()
             try insertContent(document, text: text, fileID: id, keeping: keptRows, inserts)
             counts.replayedTexts += TokenReplay.replayedCount()
@@ -239,11 +232,13 @@ final class IndexWriter: @unchecked Sendable {
     /// Writes the `files` row (new, modified or renamed) and returns its id. Content rows of
     /// an existing id are deleted first, except the FTS rows `text` has unchanged (returned).
     private func upsert(file: ScannedFile, known: KnownFile?, mtime: Int64, digest: String, document: ParsedDocument?, text: SearchableText?, hidden: Bool,
-                        _ inserts: WriteStatements, _ db: Database) throws -> (id: Int64, keptRows: Set<Int64>) {
+                        _ lookup: any ProvenanceLookup, _ inserts: WriteStatements, _ db: Database) throws -> (id: Int64, keptRows: Set<Int64>) {
         let kind = DocumentKind(path: file.path)
         let format = FileFormat(path: file.path)
         let mtimeSeconds = Double(file.mtimeNanos) / 1e9
-        let provenance = columns(of: effective(file, known: known, digest: digest, document: document), mtimeSeconds: mtimeSeconds)
+        let provenance = columns(of: lookup.effective(path: file.path, stated: document?.provenance ?? Provenance(),
+                                                      version: String(digest.prefix(16)), mtime: mtimeSeconds),
+                                 mtimeSeconds: mtimeSeconds)
         let title = document?.title ?? DocumentParser.fileTitle(file.path)
         let existingID: Int64?
         if !startsEmpty, let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?"), arguments: [file.path]) {
@@ -276,21 +271,6 @@ final class IndexWriter: @unchecked Sendable {
         return (existingID ?? db.lastInsertedRowID, keptRows)
     }
 
-    /// The effective provenance (docs/spec.md §3.1) a row for `file`'s bytes (`digest`) shows: the
-    /// front matter corrected by the log, and for a known file whose bytes changed without
-    /// the tool, what the `external` line this refresh logs will make it.
-    private func effective(_ file: ScannedFile, known: KnownFile?, digest: String, document: ParsedDocument?) -> Provenance {
-        let mtimeSeconds = Double(file.mtimeNanos) / 1e9
-        let stated = document?.provenance ?? Provenance()
-        let version = String(digest.prefix(16))
-        if logsOutsideEdits, let known, !digest.isEmpty, digest != known.digest {
-            return (histories[file.path] ?? PathHistory()).effectiveAfterOutsideEdit(
-                path: file.path, stated: stated, replacing: known.digest.isEmpty ? nil : known.digest, version: version, mtime: mtimeSeconds)
-        }
-        return histories[file.path]?.effective(stated: stated, version: version, mtime: mtimeSeconds)
-            ?? stated.effective(mtimeSeconds: mtimeSeconds)
-    }
-
     /// The `files` columns that hold a provenance (`created_ts`/`modified_ts` order by it).
     private struct ProvenanceColumns {
         var createdBy: String, createdAt: String?, createdTS: Double, modifiedBy: String, modifiedAt: String, modifiedTS: Double
@@ -302,40 +282,6 @@ final class IndexWriter: @unchecked Sendable {
                           modifiedBy: effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue,
                           modifiedAt: effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds),
                           modifiedTS: effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds)
-    }
-
-    /// Rewrites the provenance of the rows `items` name (id, the digest the row holds, the
-    /// file read again with no known row) from this writer's histories, for the files that
-    /// still hold the indexed bytes, in one transaction: for rows a refresh wrote from a log
-    /// that lacked a tool write's line (the file was read between the write's rename and
-    /// its line). Returns how many rows changed.
-    func rewriteProvenance(_ items: [(id: Int64, indexedDigest: String, item: ProcessedFile)]) throws -> Int {
-        var updates: [(id: Int64, digest: String, columns: ProvenanceColumns)] = []
-        for (id, indexedDigest, item) in items {
-            let digest: String, document: ParsedDocument?
-            switch item.outcome {
-            case .parsed(let d, let parsed, _, _): (digest, document) = (d, parsed)
-            case .listedOnly(let d, _): (digest, document) = (d, nil)
-            default: continue
-            }
-            guard digest == indexedDigest else { continue }
-            let file = item.pending.file
-            updates.append((id, digest, columns(of: effective(file, known: nil, digest: digest, document: document), mtimeSeconds: Double(file.mtimeNanos) / 1e9)))
-        }
-        guard !updates.isEmpty else { return 0 }
-        return try pool.write { db in
-            var changed = 0
-            for (id, digest, wanted) in updates {
-                let values: [(any DatabaseValueConvertible)?] = [wanted.createdBy, wanted.createdAt, wanted.createdTS, wanted.modifiedBy, wanted.modifiedAt, wanted.modifiedTS]
-                try db.execute(sql: """
-                    UPDATE files SET created_by = ?, created_at = ?, created_ts = ?, modified_by = ?, modified_at = ?, modified_ts = ?
-                    WHERE id = ? AND digest = ?
-                      AND NOT (created_by IS ? AND created_at IS ? AND created_ts IS ? AND modified_by IS ? AND modified_at IS ? AND modified_ts IS ?)
-                    """, arguments: StatementArguments(values + [id, digest] + values))
-                changed += db.changesCount
-            }
-            return changed
-        }
     }
 
     private static let fileColumns = [

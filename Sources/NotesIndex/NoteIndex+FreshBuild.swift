@@ -2,7 +2,6 @@ import CWriteback
 import Foundation
 import GRDB
 import NotesCore
-import NotesStore
 
 #if canImport(Glibc)
 import Glibc
@@ -49,7 +48,7 @@ extension NoteIndex {
     /// index open (``IndexUseLock``); when others do and this is a rebuild (`replacing`),
     /// copies it into the live database instead. The folder stamps of the walk `stamps` are
     /// recorded under its ignore `rules`.
-    func buildFresh(_ work: [PendingFile], replacing: Bool, stamps: WorkspaceScan, rules: IgnoreRules, racyBefore: Int64, histories: [String: PathHistory], report: inout RefreshReport,
+    func buildFresh(_ work: [PendingFile], replacing: Bool, stamps: WorkspaceScan, rules: IgnoreRules, racyBefore: Int64, report: inout RefreshReport,
                     progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> FreshBuild {
         // This process's connections close first: a failed upgrade to the exclusive lock
         // drops the shared one (Linux), and no process may have the file open without it.
@@ -97,7 +96,7 @@ extension NoteIndex {
             reopen()
             return .declined
         }
-        let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, histories: histories, bulk: true, policy: workspace.config.policy, startsEmpty: true)
+        let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, bulk: true, policy: workspace.config.policy, startsEmpty: true)
         // The build's file goes out to the disk while parsing goes on (SQLite spills its
         // cache as it grows), so the fsync before the swap has little left to write.
         #if canImport(Glibc)
@@ -107,7 +106,7 @@ extension NoteIndex {
         #endif
         defer { if written >= 0 { close(written) } }
         let startWriteback = { if written >= 0 { _ = notes_start_writeback(written) } }
-        _ = index(work, with: writer, report: &report, progress: progress, afterEachBatch: startWriteback)
+        report.outsideEdits = index(work, with: writer, report: &report, progress: progress, afterEachBatch: startWriteback)
         writer.finish()
         startWriteback()
         do {

@@ -1,5 +1,4 @@
 import Dispatch
-import NotesStore
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -175,15 +174,12 @@ extension NoteIndex {
             return report
         }
 
-        let history = HistoryStore(workspace: workspace)
         let racyBefore = Int64((started - 2) * 1e9)
-        let (histories, recordsRead) = history.allHistoriesCounted()
         var writer: IndexWriter?
-        var outsideEdits: [HistoryStore.OutsideEdit] = []
         // A rebuild is always built aside, whatever its size: emptying the live index and
         // refilling it showed other processes' searches an empty or partial index.
         if paths == nil && wasEmpty && (bulk || fromScratch) {
-            switch try buildFresh(work, replacing: fromScratch, stamps: scan, rules: scanner.rules, racyBefore: racyBefore, histories: histories, report: &report, progress: progress) {
+            switch try buildFresh(work, replacing: fromScratch, stamps: scan, rules: scanner.rules, racyBefore: racyBefore, report: &report, progress: progress) {
             case .built(let built): writer = built
             case .declined: if fromScratch { try erase() }
             // Another process built the index from the files while this one waited: a
@@ -195,10 +191,10 @@ extension NoteIndex {
         if let writer {
             used = writer
         } else {
-            used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore, histories: histories, logsOutsideEdits: workspace.isInitialized,
+            used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore,
                                bulk: bulk, policy: policy,
                                layoutToken: paths == nil ? loaded.layoutToken : nil, hiddenFlagsCurrent: hiddenFlagsCurrent)
-            outsideEdits = index(work, with: used, report: &report, progress: progress)
+            report.outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw Self.wrap(failure) }
             if stampsToRecord {
@@ -207,14 +203,6 @@ extension NoteIndex {
                 } catch {
                     throw Self.wrap(error)
                 }
-            }
-        }
-        if !outsideEdits.isEmpty || used.counts.added + used.counts.modified + used.counts.renames.count > 0 {
-            // Tool writes logged while this refresh ran: it may have read one's file between
-            // its rename and its log line, and shown the agent's write as the person's.
-            let logged = history.recordOutsideEdits(outsideEdits, returningRecordsSince: recordsRead)
-            if !logged.isEmpty {
-                try reconcileProvenance(of: Set(logged.flatMap { [$0.path] + ($0.to.map { [$0] } ?? []) }), scanner: scanner, history: history, racyBefore: racyBefore)
             }
         }
         // When this refresh only rewrote known files' stat facts in place (an edit, a touch)
@@ -244,34 +232,6 @@ extension NoteIndex {
         report.timings.write += used.seconds
         report.seconds = Timestamp.now() - started
         return report
-    }
-
-    /// Recomputes, from the log as it is now, the provenance of the rows at `paths` whose
-    /// files still hold the bytes they were indexed from (``IndexWriter/rewriteProvenance(_:)``).
-    private func reconcileProvenance(of paths: Set<String>, scanner: FileScanner, history: HistoryStore, racyBefore: Int64) throws(NotesError) {
-        do {
-            let pool = try pool
-            var indexed: [String: (id: Int64, digest: String)] = [:]
-            let all = Array(paths)
-            try pool.read { db in
-                // In slices: a statement takes a bounded number of parameters.
-                for start in stride(from: 0, to: all.count, by: 500) {
-                    let slice = Array(all[start..<min(start + 500, all.count)])
-                    let sql = "SELECT path, id, digest FROM files WHERE path IN (\(slice.map { _ in "?" }.joined(separator: ", ")))"
-                    for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(slice)) { indexed[row[0]] = (row[1], row[2]) }
-                }
-            }
-            guard !indexed.isEmpty else { return }
-            let limits = (root: workspace.root, maxBytes: workspace.config.indexMaxBytes)
-            let items = scanner.scan(paths: Set(indexed.keys)).files.compactMap { file -> (id: Int64, indexedDigest: String, item: ProcessedFile)? in
-                guard let row = indexed[file.path] else { return nil }
-                return (row.id, row.digest, Self.process(PendingFile(file: file, known: nil), root: limits.root, maxBytes: limits.maxBytes))
-            }
-            let writer = IndexWriter(pool: pool, gone: [:], racyBefore: racyBefore, histories: history.allHistories(), bulk: false, policy: workspace.config.policy)
-            _ = try writer.rewriteProvenance(items)
-        } catch {
-            throw Self.wrap(error)
-        }
     }
 
     /// Drops `value` on another thread (its deallocation off the caller's path).
@@ -390,15 +350,18 @@ extension NoteIndex {
     }
 
     /// Reads, hashes and parses `work` in bounded batches on every core (``BackgroundParsers``,
-    /// below the writer's priority) while `writer` applies the previous batch; returns the known files whose bytes changed without
-    /// the tool (outside edits, for history). The caller finishes the writer.
+    /// below the writer's priority) while `writer` applies the previous batch. Each batch's
+    /// outside edits (known files whose bytes changed without notes) go to the ledger, which
+    /// answers with the provenance its rows are written with (``ChangeLedger``); returns them
+    /// all. The caller finishes the writer.
     func index(_ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
                progress: (@Sendable (RefreshProgress) -> Void)?,
-               afterEachBatch: (() -> Void)? = nil) -> [HistoryStore.OutsideEdit] {
-        var outsideEdits: [HistoryStore.OutsideEdit] = []
+               afterEachBatch: (() -> Void)? = nil) -> [OutsideEdit] {
+        var outsideEdits: [OutsideEdit] = []
         let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root, policy: workspace.config.policy)
         let inFlight = DispatchSemaphore(value: 2)
         let writeQueue = DispatchQueue(label: "notes.index.writer")
+        let unsettled: any ProvenanceLookup = StatedProvenance()
         var done = 0
         var bytes = 0
         for range in Self.batches(sizes: work.map(\.file.size)) {
@@ -417,20 +380,26 @@ extension NoteIndex {
             progress?(RefreshProgress(done: done, total: work.count, bytes: bytes))
             inFlight.wait()
             let items = results.values
+            var edits: [OutsideEdit] = []
+            var writesProvenance = false
             for item in items {
-                guard let known = item.pending.known else { continue }
                 switch item.outcome {
                 case .parsed(let digest, _, _, _), .listedOnly(let digest, _):
-                    if !digest.isEmpty, digest != known.digest {
+                    writesProvenance = true
+                    if let known = item.pending.known, !digest.isEmpty, digest != known.digest {
                         let file = item.pending.file
-                        outsideEdits.append(HistoryStore.OutsideEdit(path: file.path, before: known.digest.isEmpty ? nil : known.digest,
-                                                                     version: String(digest.prefix(16)), mtime: Double(file.mtimeNanos) / 1e9))
+                        edits.append(OutsideEdit(path: file.path, before: known.digest.isEmpty ? nil : known.digest,
+                                                 version: String(digest.prefix(16)), mtime: Double(file.mtimeNanos) / 1e9))
                     }
                 default: break
                 }
             }
+            outsideEdits += edits
+            // Settled after the batch was read: the history then holds every change notes
+            // made to the bytes read (a batch of touches writes no provenance).
+            let provenance = writesProvenance ? (ledger ?? StatedProvenance()).settle(edits) : unsettled
             writeQueue.async {
-                writer.write(items)
+                writer.write(items, provenance: provenance)
                 inFlight.signal()
             }
             afterEachBatch?()

@@ -42,6 +42,9 @@ public final class NoteIndex: Sendable {
 
     /// Whether the pool is open now (a first build skips opening one it does not need).
     var isPoolOpen: Bool { currentPool.withLock { $0 != nil } }
+    /// Where refreshes settle the outside edits they find and read effective provenance
+    /// (``ChangeLedger``); nil: none (the front matter's provenance; nothing recorded).
+    let ledger: (any ChangeLedger)?
     /// Whether this process watches the workspace (``watchForChanges()``).
     let watchState = Locked<WatchState>(.notStarted)
     /// Seconds a folder must have been left alone before its stamp is trusted (its ctime
@@ -78,11 +81,16 @@ public final class NoteIndex: Sendable {
     /// `waitForBuilders: false` (the MCP server, which must answer `initialize` whatever
     /// the index is doing): when another process is building the index, this returns at
     /// once and the first use waits for the build (bounded, `busy` after; ``IndexUseLock``).
-    public init(workspace: Workspace, directory: String, longLived: Bool = false, refreshingSoon: Bool = false, waitForBuilders: Bool = true) throws(NotesError) {
+    ///
+    /// `ledger`: the change history refreshes settle with (``ChangeLedger``); the session
+    /// that opens a workspace passes one (NotesSession's `WorkspaceSession`).
+    public init(workspace: Workspace, directory: String, longLived: Bool = false, refreshingSoon: Bool = false, waitForBuilders: Bool = true,
+                ledger: (any ChangeLedger)? = nil) throws(NotesError) {
         // Before this process's first connection (CSQLiteSetup); too late is harmless.
         _ = notes_sqlite_setup()
         self.workspace = workspace
         self.directory = directory
+        self.ledger = ledger
         self.isMapped = longLived
         try FileSystem.makeDirectories(directory)
         pendingLayout = Locked(refreshingSoon ? Self.startStats(workspace: workspace, directory: directory) : nil)

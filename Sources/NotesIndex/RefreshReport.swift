@@ -38,6 +38,9 @@ public struct RefreshReport: Sendable, Codable {
     /// FTS column texts the writer inserted from tokens recorded on the parsing threads
     /// (``TokenReplay``); not in the JSON, for tests.
     var replayedTexts = 0
+    /// Known files whose bytes changed without notes, as this refresh found them (handed to
+    /// the ``ChangeLedger`` batch by batch); not in the JSON.
+    public var outsideEdits: [OutsideEdit] = []
     /// Whether the known files came from the layout snapshot (``LayoutSnapshot``), not
     /// from the database; not in the JSON, for tests.
     var layoutFromSnapshot = false

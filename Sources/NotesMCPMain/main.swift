@@ -3,6 +3,7 @@ import Foundation
 import NotesCore
 import NotesIndex
 import NotesMCP
+import NotesSession
 
 // `notes-mcp`: the MCP server's own executable, started by `notes mcp` (which finds the
 // workspace and the index folder, then execs this next to itself).
@@ -50,7 +51,7 @@ do {
     // `initialize` never waits on the index (issue 34): with a build running elsewhere
     // (perhaps stopped), the server starts at once and each tool call that needs the index
     // waits for the build, bounded, and answers `busy` naming it after the limit.
-    let index = try NoteIndex(workspace: workspace, directory: indexDirectory, longLived: true, waitForBuilders: false)
+    let index = try WorkspaceSession(workspace: workspace, indexDirectory: indexDirectory, longLived: true, waitForBuilders: false).index
     // inotify tells the server which files changed, so a search costs no stat walk;
     // without it every search re-walks the workspace (docs/spec.md §4.3).
     if index.isWaitingForABuild {

@@ -256,16 +256,10 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// The histories of every path the log knows.
     public func allHistories() -> [String: PathHistory] {
-        allHistoriesCounted().paths
-    }
-
-    /// The histories of every path the log knows, and how many records they were read from
-    /// (for ``recordOutsideEdits(_:returningRecordsSince:)``), in one step.
-    public func allHistoriesCounted() -> (paths: [String: PathHistory], records: Int) {
         lock.lock()
         defer { lock.unlock() }
         refreshCache()
-        return (cache.paths, cache.records.count)
+        return cache.paths
     }
 
     /// Reads what was appended to the log since the last call (or all of it, when the file
@@ -361,47 +355,40 @@ public final class HistoryStore: @unchecked Sendable {
 
     // MARK: Outside edits
 
-    /// A change the indexer noticed that the tool did not make: `version` is what it
-    /// indexed (16 hex digits), `mtime` the file's mtime then, `before` the version it replaced.
-    public struct OutsideEdit: Sendable {
-        public let path: String
-        public let before: String?
-        public let version: String
-        public let mtime: Double
-
-        public init(path: String, before: String?, version: String, mtime: Double) {
-            self.path = path
-            self.before = before
-            self.version = version
-            self.mtime = mtime
-        }
-    }
-
-    /// Settles what a refresh read with the log (docs/spec.md §6.4), holding the workspace lock so
-    /// that no tool write is half-done: returns the records logged since the refresh read
-    /// `count` of them (a tool write whose file the refresh may have read before its line
-    /// existed), then logs `edits` as the person's: the new bytes go to the object store and
-    /// the log gets an `external` line by `user`, timed at the file's mtime
-    /// (``PathHistory/outsideEditRecord(path:replacing:version:mtime:)``), unless the log
-    /// ends with that version for the path (a tool write). A file that changed again since
-    /// it was indexed is left to the refresh that indexes its new bytes (the line would
-    /// otherwise pair those bytes with the old mtime). Does nothing (returns []) when the
-    /// workspace has no `.notes/` or another process holds the lock for over 2 s.
-    public func recordOutsideEdits(_ edits: [OutsideEdit], returningRecordsSince count: Int) -> [ChangeRecord] {
-        guard workspace.isInitialized, let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return [] }
+    /// Settles what a refresh just read with the log (docs/spec.md §6.4), holding the
+    /// workspace lock so that no tool write is half-done: every tool write whose bytes the
+    /// refresh read has its line by now. Logs `edits` as the person's: the new bytes go to
+    /// the object store and the log gets an `external` line by `user`, timed at the file's
+    /// mtime (``PathHistory/outsideEditRecord(path:replacing:version:mtime:)``), unless the
+    /// log ends with that version for the path (a tool write). A file that changed again
+    /// since it was read is left to the refresh that reads its new bytes (the line would
+    /// otherwise pair those bytes with the old mtime).
+    ///
+    /// Returns the histories of every path as the log then stands, and the edits it did not
+    /// log for want of the lock (another process held it for over 2 s), of storage, or
+    /// because the file changed again: their rows show the person's edit all the same
+    /// (``PathHistory/effectiveAfterOutsideEdit(path:stated:replacing:version:mtime:)``).
+    /// A workspace without `.notes/` has no tool writes and logs nothing.
+    public func settle(_ edits: [OutsideEdit]) -> (histories: [String: PathHistory], unlogged: [OutsideEdit]) {
+        guard workspace.isInitialized else { return (allHistories(), []) }
+        guard let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return (allHistories(), edits) }
         defer { withExtendedLifetime(lock) {} }
-        let all = records()
-        // A log shorter than before was replaced: every record is news.
-        let logged = Array(all.count >= count ? all[count...] : all[...])
+        var unlogged: [OutsideEdit] = []
         for edit in edits {
-            guard let bytes = try? FileBytes.read(path: workspace.absolutePath(edit.path), maxBytes: workspace.config.indexMaxBytes, checkingLocation: true) else { continue }
-            let version = ContentVersion(of: bytes).short
-            guard version == edit.version,
-                  let record = history(of: edit.path).outsideEditRecord(path: edit.path, replacing: edit.before, version: version, mtime: edit.mtime),
-                  (try? store(bytes)) != nil else { continue }
-            try? append(record)
+            guard let bytes = try? FileBytes.read(path: workspace.absolutePath(edit.path), maxBytes: workspace.config.indexMaxBytes, checkingLocation: true),
+                  ContentVersion(of: bytes).short == edit.version else {
+                unlogged.append(edit)
+                continue
+            }
+            guard let record = history(of: edit.path).outsideEditRecord(path: edit.path, replacing: edit.before, version: edit.version, mtime: edit.mtime) else {
+                continue  // the log ends with this version: a tool wrote it
+            }
+            guard (try? store(bytes)) != nil, (try? append(record)) != nil else {
+                unlogged.append(edit)
+                continue
+            }
         }
-        return logged
+        return (allHistories(), unlogged)
     }
 
     // MARK: Pruning

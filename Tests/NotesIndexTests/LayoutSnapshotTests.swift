@@ -218,17 +218,17 @@ import Testing
         let restat = ProcessedFile(pending: PendingFile(file: ScannedFile(path: file.path, size: file.size, mtimeNanos: file.mtimeNanos + 1, inode: file.inode),
                                                         known: file), outcome: .touched)
         let current = { try index.pool.read { db in try LayoutSnapshot.currentToken(db) } }
-        var writer = IndexWriter(pool: try index.pool, gone: [:], racyBefore: .max, histories: [:], bulk: false,
+        var writer = IndexWriter(pool: try index.pool, gone: [:], racyBefore: .max, bulk: false,
                                  policy: index.workspace.config.policy, layoutToken: token)
-        writer.write([restat])
+        writer.write([restat], provenance: StatedProvenance())
         writer.finish()
         let after = try current()
         #expect(writer.layoutTokenAfterRestats == after && after != token)
         #expect(writer.restatted[file.id]?.mtimeNanos == file.mtimeNanos + 1)
         // The same, from a token that is no longer the database's.
-        writer = IndexWriter(pool: try index.pool, gone: [:], racyBefore: .max, histories: [:], bulk: false,
+        writer = IndexWriter(pool: try index.pool, gone: [:], racyBefore: .max, bulk: false,
                              policy: index.workspace.config.policy, layoutToken: token)
-        writer.write([restat])
+        writer.write([restat], provenance: StatedProvenance())
         writer.finish()
         #expect(writer.layoutTokenAfterRestats == nil)
     }

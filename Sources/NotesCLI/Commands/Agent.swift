@@ -4,6 +4,7 @@ import Foundation
 import NotesAgent
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesNetwork
 import NotesStore
 import NotesTools
@@ -87,7 +88,7 @@ extension NotesCommand {
             let lock = try archive.lock(session.id)
             defer { withExtendedLifetime(lock) {} }
 
-            let index = try workspace.openIndex(ws, longLived: true)
+            let index = try workspace.openSession(ws, longLived: true).index
             // Tool calls then refresh only the files that changed (a full walk otherwise).
             if index.watchForChanges() != nil { _ = try index.refresh() }
             let toolbox = Toolbox(workspace: ws, index: index, client: client, templates: try? TemplateLibrary.locate(explicit: nil))

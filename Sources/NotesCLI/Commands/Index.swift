@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesStore
 import NotesTools
 
@@ -34,7 +35,7 @@ extension NotesCommand {
 
         func run() throws {
             let ws = try workspace.openWorkspace()
-            let index = try workspace.openIndex(ws, refreshingSoon: !rebuild && !check)
+            let index = try workspace.openSession(ws, refreshingSoon: !rebuild && !check).index
             let progress = ProgressBar(label: rebuild ? "Rebuilding" : "Indexing")
             let damage = check ? try index.checkAndRepair() : []
             let report = rebuild ? try index.rebuild(progress: progress.update) : try index.refresh(progress: progress.update)

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesTools
 
 #if canImport(Glibc)
@@ -40,7 +41,7 @@ extension NotesCommand {
                 throw NotesError(.invalidArgument, "--poll must be between 0.1 and 3600 seconds", hint: "e.g. --poll 2")
             }
             let ws = try workspace.openWorkspace()
-            let index = try workspace.openIndex(ws)
+            let index = try workspace.openSession(ws).index
             let stop = StopPipe()
             var watcher: FolderWatcher?
             var fallbackReason: String?

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 
 /// Options every workspace command takes.
 struct WorkspaceOptions: ParsableArguments {
@@ -23,21 +24,20 @@ struct WorkspaceOptions: ParsableArguments {
         let directory = indexDirectory(of: workspace)
         // A live `notes watch` keeps the index fresh: no stat walk needed (docs/spec.md §4.3).
         if NoteIndex.isKeptFreshByWatcher(directory: directory, configStamp: workspace.configStamp) {
-            return (try NoteIndex(workspace: workspace, directory: directory), RefreshReport())
+            return (try WorkspaceSession(workspace: workspace, indexDirectory: directory).index, RefreshReport())
         }
-        let index = try NoteIndex(workspace: workspace, directory: directory, refreshingSoon: true)
+        let index = try WorkspaceSession(workspace: workspace, indexDirectory: directory, refreshingSoon: true).index
         let progress = ProgressBar(label: progressLabel)
         let report = try index.refresh(progress: progress.update)
         progress.finish()
         return (index, report)
     }
 
-    /// The index of `workspace`; `longLived` for a command that searches many times (see
-    /// ``NoteIndex/init(workspace:directory:longLived:)``).
-    /// `refreshingSoon`: the caller refreshes the whole workspace next (see
-    /// ``NoteIndex/init(workspace:directory:longLived:refreshingSoon:)``).
-    func openIndex(_ workspace: Workspace, longLived: Bool = false, refreshingSoon: Bool = false) throws -> NoteIndex {
-        try NoteIndex(workspace: workspace, directory: indexDirectory(of: workspace), longLived: longLived, refreshingSoon: refreshingSoon)
+    /// `workspace` opened with its index (``WorkspaceSession``); `longLived` for a command
+    /// that searches many times, `refreshingSoon` when the caller refreshes the whole
+    /// workspace next (see ``NoteIndex/init(workspace:directory:longLived:refreshingSoon:waitForBuilders:ledger:)``).
+    func openSession(_ workspace: Workspace, longLived: Bool = false, refreshingSoon: Bool = false) throws -> WorkspaceSession {
+        try WorkspaceSession(workspace: workspace, indexDirectory: indexDirectory(of: workspace), longLived: longLived, refreshingSoon: refreshingSoon)
     }
 
     /// Where the index of `workspace` lives (`--index-dir`, `NOTES_INDEX_DIR`, or the default).
