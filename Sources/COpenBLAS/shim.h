@@ -56,6 +56,8 @@ static inline void copenblas_open(void) {
         const char *core = copenblas_core_for_cpu();
         if (core != NULL) setenv("OPENBLAS_CORETYPE", core, 0);
     }
+    // Its own thread pool would start (and spin) when the library loads; it is never used.
+    if (getenv("OPENBLAS_NUM_THREADS") == NULL) setenv("OPENBLAS_NUM_THREADS", "1", 0);
     void *handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) handle = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {

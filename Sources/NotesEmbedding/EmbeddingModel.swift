@@ -49,8 +49,8 @@ public final class EmbeddingModel: @unchecked Sendable {
         let config = try BERTConfig(file: directory.appendingPathComponent("config.json"))
         self.config = config
         self.tokenizer = try WordPieceTokenizer(vocabularyFile: directory.appendingPathComponent("vocab.txt"), lowercase: config.lowercase)
-        guard tokenizer.vocabulary.count <= config.vocabSize else {
-            throw EmbeddingError("vocab.txt has \(tokenizer.vocabulary.count) pieces but config.json says \(config.vocabSize)", hint: "reinstall the model: `notes model install`")
+        guard tokenizer.pieceCount <= config.vocabSize else {
+            throw EmbeddingError("vocab.txt has \(tokenizer.pieceCount) pieces but config.json says \(config.vocabSize)", hint: "reinstall the model: `notes model install`")
         }
         let tensors = try SafeTensors(url: directory.appendingPathComponent("model.safetensors"))
         self.tensors = tensors

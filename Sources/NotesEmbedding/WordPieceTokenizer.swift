@@ -14,8 +14,8 @@ import Foundation
 /// The work is streamed: `pieces(_:limit:)` stops reading the text once it has `limit`
 /// pieces, so a 50 MB section costs no more than its first few hundred words.
 public struct WordPieceTokenizer: Sendable {
-    /// Piece → id (`##` pieces under their `##` spelling), as in vocab.txt.
-    public let vocabulary: [String: Int32]
+    /// How many distinct pieces vocab.txt holds.
+    public var pieceCount: Int { pieces.count }
     public let clsID: Int32
     public let sepID: Int32
     public let unknownID: Int32
@@ -25,43 +25,61 @@ public struct WordPieceTokenizer: Sendable {
     /// Longer words become one `[UNK]`.
     public let maxCharactersPerWord: Int
 
-    /// Word-initial pieces and `##` pieces (stored without their `##`).
-    private let initial: [String: Int32]
-    private let continuing: [String: Int32]
+    /// Word-initial pieces and `##` pieces.
+    private let pieces: PieceTable
     /// The longest piece, in Unicode scalars: no longer match is tried.
-    private let longestPiece: Int
+    private var longestPiece: Int { pieces.longestPiece }
     /// Special tokens matched verbatim in the raw text (the HF tokenizer's added tokens).
     private let specials: [(text: String, id: Int32)]
 
     /// A tokenizer over `tokens` (the lines of vocab.txt: the id is the line number).
     public init(tokens: [String], lowercase: Bool = true, maxCharactersPerWord: Int = 100) throws(EmbeddingError) {
-        var vocabulary: [String: Int32] = [:]
-        vocabulary.reserveCapacity(tokens.count)
-        var initial: [String: Int32] = [:]
-        var continuing: [String: Int32] = [:]
-        var longest = 1
-        for (index, token) in tokens.enumerated() where vocabulary[token] == nil {
-            let id = Int32(index)
-            vocabulary[token] = id
-            if token.hasPrefix("##") && token.count > 2 {
-                let rest = String(token.dropFirst(2))
-                continuing[rest] = id
-                longest = max(longest, rest.unicodeScalars.count)
-            } else {
-                initial[token] = id
-                longest = max(longest, token.unicodeScalars.count)
-            }
+        var text: [UInt8] = []
+        var lines: [Range<Int>] = []
+        for token in tokens {
+            let start = text.count
+            text.append(contentsOf: token.utf8)
+            lines.append(start..<text.count)
         }
+        let table = text.withUnsafeBufferPointer { PieceTable(text: $0, lines: lines) }
+        try self.init(pieces: table, lowercase: lowercase, maxCharactersPerWord: maxCharactersPerWord)
+    }
+
+    /// Reads vocab.txt (one piece per line).
+    public init(vocabularyFile url: URL, lowercase: Bool = true) throws(EmbeddingError) {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw EmbeddingError("cannot read \(url.path)", hint: "run `notes model install`")
+        }
+        guard String(validating: data, as: UTF8.self) != nil else {
+            throw EmbeddingError("\(url.lastPathComponent) is not UTF-8 text", hint: "reinstall the model: `notes model install`")
+        }
+        let table = data.withUnsafeBytes { raw -> (PieceTable, Int) in
+            let text = raw.bindMemory(to: UInt8.self)
+            var lines: [Range<Int>] = []
+            lines.reserveCapacity(32_768)
+            var start = 0
+            for i in 0..<text.count where text[i] == UInt8(ascii: "\n") {
+                lines.append(start..<(i > start && text[i - 1] == UInt8(ascii: "\r") ? i - 1 : i))
+                start = i + 1
+            }
+            if start < text.count { lines.append(start..<text.count) }
+            return (PieceTable(text: text, lines: lines), lines.count)
+        }
+        guard table.1 > 5 else {
+            throw EmbeddingError("\(url.lastPathComponent) is truncated (\(table.1) lines)", hint: "reinstall the model: `notes model install`")
+        }
+        try self.init(pieces: table.0, lowercase: lowercase)
+    }
+
+    private init(pieces: PieceTable, lowercase: Bool, maxCharactersPerWord: Int = 100) throws(EmbeddingError) {
         func id(_ name: String) throws(EmbeddingError) -> Int32 {
-            guard let id = vocabulary[name] else {
+            guard let id = pieces.id(name) else {
                 throw EmbeddingError("vocab.txt has no \(name) token", hint: "reinstall the model: `notes model install`")
             }
             return id
         }
-        self.vocabulary = vocabulary
-        self.initial = initial
-        self.continuing = continuing
-        self.longestPiece = longest
+        self.pieces = pieces
         self.clsID = try id("[CLS]")
         self.sepID = try id("[SEP]")
         self.unknownID = try id("[UNK]")
@@ -69,27 +87,8 @@ public struct WordPieceTokenizer: Sendable {
         self.lowercase = lowercase
         self.maxCharactersPerWord = maxCharactersPerWord
         self.specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].compactMap { name in
-            vocabulary[name].map { (name, $0) }
+            pieces.id(name).map { (name, $0) }
         }
-    }
-
-    /// A tokenizer reading vocab.txt (one piece per line).
-    public init(vocabularyFile url: URL, lowercase: Bool = true) throws(EmbeddingError) {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw EmbeddingError("cannot read \(url.path)", hint: "run `notes model install`")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw EmbeddingError("\(url.lastPathComponent) is not UTF-8 text", hint: "reinstall the model: `notes model install`")
-        }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
-        }
-        if lines.last == "" { lines.removeLast() }
-        guard lines.count > 5 else {
-            throw EmbeddingError("\(url.lastPathComponent) is truncated (\(lines.count) lines)", hint: "reinstall the model: `notes model install`")
-        }
-        try self.init(tokens: lines, lowercase: lowercase)
     }
 
     /// `[CLS] pieces… [SEP]`, the pieces cut so that the whole is at most `maxLength` ids.
@@ -225,14 +224,14 @@ public struct WordPieceTokenizer: Sendable {
         }
         let mark = ids.count
         var start = 0
-        var key = String()
+        var key: [UInt8] = []
         while start < word.count {
             var end = min(word.count, start + longestPiece)
             var found: Int32?
             while end > start {
                 key.removeAll(keepingCapacity: true)
-                key.unicodeScalars.append(contentsOf: word[start..<end])
-                if let id = start == 0 ? initial[key] : continuing[key] {
+                for scalar in word[start..<end] { key.append(contentsOf: UTF8.encode(scalar)!) }
+                if let id = key.withUnsafeBufferPointer({ pieces.id($0, continuing: start > 0) }) {
                     found = id
                     break
                 }

@@ -21,29 +21,21 @@ extension NoteIndex {
         let match = plainWords.map(FTSExpression.anyOf) ?? FTSExpression.match(for: query.terms)
         let limit = max(1, query.withSnippets ? min(query.limit, 10_000) : query.limit)  // paths alone: every match may be asked for
         let policy = workspace.config.policy
-        // Which sides run: meaning too when a model is at hand and vectors exist.
+        // Which sides run: meaning too when a model is at hand and vectors exist. The query's
+        // vector is made on another thread while the words are ranked.
         var mode = SearchMode.lexical
-        var queryVector: [Float]?
+        var pendingVector: PendingQueryVector?
         var coverage: SemanticCoverage?
         if query.mode != .lexical, match != nil || query.mode == .semantic, !query.semanticText.isEmpty {
             if let embedder = query.embedder {
                 let known = try quickCoverage()
                 coverage = known
-                if known.embeddedFiles > 0 && known.model == embedder.identifier {
-                    do {
-                        queryVector = try embedder.embed([query.semanticText]).first
-                    } catch {
-                        throw NotesError(.internal, "cannot embed the query: \(error)")
-                    }
+                if known.embeddedFiles > 0, let model = known.model {
+                    pendingVector = PendingQueryVector(embedder, text: query.semanticText, storedModel: model)
                     mode = query.mode ?? .hybrid
                 }
             }
-            if query.mode == .semantic && queryVector == nil {
-                throw NotesError(.invalidArgument, query.embedder == nil
-                                    ? "semantic search needs the embedding model, which is not installed or does not load"
-                                    : "no passages are embedded yet, so nothing can be found by meaning",
-                                 hint: query.embedder == nil ? "run `notes model install`, or search with --mode lexical" : "run `notes index` to embed the workspace")
-            }
+            if query.mode == .semantic && pendingVector == nil { throw Self.noMeaningSide(query) }
         }
         do {
             return try pool.read { db in
@@ -87,6 +79,12 @@ extension NoteIndex {
                 }
                 // The meaning side: the files whose passages are nearest the query's vector.
                 var nearest: [Int64: (rank: Int, passage: PassageMatch)] = [:]
+                let queryVector = try pendingVector?.wait()
+                if pendingVector != nil && queryVector == nil {
+                    // The installed model is not the one the passages were embedded with.
+                    if query.mode == .semantic { throw Self.noMeaningSide(query) }
+                    mode = .lexical
+                }
                 if let queryVector {
                     let table = try vectors(db)
                     var found = try Self.current(table.bestPerFile(queryVector, limit: Self.semanticDepth), table, db)
@@ -214,6 +212,14 @@ extension NoteIndex {
 
     /// How much a plain-words query favours a file whose title holds every word typed.
     static let titleBoost = 4.0
+
+    /// Why a search by meaning alone cannot run.
+    static func noMeaningSide(_ query: SearchQuery) -> NotesError {
+        NotesError(.invalidArgument, query.embedder == nil
+                    ? "semantic search needs the embedding model, which is not installed or does not load"
+                    : "no passages are embedded with the installed model yet, so nothing can be found by meaning",
+                   hint: query.embedder == nil ? "run `notes model install`, or search with --mode lexical" : "run `notes index` to embed the workspace")
+    }
 
     /// How many files the meaning side ranks before fusion.
     static let semanticDepth = 100

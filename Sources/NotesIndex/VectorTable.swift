@@ -2,23 +2,68 @@ import Foundation
 import GRDB
 import NotesCore
 
-/// The stored passage vectors, decoded for brute-force nearest-neighbour search: one dot
+/// The stored passage vectors, laid out for brute-force nearest-neighbour search: one dot
 /// product per passage, which at the sizes a notes folder reaches (tens of thousands of
-/// passages) costs a few milliseconds, needs no approximate index and is exact.
+/// passages) needs no approximate index and is exact.
 ///
-/// Vectors are stored as 8-bit integers with one scale per vector (a quarter of the bytes of
-/// floats; cosine similarities move by about 0.001). A long-lived process keeps the decoded
-/// table while `meta.chunks_generation` (renewed by every write to `chunks`) is unchanged.
+/// Vectors are 8-bit integers with one scale per vector (a quarter of the bytes of floats;
+/// cosine similarities move by about 0.001), kept as stored: the query stays in floats and
+/// each passage's bytes are widened as they are read. Rows are ordered by section, so one
+/// file's passages are adjacent. A long-lived process keeps the table while
+/// `meta.chunks_generation` (renewed by every write to `chunks`) is unchanged; a short one
+/// maps it from the index's vector file (``VectorFile``) instead of decoding every row.
 struct VectorTable: Sendable {
     let generation: String
     let dimensions: Int
-    let sectionIDs: [Int64]
-    let digests: [Int64]
-    let lines: [Int32]
-    /// Row-major, `dimensions` floats per passage.
-    let values: [Float]
+    let storage: Storage
 
-    var count: Int { sectionIDs.count }
+    var count: Int { storage.count }
+    var sectionIDs: UnsafeBufferPointer<Int64> { storage.sectionIDs }
+    var digests: UnsafeBufferPointer<Int64> { storage.digests }
+    var lines: UnsafeBufferPointer<Int32> { storage.lines }
+    var scales: UnsafeBufferPointer<Float> { storage.scales }
+    /// Row-major, `dimensions` bytes per passage.
+    var values: UnsafeBufferPointer<Int8> { storage.values }
+
+    /// The table's columns, in memory this process owns or in a read-only file mapping.
+    final class Storage: @unchecked Sendable {
+        let count: Int
+        let sectionIDs: UnsafeBufferPointer<Int64>
+        let digests: UnsafeBufferPointer<Int64>
+        let lines: UnsafeBufferPointer<Int32>
+        let scales: UnsafeBufferPointer<Float>
+        let values: UnsafeBufferPointer<Int8>
+        private let release: () -> Void
+
+        init(count: Int, sectionIDs: UnsafeBufferPointer<Int64>, digests: UnsafeBufferPointer<Int64>, lines: UnsafeBufferPointer<Int32>,
+             scales: UnsafeBufferPointer<Float>, values: UnsafeBufferPointer<Int8>, release: @escaping () -> Void) {
+            self.count = count
+            self.sectionIDs = sectionIDs
+            self.digests = digests
+            self.lines = lines
+            self.scales = scales
+            self.values = values
+            self.release = release
+        }
+
+        /// Copies of the columns in memory of its own.
+        convenience init(sectionIDs: [Int64], digests: [Int64], lines: [Int32], scales: [Float], values: [Int8]) {
+            func copy<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
+                let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, array.count))
+                _ = buffer.initialize(from: array)
+                return UnsafeBufferPointer(rebasing: buffer[..<array.count])
+            }
+            let columns = (copy(sectionIDs), copy(digests), copy(lines), copy(scales), copy(values))
+            self.init(count: sectionIDs.count, sectionIDs: columns.0, digests: columns.1, lines: columns.2, scales: columns.3, values: columns.4) {
+                for pointer in [UnsafeRawPointer(columns.0.baseAddress), UnsafeRawPointer(columns.1.baseAddress), UnsafeRawPointer(columns.2.baseAddress),
+                                UnsafeRawPointer(columns.3.baseAddress), UnsafeRawPointer(columns.4.baseAddress)] {
+                    pointer.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+                }
+            }
+        }
+
+        deinit { release() }
+    }
 
     /// `[Float32 scale][Int8 × dimensions]`.
     static func encode(_ vector: [Float]) -> Data {
@@ -32,21 +77,6 @@ struct VectorTable: Sendable {
         return data
     }
 
-    static func decode(_ data: Data, into values: inout [Float]) -> Int? {
-        guard data.count > 4 else { return nil }
-        let n = data.count - 4
-        let start = values.count
-        values.append(contentsOf: repeatElement(0, count: n))
-        data.withUnsafeBytes { raw in
-            let scale = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
-            let bytes = raw.bindMemory(to: Int8.self)
-            values.withUnsafeMutableBufferPointer { out in
-                for i in 0..<n { out[start + i] = Float(bytes[4 + i]) * scale }
-            }
-        }
-        return n
-    }
-
     static func renewGeneration(_ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('chunks_generation', hex(randomblob(8)))")
     }
@@ -55,28 +85,40 @@ struct VectorTable: Sendable {
         try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'chunks_generation'") ?? ""
     }
 
-    /// Every stored vector (current or not: a search checks the sections it keeps).
+    /// Every stored vector (current or not: a search checks the sections it keeps), read
+    /// from the database row by row.
     static func load(_ db: Database) throws -> VectorTable {
         let generation = try generation(db)
-        var sectionIDs: [Int64] = [], digests: [Int64] = [], lines: [Int32] = [], values: [Float] = []
+        var sectionIDs: [Int64] = [], digests: [Int64] = [], lines: [Int32] = [], scales: [Float] = [], values: [Int8] = []
         var dimensions = 0
         let expected = try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
         values.reserveCapacity(expected * 384)
         sectionIDs.reserveCapacity(expected)
-        let rows = try Row.fetchCursor(db, sql: "SELECT section_id, section_digest, line, vector FROM chunks WHERE vector IS NOT NULL")
+        let rows = try Row.fetchCursor(db, sql: "SELECT section_id, section_digest, line, vector FROM chunks WHERE vector IS NOT NULL ORDER BY section_id, id")
         while let row = try rows.next() {
-            guard let data = row["vector"] as Data? else { continue }
-            let before = values.count
-            guard let n = decode(data, into: &values), dimensions == 0 || n == dimensions else {
-                values.removeSubrange(before...)
-                continue
+            guard let data = row["vector"] as Data?, data.count > 4, dimensions == 0 || data.count - 4 == dimensions else { continue }
+            dimensions = data.count - 4
+            data.withUnsafeBytes { raw in
+                scales.append(Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self))))
+                values.append(contentsOf: raw[4...].bindMemory(to: Int8.self))
             }
-            dimensions = n
             sectionIDs.append(row["section_id"])
             digests.append(row["section_digest"])
             lines.append(Int32(clamping: row["line"] as Int))
         }
-        return VectorTable(generation: generation, dimensions: dimensions, sectionIDs: sectionIDs, digests: digests, lines: lines, values: values)
+        let storage = Storage(sectionIDs: sectionIDs, digests: digests, lines: lines, scales: scales, values: values)
+        return VectorTable(generation: generation, dimensions: dimensions, storage: storage)
+    }
+
+    /// How many files have passages (each file's rows are adjacent).
+    var fileCount: Int {
+        var files = 0
+        var last: Int64 = -1
+        for id in sectionIDs where id >> IndexSchema.sectionBits != last {
+            last = id >> IndexSchema.sectionBits
+            files += 1
+        }
+        return files
     }
 
     /// One passage's match: its index in the table and its cosine similarity to the query.
@@ -87,42 +129,50 @@ struct VectorTable: Sendable {
 
     /// The best passage of each file, best files first (at most `limit` files).
     func bestPerFile(_ query: [Float], limit: Int) -> [Match] {
-        guard dimensions > 0, query.count == dimensions else { return [] }
-        var best: [Int64: Match] = [:]
+        guard dimensions > 0, query.count == dimensions, count > 0 else { return [] }
         let similarities = dotProducts(query)
-        for row in 0..<count {
-            let sum = similarities[row]
+        // Rows are ordered by section, so each file's passages form one run.
+        var best: [Match] = []
+        var runFile = sectionIDs[0] >> IndexSchema.sectionBits
+        var runBest = Match(row: 0, similarity: similarities[0])
+        for row in 1..<count {
             let file = sectionIDs[row] >> IndexSchema.sectionBits
-            if let known = best[file], known.similarity >= sum { continue }
-            best[file] = Match(row: row, similarity: sum)
+            if file != runFile {
+                best.append(runBest)
+                runFile = file
+                runBest = Match(row: row, similarity: similarities[row])
+            } else if similarities[row] > runBest.similarity {
+                runBest = Match(row: row, similarity: similarities[row])
+            }
         }
-        return Array(best.values.sorted { ($0.similarity, $1.row) > ($1.similarity, $0.row) }.prefix(limit))
+        best.append(runBest)
+        best.sort { ($0.similarity, $1.row) > ($1.similarity, $0.row) }
+        return Array(best.prefix(limit))
     }
 }
 
 extension VectorTable {
-    /// The query's dot product with every stored vector, eight lanes at a time.
+    /// The query's dot product with every stored vector, sixteen lanes at a time.
     func dotProducts(_ query: [Float]) -> [Float] {
         var out = [Float](repeating: 0, count: count)
-        let lanes = dimensions / 8 * 8
+        let dimensions = dimensions
+        let lanes = dimensions / 16 * 16
         query.withUnsafeBufferPointer { q in
-            values.withUnsafeBufferPointer { v in
-                out.withUnsafeMutableBufferPointer { o in
-                    guard let qb = q.baseAddress, let vb = v.baseAddress else { return }
-                    for row in 0..<count {
-                        let base = vb + row * dimensions
-                        var acc = SIMD8<Float>()
-                        var i = 0
-                        while i < lanes {
-                            let a = UnsafeRawPointer(qb + i).loadUnaligned(as: SIMD8<Float>.self)
-                            let b = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
-                            acc += a * b
-                            i += 8
-                        }
-                        var sum = acc.sum()
-                        while i < dimensions { sum += qb[i] * base[i]; i += 1 }
-                        o[row] = sum
+            out.withUnsafeMutableBufferPointer { o in
+                guard let qb = q.baseAddress, let vb = values.baseAddress else { return }
+                for row in 0..<count {
+                    let base = vb + row * dimensions
+                    var acc = SIMD16<Float>()
+                    var i = 0
+                    while i < lanes {
+                        let a = UnsafeRawPointer(qb + i).loadUnaligned(as: SIMD16<Float>.self)
+                        let b = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<Int8>.self)
+                        acc += a * SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: b))
+                        i += 16
                     }
+                    var sum = acc.sum()
+                    while i < dimensions { sum += qb[i] * Float(base[i]); i += 1 }
+                    o[row] = sum * scales[row]
                 }
             }
         }
@@ -139,7 +189,7 @@ extension NoteIndex {
                 let table = try vectors(db)
                 let files = try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
                 let model = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
-                let embedded = Set(table.sectionIDs.map { $0 >> IndexSchema.sectionBits }).count
+                let embedded = table.fileCount
                 return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model, passages: table.count)
             }
         } catch {
@@ -147,11 +197,18 @@ extension NoteIndex {
         }
     }
 
-    /// The vector table, read again only when another process changed it.
+    /// The vector table, read again only when another process changed it: mapped from the
+    /// vector file when that holds the current generation, otherwise read from the database
+    /// (and the file rewritten for the next process).
     func vectors(_ db: Database) throws -> VectorTable {
         let generation = try VectorTable.generation(db)
         if let cached = vectorCache.withLock({ $0 }), cached.generation == generation { return cached }
+        if let mapped = VectorFile.read(directory: directory, generation: generation) {
+            vectorCache.withLock { $0 = mapped }
+            return mapped
+        }
         let table = try VectorTable.load(db)
+        VectorFile.write(table, directory: directory)
         vectorCache.withLock { $0 = table }
         return table
     }
@@ -218,7 +275,8 @@ extension VectorTable {
         for row in 0..<count {
             let file = sectionIDs[row] >> IndexSchema.sectionBits
             var sum = sums[file] ?? [Float](repeating: 0, count: dimensions)
-            for i in 0..<dimensions { sum[i] += values[row * dimensions + i] }
+            let scale = scales[row]
+            for i in 0..<dimensions { sum[i] += Float(values[row * dimensions + i]) * scale }
             sums[file] = sum
         }
         return sums.mapValues { sum in

@@ -131,6 +131,44 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(semantic.mode == .semantic)
     }
 
+    @Test func theVectorFileHoldsTheTableAndAStaleOrBrokenOneIsIgnored() throws {
+        let (index, embedder) = try embedded()
+        let question = "where was the leviathan seen"
+        let first = try fixture.search(question, index) { $0.embedder = embedder }
+        let file = index.directory + "/" + VectorFile.fileName
+        #expect(FileManager.default.fileExists(atPath: file))
+        // The file maps to the same table the database holds.
+        let (stored, generation) = try DatabaseQueue(path: index.databasePath).read { db in (try VectorTable.load(db), try VectorTable.generation(db)) }
+        let mapped = try #require(VectorFile.read(directory: index.directory, generation: generation))
+        #expect(mapped.count == stored.count && mapped.dimensions == stored.dimensions && mapped.count > 0)
+        #expect(Array(mapped.sectionIDs) == Array(stored.sectionIDs) && Array(mapped.digests) == Array(stored.digests))
+        #expect(Array(mapped.lines) == Array(stored.lines) && Array(mapped.scales) == Array(stored.scales))
+        #expect(Array(mapped.values) == Array(stored.values))
+        #expect(VectorFile.read(directory: index.directory, generation: "another") == nil)
+        // Another process (an index opened afresh) answers the same from the file.
+        func paths(_ results: SearchResults) -> [String] { results.hits.map(\.path) }
+        #expect(try paths(fixture.search(question, fixture.open()) { $0.embedder = embedder }) == paths(first))
+        // A torn file is ignored, and rewritten whole.
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(truncate(file, off_t(size / 2)) == 0)
+        #expect(VectorFile.read(directory: index.directory, generation: generation) == nil)
+        #expect(try paths(fixture.search(question, fixture.open()) { $0.embedder = embedder }) == paths(first))
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int == size)
+        // New vectors make the file stale: the next search sees them.
+        fixture.write("sea/deep.md", "# Deep\n\nA leviathan rose from the deep.\n")
+        _ = try index.refresh()
+        try index.embedPending(with: embedder)
+        let after = try fixture.search("cetacean", fixture.open()) { $0.embedder = embedder }
+        #expect(after.hits.contains { $0.path == "sea/deep.md" && $0.matchedBy == .meaning })
+        // A symbolic link in its place is not followed.
+        let current = try DatabaseQueue(path: index.databasePath).read { db in try VectorTable.generation(db) }
+        #expect(VectorFile.read(directory: index.directory, generation: current) != nil)
+        let elsewhere = fixture.dir.path + "/elsewhere.vectors"
+        try FileManager.default.moveItem(atPath: file, toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: elsewhere)
+        #expect(VectorFile.read(directory: index.directory, generation: current) == nil)
+    }
+
     @Test func filtersApplyToBothSides() throws {
         let (index, embedder) = try embedded()
         #expect(try fixture.search("car in:sea", index) { $0.embedder = embedder }.hits.isEmpty)
