@@ -115,13 +115,13 @@ let package = Package(
         // built-in agent, transport-neutral (JSON in, JSON out).
         .target(
             name: "NotesTools",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "NotesIndex", "NotesNetwork", "NotesEmbedding"],
+            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "NotesIndex", "NotesSession", "NotesNetwork", "NotesEmbedding"],
             swiftSettings: strictSettings),
         // `notes agent`: the model providers (Anthropic, OpenAI-compatible), the tool loop over
         // NotesTools, checkpoints in Chats/<id>.json, budgets and cost.
         .target(
             name: "NotesAgent",
-            dependencies: ["NotesCore", "NotesStore", "NotesIndex", "NotesTools", "NotesNetwork"],
+            dependencies: ["NotesCore", "NotesStore", "NotesIndex", "NotesSession", "NotesTools", "NotesNetwork"],
             swiftSettings: strictSettings),
         // Fuzz targets (docs/reliability.md): a replay tool in normal builds, a libFuzzer
         // binary with `-sanitize=fuzzer -DFUZZING` (scripts/fuzz).
@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "NotesMCP",
             dependencies: [
-                "NotesCore", "NotesIndex", "NotesStore", "NotesTools",
+                "NotesCore", "NotesIndex", "NotesSession", "NotesStore", "NotesTools",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -161,9 +161,9 @@ let package = Package(
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "CCmark", "CMarkdownArena", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "CTokenReplay", "CWriteback", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
+        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesSession", "CTokenReplay", "CWriteback", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesSession", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesEmbeddingTests", dependencies: ["NotesEmbedding", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings),
         .testTarget(name: "NotesAgentTests", dependencies: ["NotesAgent", "NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesNetwork", "NotesTestSupport"], swiftSettings: strictSettings),

@@ -5,60 +5,9 @@ import NotesCore
 import Glibc
 #endif
 
-/// Freshness without a stat walk (docs/spec.md §4.3): a process that watches the workspace with
-/// inotify refreshes only the paths the kernel reported, and other processes can see that
-/// a live `notes watch` keeps the index fresh.
+/// Freshness without a stat walk (docs/spec.md §4.3): other processes can see that a live
+/// `notes watch` keeps the index fresh (the watching itself is NotesSession's).
 extension NoteIndex {
-    /// Starts watching the workspace in this process, then refreshes everything once
-    /// (events before the watch began were not seen). Afterwards ``refreshIfNeeded()``
-    /// costs one non-blocking `read` when nothing changed. Returns nil on success, else why
-    /// watching is unavailable (the index then falls back to full refreshes).
-    @discardableResult
-    public func watchForChanges() -> NotesError? {
-        do {
-            let watcher = try FolderWatcher(workspace: workspace)
-            watchState.withLock { $0 = .watching(watcher) }
-            _ = try refresh()
-            return nil
-        } catch {
-            watchState.withLock { $0 = .unavailable }
-            return error
-        }
-    }
-
-    /// For a long-lived process after ``Workspace/reloadConfigIfChanged()`` said the
-    /// settings changed: rescans everything under the new rules (what is ignored, and what
-    /// is hidden from the agent), watching again with the new ignore rules when this process
-    /// watches (a folder no longer ignored gets its watch). Without a watch the whole
-    /// refresh every search makes already follows the new rules, and this one does it now.
-    public func settingsChanged() throws(NotesError) {
-        let watching = watchState.withLock { state -> Bool in
-            if case .watching = state { return true }
-            return false
-        }
-        if watching {
-            // On failure the state is `unavailable`: searches then refresh everything.
-            if watchForChanges() == nil { return }
-        }
-        _ = try refresh()
-    }
-
-    /// Brings the index up to date as cheaply as it can: with a watcher (see
-    /// ``watchForChanges()``) only the reported paths are looked at; without one this is
-    /// ``refresh(progress:)``. A kernel queue overflow falls back to a full refresh.
-    public func refreshIfNeeded() throws(NotesError) -> RefreshReport {
-        let changes: FolderWatcher.Changes?? = watchState.withLock { state in
-            if case .watching(let watcher) = state { return .some(watcher.read()) }
-            return .none
-        }
-        switch changes {
-        case .none: return try refresh()
-        case .some(.none): return RefreshReport()
-        case .some(.some(.overflow)): return try refresh()
-        case .some(.some(.paths(let paths))): return try refresh(only: paths)
-        }
-    }
-
     /// Whether a live `notes watch` holds this index's watch lease under this process's
     /// settings: then reading commands may skip their stat walk (the watcher's lag is its
     /// debounce plus one refresh).
@@ -78,13 +27,6 @@ extension NoteIndex {
     public func takeWatchLease(mode: String, configStamp: String) throws(NotesError) -> WatchLease {
         try WatchLease(path: directory + "/" + WatchLease.fileName, mode: mode, configStamp: configStamp)
     }
-}
-
-/// What this process knows about watching its workspace.
-enum WatchState {
-    case notStarted
-    case watching(FolderWatcher)
-    case unavailable
 }
 
 /// A lock-protected box (the index is shared across threads by the MCP server).

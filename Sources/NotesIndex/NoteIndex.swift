@@ -45,8 +45,6 @@ public final class NoteIndex: Sendable {
     /// Where refreshes settle the outside edits they find and read effective provenance
     /// (``ChangeLedger``); nil: none (the front matter's provenance; nothing recorded).
     let ledger: (any ChangeLedger)?
-    /// Whether this process watches the workspace (``watchForChanges()``).
-    let watchState = Locked<WatchState>(.notStarted)
     /// Seconds a folder must have been left alone before its stamp is trusted (its ctime
     /// would not move for a change within the filesystem's timestamp granularity). Tests
     /// shorten it rather than wait.

@@ -4,6 +4,7 @@ import Logging
 import MCP
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesStore
 import NotesTools
 
@@ -30,9 +31,9 @@ public struct NotesMCPServer: Sendable {
     let options: Options
     let queue = DispatchQueue(label: "notes.mcp.tools")
 
-    public init(workspace: Workspace, index: NoteIndex, options: Options) {
+    public init(session: WorkspaceSession, options: Options) {
         self.options = options
-        self.toolbox = Toolbox(workspace: workspace, index: index, client: options.client ?? "mcp", readOnly: options.readOnly,
+        self.toolbox = Toolbox(session: session, client: options.client ?? "mcp", readOnly: options.readOnly,
                                templates: try? TemplateLibrary.locate(explicit: nil))
     }
 

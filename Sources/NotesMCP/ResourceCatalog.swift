@@ -2,6 +2,7 @@ import Foundation
 import MCP
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesStore
 import NotesTools
 
@@ -22,7 +23,7 @@ struct ResourceCatalog {
             return n
         } ?? 0
         try toolbox.followWorkspace()
-        _ = try toolbox.index.refreshIfNeeded()
+        _ = try toolbox.session.refreshIfNeeded()
         let policy = toolbox.workspace.config.policy
         let files = try toolbox.index.listing(folder: "", recursive: true, glob: nil, sort: .path).files
             .filter { policy.rule(for: $0.path) != .deny }

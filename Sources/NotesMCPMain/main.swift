@@ -51,16 +51,16 @@ do {
     // `initialize` never waits on the index (issue 34): with a build running elsewhere
     // (perhaps stopped), the server starts at once and each tool call that needs the index
     // waits for the build, bounded, and answers `busy` naming it after the limit.
-    let index = try WorkspaceSession(workspace: workspace, indexDirectory: indexDirectory, longLived: true, waitForBuilders: false).index
+    let session = try WorkspaceSession(workspace: workspace, indexDirectory: indexDirectory, longLived: true, waitForBuilders: false)
     // inotify tells the server which files changed, so a search costs no stat walk;
     // without it every search re-walks the workspace (docs/spec.md §4.3).
-    if index.isWaitingForABuild {
+    if session.index.isWaitingForABuild {
         StandardStreams.writeError("notes mcp: another notes process is building the search index; tool calls that need it wait for it (each call refreshes by walking the workspace)\n")
-    } else if let problem = index.watchForChanges() {
+    } else if let problem = session.watchForChanges() {
         StandardStreams.writeError("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n")
-        _ = try index.refresh()
+        _ = try session.index.refresh()
     }
-    let server = NotesMCPServer(workspace: index.workspace, index: index, options: options)
+    let server = NotesMCPServer(session: session, options: options)
     let outcome = ServerOutcome()
     let done = DispatchSemaphore(value: 0)
     // Detached: top-level code is on the main actor, whose thread waits below.

@@ -14,6 +14,8 @@ public final class WorkspaceSession: Sendable {
     public let index: NoteIndex
     /// The change log (`.notes/history/`), read incrementally for the session's lifetime.
     public let history: HistoryStore
+    /// Whether this session watches the workspace (``watchForChanges()``).
+    let watchState = WatchStateBox()
 
     /// Opens the index of `workspace` in `indexDirectory` (see ``NoteIndex/init(workspace:directory:longLived:refreshingSoon:waitForBuilders:ledger:)``
     /// for the options).

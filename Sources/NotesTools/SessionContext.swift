@@ -1,6 +1,7 @@
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesStore
 
 /// What `get_context` answers (docs/spec.md §7, §8.1): what an agent needs at the start of a
@@ -97,7 +98,7 @@ extension Toolbox {
     static let changesShown = 25
 
     func context(_ author: Author) throws(NotesError) -> SessionContext {
-        let report = try index.refreshIfNeeded()
+        let report = try session.refreshIfNeeded()
         let status = try index.status()
         let policy = workspace.config.policy
 

@@ -1,6 +1,7 @@
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesStore
 
 /// Paths as an agent gives them, and what a `not_found` tells it (issue 32, items 3 and 8):
@@ -110,7 +111,7 @@ extension Toolbox {
     /// extension, the other Unicode normalisation, one letter off, or the same name in
     /// another folder. At most 5, best first.
     func nearMisses(_ wanted: String) -> [String] {
-        _ = try? index.refreshIfNeeded()
+        _ = try? session.refreshIfNeeded()
         guard let files = try? index.listing(folder: "", recursive: true, glob: nil, sort: .path).files else { return [] }
         let policy = workspace.config.policy
         let lower = wanted.lowercased()

@@ -1,6 +1,7 @@
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesStore
 
 /// One entry of `list_files`: a folder (with its file count) or a file, compactly: who
@@ -165,7 +166,7 @@ extension Toolbox {
                 throw NotesError(.notFound, "no folder \(folder) in the workspace", hint: "call list_files without a path to see the top-level folders")
             }
         }
-        _ = try index.refreshIfNeeded()
+        _ = try session.refreshIfNeeded()
         let depth = tree ? (depthArgument ?? 3) : (recursive || glob != nil ? Int.max : (depthArgument ?? 1))
         // One level (the usual call) is the index's own listing, which builds entries only
         // for the folder's files and counts the rest by folder.
@@ -214,7 +215,7 @@ extension Toolbox {
         let kind = try args.choice("kind", DocumentKind.allCases.map(\.rawValue))
         let limit = try args.int("limit", in: 1...100) ?? 10
         let mode = try args.choice("mode", SearchMode.allCases.map(\.rawValue)).flatMap(SearchMode.init(rawValue:))
-        _ = try index.refreshIfNeeded()
+        _ = try session.refreshIfNeeded()
         embedding?.kick()
         var query = try SearchQuery(parsing: text, isMetadataKey: index.hasMetadataKey)
         query.limit = limit
@@ -238,7 +239,7 @@ extension Toolbox {
     func related(_ args: ToolArguments, _ author: Author) throws(NotesError) -> RelatedNotes {
         let path = try store.readablePath(try pathArgument(args), by: author)
         let limit = try args.int("limit", in: 1...50) ?? 10
-        _ = try index.refreshIfNeeded()
+        _ = try session.refreshIfNeeded()
         embedding?.kick()
         return try index.related(to: path.relative, limit: limit, hideProtected: true)
     }

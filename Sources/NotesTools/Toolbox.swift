@@ -2,6 +2,7 @@ import Foundation
 import NotesCore
 import NotesIndex
 import NotesNetwork
+import NotesSession
 import NotesStore
 
 /// The agent's tools over one workspace (docs/spec.md §7): one implementation that both the MCP
@@ -10,7 +11,9 @@ import NotesStore
 public final class Toolbox: @unchecked Sendable {
     public let workspace: Workspace
     public let store: NoteStore
-    public let index: NoteIndex
+    /// The workspace's index and history, and the watch that keeps the index fresh.
+    public let session: WorkspaceSession
+    public var index: NoteIndex { session.index }
     /// Only the reading tools (`notes mcp --read-only`).
     public let readOnly: Bool
     /// The tools this toolbox offers.
@@ -32,18 +35,19 @@ public final class Toolbox: @unchecked Sendable {
     /// agent's last action before it.
     let sessionStart: Double
 
-    public init(workspace: Workspace, index: NoteIndex, client: String, readOnly: Bool = false,
+    public init(session: WorkspaceSession, client: String, readOnly: Bool = false,
                 templates: TemplateLibrary? = nil, now: Double = Timestamp.now()) {
+        let workspace = session.workspace
         self.templateLibrary = templates
         self.fetcher = WebFetch(store: NoteStore(workspace: workspace))
         self.workspace = workspace
         self.store = NoteStore(workspace: workspace)
-        self.index = index
+        self.session = session
         self.readOnly = readOnly
         self.tools = readOnly ? ToolCatalog.readOnly : ToolCatalog.all
         self.clientName = client
         self.sessionStart = now
-        self.embedding = BackgroundEmbedding(index: index)
+        self.embedding = BackgroundEmbedding(index: session.index)
     }
 
     /// Who the agent is in history (`client` in the log).
@@ -70,7 +74,7 @@ public final class Toolbox: @unchecked Sendable {
     /// the very next call (two `stat`s when nothing changed).
     public func followWorkspace() throws(NotesError) {
         guard workspace.isStillAtItsPath else { throw workspace.movedError }
-        if workspace.reloadConfigIfChanged() { try index.settingsChanged() }
+        if workspace.reloadConfigIfChanged() { try session.settingsChanged() }
     }
 
     /// Runs tool `name` with `arguments`. Never throws: errors are outcomes with a code.

@@ -1,6 +1,7 @@
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesTestSupport
 
 /// A temporary workspace with its own temporary index.
@@ -19,6 +20,11 @@ final class IndexFixture: @unchecked Sendable {
 
     func open(refreshingSoon: Bool = false) throws -> NoteIndex {
         try NoteIndex(workspace: Workspace(root: root), directory: dir.path + "/index", refreshingSoon: refreshingSoon)
+    }
+
+    /// The workspace opened as the commands open it: the index with the change history.
+    func session() throws -> WorkspaceSession {
+        try WorkspaceSession(workspace: Workspace(root: root), indexDirectory: dir.path + "/index")
     }
 
     func refreshed() throws -> NoteIndex {

@@ -1,6 +1,7 @@
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesTestSupport
 import Testing
 
@@ -50,9 +51,10 @@ import Testing
 
     @Test func refreshOfReportedPathsEqualsAFullRefresh() throws {
         let fixture = IndexFixture(files: ["a.md": "# A\n\nalpha whale\n", "b.md": "# B\n\nbeta\n", "old/c.md": "# C\n\ngamma\n"])
-        let index = try fixture.open()
-        #expect(index.watchForChanges() == nil)
-        #expect(try index.refreshIfNeeded().changedAnything == false)
+        let session = try fixture.session()
+        let index = session.index
+        #expect(session.watchForChanges() == nil)
+        #expect(try session.refreshIfNeeded().changedAnything == false)
 
         fixture.write("a.md", "# A\n\nalpha narwhal\n")
         try FileManager.default.removeItem(atPath: fixture.root + "/b.md")
@@ -62,11 +64,11 @@ import Testing
 
         var report = RefreshReport()
         for _ in 0..<50 where !report.changedAnything {
-            report = try index.refreshIfNeeded()
+            report = try session.refreshIfNeeded()
             if !report.changedAnything { usleep(20_000) }
         }
         // Later events of the same changes may arrive in a second read.
-        let more = try index.refreshIfNeeded()
+        let more = try session.refreshIfNeeded()
         #expect(report.modified + more.modified == 1)
         #expect(report.removed + more.removed == 1)
         #expect(report.added + more.added == 1)
@@ -77,7 +79,7 @@ import Testing
         #expect(try fixture.search("whale", index).hits.isEmpty)
         // A full refresh finds nothing left to do: the targeted ones missed nothing.
         #expect(try index.refresh().changedAnything == false)
-        #expect(try index.refreshIfNeeded().changedAnything == false)
+        #expect(try session.refreshIfNeeded().changedAnything == false)
     }
 
     @Test func targetedRefreshOfAGoneFolderRemovesEverythingBelowItOnly() throws {
@@ -119,8 +121,9 @@ import Testing
     /// workspace sees the new settings, and a rescan applies them to the index.
     @Test func anEditedConfigIsLoadedAgainAndTheIndexFollowsIt() throws {
         let fixture = IndexFixture(files: ["keep.md": "# Keep\n\nalpha\n", "Archive/old.md": "# Old\n\nalpha\n"], filler: 0)
-        let index = try fixture.open()
-        #expect(index.watchForChanges() == nil)
+        let session = try fixture.session()
+        let index = session.index
+        #expect(session.watchForChanges() == nil)
         let copy = index.workspace
         #expect(copy.reloadConfigIfChanged() == false)
         #expect(try fixture.search("alpha", index).hits.count == 2)
@@ -131,7 +134,7 @@ import Testing
         #expect(copy.reloadConfigIfChanged() == false, "loaded once per change")
         #expect(copy.configStamp != before)
         #expect(index.workspace.config.ignore.count == 1, "copies share the settings")
-        try index.settingsChanged()
+        try session.settingsChanged()
         #expect(try fixture.search("alpha", index).hits.map(\.path) == ["keep.md"])
     }
 }

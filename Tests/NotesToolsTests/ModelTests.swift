@@ -1,6 +1,7 @@
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesStore
 import NotesTestSupport
 import NotesTools
@@ -62,7 +63,7 @@ struct ModelRun {
         random = SeededGenerator(seed: seed)
         folder.write(".notes/config.yml", "# defaults\n")
         let workspace = try Workspace(root: folder.path)
-        toolbox = Toolbox(workspace: workspace, index: try NoteIndex(workspace: workspace, directory: indexFolder.path), client: "model")
+        toolbox = Toolbox(session: try WorkspaceSession(workspace: workspace, indexDirectory: indexFolder.path), client: "model")
         store = NoteStore(workspace: workspace)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NotesCore
 import NotesIndex
+import NotesSession
 import NotesStore
 import NotesTestSupport
 import NotesTools
@@ -16,7 +17,7 @@ final class ToolboxFixture {
         folder.write(".notes/config.yml", config)
         for (path, text) in files { folder.write(path, text) }
         let workspace = try Workspace(root: folder.path)
-        toolbox = Toolbox(workspace: workspace, index: try NoteIndex(workspace: workspace, directory: indexFolder.path),
+        toolbox = Toolbox(session: try WorkspaceSession(workspace: workspace, indexDirectory: indexFolder.path),
                           client: "unit-test", readOnly: readOnly)
     }
 
@@ -313,7 +314,7 @@ final class ToolboxFixture {
         let index = TemporaryDirectory(prefix: "notes-tools-index")
         folder.write(".notes/config.yml", "# defaults\n")
         let workspace = try Workspace(root: folder.path)
-        let toolbox = Toolbox(workspace: workspace, index: try NoteIndex(workspace: workspace, directory: index.path), client: "t", templates: Self.library)
+        let toolbox = Toolbox(session: try WorkspaceSession(workspace: workspace, indexDirectory: index.path), client: "t", templates: Self.library)
         let made = toolbox.call("new_from_template", arguments: ["template": .string("research"), "variables": .object(["title": .string("Moby Dick")])])
         #expect(!made.isError, "\(made.text)")
         let intro = (try? String(contentsOfFile: folder.path + "/Research/moby-dick/introduction.md", encoding: .utf8)) ?? ""

@@ -88,10 +88,10 @@ extension NotesCommand {
             let lock = try archive.lock(session.id)
             defer { withExtendedLifetime(lock) {} }
 
-            let index = try workspace.openSession(ws, longLived: true).index
+            let workspaceSession = try workspace.openSession(ws, longLived: true)
             // Tool calls then refresh only the files that changed (a full walk otherwise).
-            if index.watchForChanges() != nil { _ = try index.refresh() }
-            let toolbox = Toolbox(workspace: ws, index: index, client: client, templates: try? TemplateLibrary.locate(explicit: nil))
+            if workspaceSession.watchForChanges() != nil { _ = try workspaceSession.index.refresh() }
+            let toolbox = Toolbox(session: workspaceSession, client: client, templates: try? TemplateLibrary.locate(explicit: nil))
             let system = SystemPrompt.render(context: toolbox.call("get_context", arguments: nil),
                                              workspaceName: (ws.root as NSString).lastPathComponent, today: Timestamp.localDate(Timestamp.now()))
             let transcript = AgentTranscript(interactive: isatty(STDIN_FILENO) == 1, textToStderr: json, config: config)

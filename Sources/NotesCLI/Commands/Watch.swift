@@ -41,82 +41,41 @@ extension NotesCommand {
                 throw NotesError(.invalidArgument, "--poll must be between 0.1 and 3600 seconds", hint: "e.g. --poll 2")
             }
             let ws = try workspace.openWorkspace()
-            let index = try workspace.openSession(ws).index
+            let session = try workspace.openSession(ws)
             let stop = StopPipe()
-            var watcher: FolderWatcher?
-            var fallbackReason: String?
-            if poll == nil {
-                do { watcher = try FolderWatcher(workspace: ws) } catch { fallbackReason = error.message }
-            }
-            let lease = try index.takeWatchLease(mode: watcher != nil ? "inotify" : "poll", configStamp: ws.configStamp)
-            defer { withExtendedLifetime(lease) {} }
-
             let progress = ProgressBar(label: "Indexing")
-            let first = try index.refresh(progress: progress.update)
-            progress.finish()
             // New and changed passages are embedded on a thread of their own after each
             // refresh: a refresh never waits for the model.
-            let embedding = BackgroundEmbedding(index: index)
+            var embedding: BackgroundEmbedding?
             defer { embedding?.stop() }
-            embedding?.kick()
             let interval = poll ?? 2
-            if let watcher {
-                report(first, reason: "start", note: "watching \(grouped(watcher.folderCount)) folders of \(ws.root) (Ctrl-C to stop)")
-            } else {
-                report(first, reason: "start", note: "polling \(ws.root) every \(interval) s" + (fallbackReason.map { " (\($0))" } ?? "") + " (Ctrl-C to stop)")
-            }
-
-            while !stop.requested {
-                // Moved or deleted, the folder is no longer at the path every refresh uses:
-                // watching on would index nothing, silently.
-                guard ws.isStillAtItsPath else {
-                    throw NotesError(.notFound, "the workspace folder \(ws.root) was moved or deleted while watching; stopped",
-                                     hint: "run notes watch again in its new place")
-                }
-                // The person edited .notes/config.yml: new ignore rules decide what is
-                // watched and indexed, new protected paths what agents may find.
-                if ws.reloadConfigIfChanged() {
-                    if watcher != nil {
-                        do { watcher = try FolderWatcher(workspace: ws) } catch { watcher = nil; fallbackReason = error.message }
+            try session.keepFresh(WatchOptions(poll: poll, debounceMilliseconds: debounce), stoppingOn: stop.readEnd, progress: progress.update) { round in
+                let fallback = round.fallbackReason.map { " (\($0))" } ?? ""
+                switch round.reason {
+                case .start:
+                    progress.finish()
+                    embedding = BackgroundEmbedding(index: session.index)
+                    embedding?.kick()
+                    if let folders = round.watchedFolders {
+                        report(round, note: "watching \(grouped(folders)) folders of \(ws.root) (Ctrl-C to stop)")
+                    } else {
+                        report(round, note: "polling \(ws.root) every \(interval) s" + fallback + " (Ctrl-C to stop)")
                     }
-                    report(try index.refresh(), reason: "config", note: "settings changed (.notes/config.yml): rescanned everything"
-                           + (watcher == nil && poll == nil ? "; polling every \(interval) s (\(fallbackReason ?? "inotify unavailable"))" : ""))
-                    lease.update(mode: watcher != nil ? "inotify" : "poll", configStamp: ws.configStamp)
-                }
-                if let watcher {
-                    // Wakes at least once a second to look at the config file (one stat).
-                    guard watcher.wait(milliseconds: 1000, alsoWatching: stop.readEnd) else { continue }
-                    // Debounce: collect until the events pause (or 10× the debounce passes).
-                    var changes = watcher.read()
-                    let deadline = Timestamp.now() + Double(debounce * 10) / 1000
-                    while !stop.requested, Timestamp.now() < deadline, watcher.wait(milliseconds: Int32(debounce), alsoWatching: stop.readEnd) {
-                        changes = merge(changes, watcher.read())
-                    }
-                    guard let changes else { continue }
-                    switch changes {
-                    case .overflow:
-                        report(try index.refresh(), reason: "overflow", note: "event queue overflowed: rescanned everything")
-                    case .paths(let paths):
-                        let refreshed = try index.refresh(only: paths)
-                        report(refreshed, reason: "change", note: nil)
-                        if refreshed.changedAnything { embedding?.kick() }
-                    }
-                } else {
-                    if stop.wait(seconds: interval) { break }
-                    let refreshed = try index.refresh()
-                    report(refreshed, reason: "poll", note: nil)
-                    if refreshed.changedAnything { embedding?.kick() }
+                case .config:
+                    report(round, note: "settings changed (.notes/config.yml): rescanned everything"
+                           + (round.watchedFolders == nil && poll == nil ? "; polling every \(interval) s (\(round.fallbackReason ?? "inotify unavailable"))" : ""))
+                case .overflow:
+                    report(round, note: "event queue overflowed: rescanned everything")
+                case .change, .poll:
+                    report(round, note: nil)
+                    if round.report.changedAnything { embedding?.kick() }
                 }
             }
             if !json { FileHandle.standardError.write(Data("notes: stopped watching\n".utf8)) }
         }
 
-        private func merge(_ a: FolderWatcher.Changes?, _ b: FolderWatcher.Changes?) -> FolderWatcher.Changes? {
-            switch (a, b) {
-            case (nil, let x), (let x, nil): return x
-            case (.overflow, _), (_, .overflow): return .overflow
-            case (.paths(let x), .paths(let y)): return .paths(x.union(y))
-            }
+        private func report(_ round: WatchRound, note: String?) {
+            report(round.report, reason: round.reason.rawValue, note: note)
         }
 
         private func report(_ r: RefreshReport, reason: String, note: String?) {
@@ -147,7 +106,8 @@ struct WatchEvent: Encodable {
     var report: RefreshReport
 }
 
-/// SIGINT/SIGTERM turned into a readable pipe, so the watch loop's `poll` wakes up.
+/// SIGINT/SIGTERM turned into a readable pipe, so the watch loop's `poll` wakes up
+/// (``WorkspaceSession/keepFresh(_:stoppingOn:progress:onRound:)``).
 final class StopPipe: @unchecked Sendable {
     let readEnd: Int32
     private let writeEnd: Int32
@@ -167,18 +127,6 @@ final class StopPipe: @unchecked Sendable {
             source.resume()
             sources.append(source)
         }
-    }
-
-    /// Whether a stop was requested (does not block).
-    var requested: Bool {
-        var fd = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-        return Glibc.poll(&fd, 1, 0) > 0
-    }
-
-    /// Sleeps up to `seconds`, returning early (true) on a stop request.
-    func wait(seconds: Double) -> Bool {
-        var fd = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-        return Glibc.poll(&fd, 1, Int32(seconds * 1000)) > 0
     }
 
     deinit {
