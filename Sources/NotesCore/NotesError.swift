@@ -42,6 +42,9 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         case leftUnchanged
         /// The change became visible (the file has its new bytes); a later step failed.
         case changeMade
+        /// The search index's folder cannot be used (full, read-only, not a folder, not
+        /// ours): commands that need no index go on without it.
+        case indexUnusable
     }
     /// What an agent needs to act on a refusal: versions, a diff, conflicts, options.
     public var details: ErrorDetails? {

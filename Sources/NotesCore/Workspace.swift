@@ -97,8 +97,10 @@ public struct Workspace: Sendable {
 
     /// Where this device keeps the search index for this workspace (docs/spec.md §2): an explicit
     /// override (`--index-dir`, `$NOTES_INDEX_DIR`), else `$XDG_CACHE_HOME/notes/<id>/`,
-    /// else `~/.cache/notes/<id>/`. `<id>` is derived from the root's real path.
-    public func indexDirectory(override: String?, environment: [String: String]) -> String {
+    /// else `~/.cache/notes/<id>/` (`$HOME`, else the user's home in the password database;
+    /// never a shared folder: with neither, this refuses). `<id>` is derived from the root's
+    /// real path.
+    public func indexDirectory(override: String?, environment: [String: String]) throws(NotesError) -> String {
         if let override, !override.isEmpty { return Self.absolute(override, from: FileSystem.currentDirectory()) }
         if let fromEnv = environment["NOTES_INDEX_DIR"], !fromEnv.isEmpty {
             return Self.absolute(fromEnv, from: FileSystem.currentDirectory())
@@ -106,12 +108,27 @@ public struct Workspace: Sendable {
         let base: String
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             base = xdg
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            base = home + "/.cache"
+        } else if let home = Self.homeFromPasswordDatabase() {
+            // Never a shared path such as /tmp/.cache, which another user could prepare.
+            base = home + "/.cache"
         } else {
-            base = (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") + "/.cache"
+            throw NotesError(.invalidArgument, "cannot tell where to keep the search index: HOME is not set and this user has no home folder",
+                             hint: "set HOME, XDG_CACHE_HOME or NOTES_INDEX_DIR")
         }
         let name = root.split(separator: "/").last.map(String.init) ?? "root"
         let safeName = String(name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") ? Character($0) : "_" }.prefix(32))
         return base + "/notes/" + safeName + "-" + String(SHA256.hex(of: Array((root.isEmpty ? "/" : root).utf8)).prefix(12))
+    }
+
+    /// This user's home folder from the password database (`getpwuid`), when it has a real
+    /// one (not `/`, which would put a shared `/.cache` in play).
+    static func homeFromPasswordDatabase() -> String? {
+        guard let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir else { return nil }
+        let home = String(cString: dir)
+        guard home.hasPrefix("/"), home != "/" else { return nil }
+        return home
     }
 
     static func absolute(_ path: String, from base: String) -> String {

@@ -26,8 +26,14 @@ final class IndexUseLock: Sendable {
     /// wait then (`waiting: false`, the MCP server); ``ensureShared()`` waits at first use.
     private let held = Locked(true)
 
+    /// No hold at all: the index folder cannot be used (``IndexFolder``), so nothing is
+    /// created in it.
+    init(unusable: Void) {
+        fd = -1
+    }
+
     init(directory: String, waiting: Bool = true) throws(NotesError) {
-        let fd = open(directory + "/" + Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = open(directory + "/" + Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         self.fd = fd
         guard fd >= 0 else { return }
         if flock(fd, LOCK_SH | LOCK_NB) != 0 {

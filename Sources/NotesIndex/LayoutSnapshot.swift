@@ -295,7 +295,7 @@ final class LayoutSnapshot: @unchecked Sendable {
         // A process killed between creating its file and renaming it left one behind.
         FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")
         let temporary = target + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         var done = 0
         while done < bytes.count {

@@ -110,7 +110,7 @@ extension NoteIndex {
         } catch let error as NotesError {
             throw error
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 
@@ -127,7 +127,7 @@ extension NoteIndex {
                 return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model, passages: passages)
             }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 }

@@ -85,6 +85,7 @@ extension NoteIndex {
                 try db.execute(sql: "PRAGMA synchronous = OFF")
                 try TokenReplay.register(db)
             }
+            IndexFolder.createPrivateFile(temporary)
             queue = try DatabaseQueue(path: temporary, configuration: configuration)
             try queue.write { db in
                 try IndexSchema.create(db, secondaryIndexes: false)
@@ -137,7 +138,7 @@ extension NoteIndex {
             try? queue.close()
             Self.removeDatabase(at: temporary)
             reopen()
-            throw Self.wrap(error)
+            throw wrap(error)
         }
         try swapIn(temporary)
         return .built(writer)
@@ -172,8 +173,7 @@ extension NoteIndex {
         Self.removeDatabase(at: temporary)
         reopen()
         if !renamed {
-            throw NotesError(.internal, "cannot put the new search index in place: \(String(cString: strerror(code)))",
-                             hint: "check that \(directory) is writable")
+            throw IndexFolder.explain(directory, errno: code, detail: "cannot put the new search index in place: \(String(cString: strerror(code)))")
         }
     }
 

@@ -101,7 +101,7 @@ extension NoteIndex {
                 return Listing(folder: folder, folders: glob == nil ? folders : [], files: files)
             }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 
@@ -135,7 +135,7 @@ extension NoteIndex {
                                    databaseBytes: size, indexDirectory: directory)
             }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 }

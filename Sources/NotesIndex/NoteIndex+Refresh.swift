@@ -165,7 +165,7 @@ extension NoteIndex {
                         if stampsToRecord { try FolderStamps.record(scan, rules: scanner.rules, checking: true, db) }
                     }
                 } catch {
-                    throw Self.wrap(error)
+                    throw wrap(error)
                 }
                 // The stamps changed the layout: no snapshot to read first next time.
                 if stampsToRecord && usedSnapshot != nil { LayoutSnapshot.remove(in: directory) }
@@ -196,12 +196,12 @@ extension NoteIndex {
                                layoutToken: paths == nil ? loaded.layoutToken : nil, hiddenFlagsCurrent: hiddenFlagsCurrent)
             report.outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
-            if let failure = used.failure { throw Self.wrap(failure) }
+            if let failure = used.failure { throw wrap(failure) }
             if stampsToRecord {
                 do {
                     try pool.write { db in try FolderStamps.record(scan, rules: scanner.rules, checking: true, db) }
                 } catch {
-                    throw Self.wrap(error)
+                    throw wrap(error)
                 }
             }
         }
@@ -302,7 +302,7 @@ extension NoteIndex {
                 return KnownFiles(files: result, folders: nil, hasDigests: true, hiddenFlagsCurrent: hiddenFlagsCurrent)
             }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 
@@ -320,7 +320,7 @@ extension NoteIndex {
             state = try pool.read { db in (try LayoutSnapshot.currentToken(db), try HiddenFiles.isCurrent(db, policy: policy)) }
         } catch {
             pending.prefetch.cancel()
-            throw Self.wrap(error)
+            throw wrap(error)
         }
         // Made under this workspace's ignore rules (``PendingLayout`` keeps no other).
         guard let snapshot = pending.snapshot(ifTokenIs: state.token), snapshot.token == state.token else {
@@ -345,7 +345,7 @@ extension NoteIndex {
                 return (work, gone)
             }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 
@@ -441,7 +441,7 @@ extension NoteIndex {
         do {
             return try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0 }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 

@@ -159,7 +159,7 @@ extension NoteIndex {
                 return results
             }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 

@@ -52,7 +52,7 @@ public final class WatchLease {
     private let fd: Int32
 
     init(path: String, mode: String, configStamp: String) throws(NotesError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw NotesError(.internal, "cannot open \(path): \(String(cString: strerror(errno)))", hint: "check that the index folder is writable")
         }

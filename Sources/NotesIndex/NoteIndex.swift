@@ -90,12 +90,20 @@ public final class NoteIndex: Sendable {
         self.directory = directory
         self.ledger = ledger
         self.isMapped = longLived
-        try FileSystem.makeDirectories(directory)
-        pendingLayout = Locked(refreshingSoon ? Self.startStats(workspace: workspace, directory: directory) : nil)
-        useLock = try IndexUseLock(directory: directory, waiting: waitForBuilders)
+        // A folder that cannot hold the index leaves the index closed: each use tries again
+        // and says why it cannot (``IndexFolder``); reading and writing files go on without it.
+        var problem: NotesError?
+        do {
+            try IndexFolder.prepare(directory)
+        } catch {
+            problem = error
+        }
+        pendingLayout = Locked(refreshingSoon && problem == nil ? Self.startStats(workspace: workspace, directory: directory) : nil)
+        useLock = problem == nil ? try IndexUseLock(directory: directory, waiting: waitForBuilders) : IndexUseLock(unusable: ())
         let path = directory + "/" + Self.databaseFileName
-        if useLock.isPending {
-            currentPool = Locked(nil)  // opened at first use, once the build is done
+        if useLock.isPending || problem != nil {
+            currentPool = Locked(nil)  // opened at first use (once the build is done)
+            unusableAtStart = problem
             return
         }
         // A fresh build holds the lock exclusively, so one left now was cut short by a crash.
@@ -105,10 +113,21 @@ public final class NoteIndex: Sendable {
         // few milliseconds of every first build.
         guard FileSystem.exists(path) else {
             currentPool = Locked(nil)
+            unusableAtStart = nil
             return
         }
-        currentPool = Locked(try Self.openOrStartOver(path: path, root: workspace.root, policy: workspace.config.policy, mapped: longLived))
+        do {
+            currentPool = Locked(try Self.openOrStartOver(path: path, root: workspace.root, policy: workspace.config.policy, mapped: longLived))
+            unusableAtStart = nil
+        } catch where error.cause == .indexUnusable {
+            currentPool = Locked(nil)
+            unusableAtStart = error
+        }
     }
+
+    /// Why the index could not be used when this process opened it (nil: it could). Each
+    /// use tries again, so freeing space or fixing the folder needs no restart.
+    public let unusableAtStart: NotesError?
 
     /// Starts reading the layout snapshot in `directory` and statting its folders and files,
     /// on other threads, when there is one (made under this workspace's ignore rules, on a
@@ -124,11 +143,14 @@ public final class NoteIndex: Sendable {
     /// unreadable) is reported: deleting a database other processes use would leave them
     /// writing into an unlinked file.
     static func openOrStartOver(path: String, root: String, policy: PathPolicy, mapped: Bool) throws(NotesError) -> DatabasePool {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         do {
+            try IndexFolder.prepare(directory)
+            IndexFolder.createPrivateFile(path)
             return try Self.open(path: path, root: root, policy: policy, mapped: mapped)
         } catch {
-            let wrapped = Self.wrap(error)
-            guard error is NotesError || wrapped.cause == .indexDamaged else { throw wrapped }
+            let wrapped = Self.wrap(error, directory: directory)
+            guard wrapped.cause != .indexUnusable, error is NotesError || wrapped.cause == .indexDamaged else { throw wrapped }
             return try Self.recreate(at: path, root: root, policy: policy, mapped: mapped)
         }
     }
@@ -140,10 +162,14 @@ public final class NoteIndex: Sendable {
 
     static func recreate(at path: String, root: String, policy: PathPolicy, mapped: Bool) throws(NotesError) -> DatabasePool {
         Self.removeDatabase(at: path)
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         do {
+            IndexFolder.createPrivateFile(path)
             return try Self.open(path: path, root: root, policy: policy, mapped: mapped)
         } catch {
-            throw NotesError(.internal, "cannot create the search index at \(path): \(error)", hint: "check that the folder is writable, or pass --index-dir")
+            let wrapped = Self.wrap(error, directory: directory)
+            if wrapped.cause == .indexUnusable { throw wrapped }
+            throw NotesError(.internal, "cannot create the search index at \(path): \(error)", hint: "check that folder, or set NOTES_INDEX_DIR to another folder")
         }
     }
 
@@ -191,7 +217,7 @@ public final class NoteIndex: Sendable {
             // Only damage is a finding. Anything else (another process holding the index
             // past the busy timeout, an unreadable file) is reported: starting over would
             // delete a database other processes are writing.
-            let wrapped = Self.wrap(error)
+            let wrapped = wrap(error)
             guard wrapped.cause == .indexDamaged else { throw wrapped }
             problems.append((error as? DatabaseError)?.message ?? wrapped.message)
         }
@@ -301,14 +327,27 @@ public final class NoteIndex: Sendable {
                 try db.execute(sql: "DELETE FROM meta WHERE key NOT IN ('schema', 'root')")
             }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 
-    /// Maps database failures to the one error type callers see.
-    static func wrap(_ error: any Error) -> NotesError {
+    /// Maps database failures to the one error type callers see, explaining a folder that
+    /// cannot hold the index (``IndexFolder``).
+    func wrap(_ error: any Error) -> NotesError {
+        Self.wrap(error, directory: directory)
+    }
+
+    /// Maps database failures to the one error type callers see; with `directory`, a disk
+    /// or folder that refuses (full, read-only, no permission, cannot open) is explained
+    /// from what is there (``IndexFolder/explain(_:errno:full:detail:)``), never with a
+    /// hint to rebuild, which would fail the same way.
+    static func wrap(_ error: any Error, directory: String? = nil) -> NotesError {
         if let notes = error as? NotesError { return notes }
         if let db = error as? DatabaseError {
+            let refused: [ResultCode] = [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_PERM, .SQLITE_AUTH]
+            if let directory, refused.contains(db.resultCode.primaryResultCode) {
+                return IndexFolder.explain(directory, full: db.resultCode.primaryResultCode == .SQLITE_FULL, detail: db.message ?? db.description)
+            }
             if db.resultCode.primaryResultCode == .SQLITE_CORRUPT || db.resultCode.primaryResultCode == .SQLITE_NOTADB {
                 return NotesError(.internal, damageMessage + (db.message ?? db.description), hint: "run `notes index --check`",
                                   cause: .indexDamaged)

@@ -193,7 +193,7 @@ extension NoteIndex {
                 return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model, passages: table.count)
             }
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 
@@ -263,7 +263,7 @@ extension NoteIndex {
         } catch let error as NotesError {
             throw error
         } catch {
-            throw Self.wrap(error)
+            throw wrap(error)
         }
     }
 }

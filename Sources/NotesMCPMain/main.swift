@@ -54,11 +54,23 @@ do {
     let session = try WorkspaceSession(workspace: workspace, indexDirectory: indexDirectory, longLived: true, waitForBuilders: false)
     // inotify tells the server which files changed, so a search costs no stat walk;
     // without it every search re-walks the workspace (docs/spec.md §4.3).
-    if session.index.isWaitingForABuild {
+    // A cache folder that cannot hold the index (full, read-only, not a folder) costs search
+    // only: the server starts, reads and writes files, and search says why (issue 34).
+    if let problem = session.index.unusableAtStart {
+        StandardStreams.writeError("notes mcp: search is unavailable (\(problem)); reading and writing files work\n")
+    } else if session.index.isWaitingForABuild {
         StandardStreams.writeError("notes mcp: another notes process is building the search index; tool calls that need it wait for it (each call refreshes by walking the workspace)\n")
     } else if let problem = session.watchForChanges() {
-        StandardStreams.writeError("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n")
-        _ = try session.index.refresh()
+        if problem.cause == .indexUnusable {
+            StandardStreams.writeError("notes mcp: search is unavailable (\(problem)); reading and writing files work\n")
+        } else {
+            StandardStreams.writeError("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n")
+            do {
+                _ = try session.index.refresh()
+            } catch where error.cause == .indexUnusable {
+                StandardStreams.writeError("notes mcp: search is unavailable (\(error)); reading and writing files work\n")
+            }
+        }
     }
     let server = NotesMCPServer(session: session, options: options)
     let outcome = ServerOutcome()

@@ -121,7 +121,13 @@ final class FolderHandle {
     /// `protocolSteps`: this is the document's replace in a change (``NoteStore``), so the
     /// `temporary-synced` and `renamed` steps of ``WriteFaults`` are here (not at the history
     /// object's or the intent's replace, which come first).
-    func replace(_ name: String, with bytes: [UInt8], mode: mode_t?, expecting: Expectation = .anything, protocolSteps: Bool = false) throws(NotesError) {
+    ///
+    /// `owner`: the user and group the file must keep (the file being replaced's): the
+    /// temporary file is given them before the rename, and when it cannot be (only root
+    /// may give a file away) nothing is written: a file that changed owner would lock its
+    /// owner out of it.
+    func replace(_ name: String, with bytes: [UInt8], mode: mode_t?, owner: (uid: uid_t, gid: gid_t)? = nil, expecting: Expectation = .anything,
+                 protocolSteps: Bool = false) throws(NotesError) {
         let temporary = Self.temporaryPrefix + "\(getpid()).\(UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF)"
         let file = WriteFaults.injected(.open) ? -1 : openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
         guard file >= 0 else { throw writeError(name, errno) }
@@ -137,6 +143,15 @@ final class FolderHandle {
                 throw writeError(name, e)
             }
             written += n
+        }
+        if let owner {
+            var made = stat()
+            if fstat(file, &made) == 0, made.st_uid != owner.uid || made.st_gid != owner.gid, fchown(file, owner.uid, owner.gid) != 0 {
+                let e = errno
+                close(file)
+                throw NotesError(.ioError, "cannot write \(path(name)) keeping its owner (uid \(owner.uid), group \(owner.gid)): \(errorText(e)); nothing was changed",
+                                 hint: "change it as its owner", cause: .leftUnchanged)
+            }
         }
         if let mode, fchmod(file, mode & 0o7777) != 0 { let e = errno; close(file); throw writeError(name, e) }
         if WriteFaults.injected(.fsync) || fsync(file) != 0 { let e = errno; close(file); throw writeError(name, e) }
@@ -196,6 +211,16 @@ final class FolderHandle {
         guard !WriteFaults.injected(.rename), renameat(fd, name, target.fd, newName) == 0 else { throw writeError(name, errno) }
         try sync()
         if target !== self { try target.sync() }
+    }
+
+    /// Takes from this folder the permission bits `mode` does not allow (never adds any),
+    /// and gives it to `owner` when it is root's own folder (best effort: a folder of
+    /// another user's is left as it is).
+    func narrow(to mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return }
+        if let owner, info.st_uid == 0, info.st_uid != owner.uid { fchown(fd, owner.uid, owner.gid) }
+        if info.st_mode & 0o777 & ~mode != 0 { fchmod(fd, info.st_mode & 0o777 & mode) }
     }
 
     /// The names in this folder.

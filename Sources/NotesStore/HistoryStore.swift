@@ -36,14 +36,27 @@ public final class HistoryStore: @unchecked Sendable {
     // MARK: Objects
 
     /// Keeps `bytes` in the object store and returns their version.
+    ///
+    /// `like`: the file the bytes come from (nil: a file readable by all). A version is
+    /// never more readable than that file (issue 34): the object keeps only the file's read
+    /// bits (a 0600 file's versions are 0400), its folder only the matching `r-x` for group
+    /// and others (0700 for a private file; an existing folder is narrowed, never widened),
+    /// and, written by root, both belong to the file's owner, who can still read them.
     @discardableResult
-    public func store(_ bytes: [UInt8], version known: String? = nil) throws(NotesError) -> String {
+    public func store(_ bytes: [UInt8], version known: String? = nil, like source: stat? = nil) throws(NotesError) -> String {
         let version = known ?? ContentVersion(of: bytes).short
+        let objectMode = 0o444 & (source.map { $0.st_mode } ?? 0o444)
+        let folderMode: mode_t = 0o700 | ((objectMode & 0o044) | ((objectMode & 0o044) >> 2))
         let folder = try FolderHandle.open(root: workspace.root, components: Self.folder + ["objects", String(version.prefix(2))], create: true)
+        let owner = source.flatMap { geteuid() == 0 && $0.st_uid != 0 ? (uid: $0.st_uid, gid: $0.st_gid) : nil }
+        folder.narrow(to: folderMode, owner: owner)
         let name = String(version.dropFirst(2))
-        if case .file = folder.entry(name) { return version }
+        if case .file(let info) = folder.entry(name) {
+            if info.st_mode & 0o077 & ~objectMode != 0 { fchmodat(folder.fd, name, info.st_mode & 0o777 & (objectMode | 0o700), 0) }
+            return version
+        }
         do {
-            try folder.replace(name, with: bytes, mode: 0o444)
+            try folder.replace(name, with: bytes, mode: objectMode, owner: owner)
         } catch {
             throw Self.unchanged(error, "could not save a version into .notes/history")
         }

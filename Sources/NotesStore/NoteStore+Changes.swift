@@ -10,6 +10,7 @@ extension NoteStore {
         if author.actor == .agent { try checkFrontMatter(Array(content.utf8), path) }
         return try locked { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: !options.dryRun)
+            try target.checkWritable()
             guard let current = target.bytes else {
                 if let expected = options.expectedVersion, author.actor == .agent || !expected.isEmpty {
                     throw NotesError(.staleVersion, "\(path) no longer exists (you had version \(expected))", hint: "it was deleted or moved; list_files, or write without expected_version to create it",
@@ -49,6 +50,7 @@ extension NoteStore {
         let (path, rule) = try resolve(raw, for: author, .append)
         return try lockedRereading { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: true)
+            try target.checkWritable()
             let markdown = FileFormat(path: path.relative) == .markdown
             let bytes = try TextChange.append(content, to: target.bytes ?? [], section: section, markdown: markdown, path: path.relative)
             return try commitAppend(target, bytes: bytes, rule: rule, author: author, what: "append_file", includeDiff: includeDiff)
@@ -83,6 +85,7 @@ extension NoteStore {
         let (path, rule) = try resolve(raw, for: author, .create)
         return try lockedRereading { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: false)
+            try target.checkWritable()
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
             let check = guardFor(target)
             if author.actor == .user { try Self.refuseProvenanceEdits(edits, path: path.relative) }
@@ -130,6 +133,7 @@ extension NoteStore {
         let (path, _) = try resolve(raw, for: author, .remove)
         return try locked { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: false)
+            try target.checkWritable()
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
             let check = guardFor(target)
             try check.checkPrecondition(options.expectedVersion, actor: author.actor, operation: "delete_file")
@@ -143,7 +147,7 @@ extension NoteStore {
             result.restorableVersion = version
             if options.includeDiff || options.dryRun { result.diff = diff(current, [], path.relative, "/dev/null", &result) }
             if options.dryRun { result.dryRun = true; return result }
-            try history.store(current, version: version)
+            try history.store(current, version: version, like: target.current?.info)
             let record = ChangeRecord(actor: author.actor, client: author.client, operation: .delete, path: path.relative, before: version, after: nil)
             try history.writeIntent(record)
             do throws(NotesError) {
@@ -201,6 +205,7 @@ extension NoteStore {
         let (path, rule) = try resolve(raw, for: author, .change)
         return try locked { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: true)
+            try target.checkWritable()
             let version: String
             if let requested { version = requested } else { version = try previousVersion(of: path, current: target.version) }
             guard let bytes = history.object(version) else {
@@ -333,7 +338,7 @@ extension NoteStore {
 
     /// Stores `content` as a proposal instead of writing it (docs/spec.md §6.5).
     func propose(_ target: Target, content: [UInt8], operation: ChangeOperation, baseVersion: String?, author: Author, reason: String) throws(NotesError) -> ChangeResult {
-        if let current = target.bytes, let version = target.version { try history.store(current, version: version) }
+        if let current = target.bytes, let version = target.version { try history.store(current, version: version, like: target.current?.info) }
         // The base must be a version whose bytes are kept, so the proposal can be merged later.
         let base = baseVersion.flatMap { history.object($0) == nil ? nil : $0 } ?? target.version
         guard let text = String(validating: content, as: UTF8.self) else {

@@ -166,6 +166,20 @@ public final class NoteStore: Sendable {
         let version: String?
         var bytes: [UInt8]? { current?.bytes }
         var mode: mode_t? { current.map { $0.info.st_mode & 0o7777 } }
+        /// The file's user and group, which a write keeps.
+        var owner: (uid: uid_t, gid: gid_t)? { current.map { ($0.info.st_uid, $0.info.st_gid) } }
+
+        /// Refuses to change a file without write permission (issue 34): the person made it
+        /// read-only, and a rename would replace it anyway. As root, a file nobody may write
+        /// (no `w` bit at all); otherwise the kernel's answer for this user.
+        func checkWritable() throws(NotesError) {
+            guard let info = current?.info else { return }
+            let writable = geteuid() == 0 ? info.st_mode & 0o222 != 0 : faccessat(folder.fd, name, W_OK, AT_EACCESS) == 0
+            guard !writable else { return }
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw NotesError(.ioError, "\(path.relative) is read-only (mode \(mode)); nothing was changed",
+                             hint: "make it writable (chmod u+w \(path.relative)) to change it", cause: .leftUnchanged)
+        }
 
         init(path: WorkspacePath, folder: FolderHandle, name: String, current: (bytes: [UInt8], info: stat)?) {
             self.path = path
@@ -235,8 +249,9 @@ public final class NoteStore: Sendable {
     /// Makes `bytes` the content of `target` (docs/spec.md §6.3/§6.4): previous and new versions
     /// into history, the intent noted, an atomic replace, then the log line.
     func commit(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeRecord {
+        try target.checkWritable()
         if let old = target.bytes, let version = target.version {
-            try history.store(old, version: version)
+            try history.store(old, version: version, like: target.current?.info)
             // Someone changed the file outside notes since the last logged change (and no
             // refresh has noticed yet): log their version first, so history shows it.
             let known = history.history(of: target.path.relative)
@@ -246,7 +261,7 @@ public final class NoteStore: Sendable {
                 try history.append(record)
             }
         }
-        let version = try history.store(bytes)
+        let version = try history.store(bytes, like: target.current?.info)
         WriteFaults.reach(.historyStored)
         let record = ChangeRecord(actor: author.actor, client: author.client, operation: operation, path: target.path.relative,
                                   before: target.version, after: version, proposal: proposal, agentBase: agentBase == "" ? version : agentBase)
@@ -254,7 +269,7 @@ public final class NoteStore: Sendable {
         WriteFaults.reach(.intentWritten)
         target.folder.removeLeftovers()
         do throws(NotesError) {
-            try target.folder.replace(target.name, with: bytes, mode: target.mode, expecting: .init(target.current?.info), protocolSteps: true)
+            try target.folder.replace(target.name, with: bytes, mode: target.mode, owner: target.owner, expecting: .init(target.current?.info), protocolSteps: true)
         } catch {
             // Failed before the rename (nothing changed) or after it (the folder's flush).
             let now = (try? target.folder.read(target.name, maxBytes: Int.max)).flatMap { $0 }.map { ContentVersion(of: $0.bytes).short }

@@ -74,7 +74,12 @@ public final class Toolbox: @unchecked Sendable {
     /// the very next call (two `stat`s when nothing changed).
     public func followWorkspace() throws(NotesError) {
         guard workspace.isStillAtItsPath else { throw workspace.movedError }
-        if workspace.reloadConfigIfChanged() { try session.settingsChanged() }
+        guard workspace.reloadConfigIfChanged() else { return }
+        do {
+            try session.settingsChanged()
+        } catch where error.cause == .indexUnusable {
+            // No index to rescan: the tools that need it say why; the others go on.
+        }
     }
 
     /// Runs tool `name` with `arguments`. Never throws: errors are outcomes with a code.

@@ -35,11 +35,24 @@ import Testing
         tmp.write("b/n.md", "")
         let a = try Workspace(root: tmp.path + "/a"), b = try Workspace(root: tmp.path + "/b")
         let env = ["XDG_CACHE_HOME": "/cache"]
-        #expect(a.indexDirectory(override: nil, environment: env).hasPrefix("/cache/notes/a-"))
-        #expect(a.indexDirectory(override: nil, environment: env) != b.indexDirectory(override: nil, environment: env))
-        #expect(a.indexDirectory(override: nil, environment: ["HOME": "/home/u"]).hasPrefix("/home/u/.cache/notes/"))
-        #expect(a.indexDirectory(override: nil, environment: ["NOTES_INDEX_DIR": "/idx"]) == "/idx")
-        #expect(a.indexDirectory(override: "/flag", environment: ["NOTES_INDEX_DIR": "/idx"]) == "/flag")
+        #expect(try a.indexDirectory(override: nil, environment: env).hasPrefix("/cache/notes/a-"))
+        #expect(try a.indexDirectory(override: nil, environment: env) != b.indexDirectory(override: nil, environment: env))
+        #expect(try a.indexDirectory(override: nil, environment: ["HOME": "/home/u"]).hasPrefix("/home/u/.cache/notes/"))
+        #expect(try a.indexDirectory(override: nil, environment: ["NOTES_INDEX_DIR": "/idx"]) == "/idx")
+        #expect(try a.indexDirectory(override: "/flag", environment: ["NOTES_INDEX_DIR": "/idx"]) == "/flag")
+    }
+
+    /// Issue 34: without HOME or XDG_CACHE_HOME the index goes under the user's own home from
+    /// the password database, never a shared /tmp/.cache another user could prepare.
+    @Test func withoutHomeTheIndexGoesToTheUsersOwnHome() throws {
+        let tmp = TemporaryDirectory()
+        tmp.write("a/n.md", "")
+        let a = try Workspace(root: tmp.path + "/a")
+        let home = try #require(Workspace.homeFromPasswordDatabase())
+        let directory = try a.indexDirectory(override: nil, environment: [:])
+        #expect(directory.hasPrefix(home + "/.cache/notes/a-"))
+        #expect(!directory.hasPrefix("/tmp"))
+        #expect(try a.indexDirectory(override: nil, environment: ["HOME": ""]).hasPrefix(home + "/.cache/notes/"))
     }
 
     @Test func pathsCannotLeaveTheRoot() throws {

@@ -19,7 +19,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import Workspace, call, fail, notes, notes_binary, session
+from support import Workspace, call, fail, notes, notes_binary, one_clean_line, session
 
 CRASHES = ("Fatal error", "Stack dump", "Illegal instruction", "Segmentation", "Backtrace", "💣")
 
@@ -615,6 +615,376 @@ class SmallOnes(unittest.TestCase):
             # The second turned between the two commands: a real change, logged once.
             records = [json.loads(line) for line in notes("log", "--jsonl", ws=self.ws).stdout.splitlines() if line]
             self.assertNotEqual(records[0].get("before"), records[0].get("after"))
+
+
+def mount_tmpfs(folder: Path, size: str = "16m") -> bool:
+    """A small tmpfs at `folder` (root only); False where this machine does not allow it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)],
+                          capture_output=True).returncode == 0
+
+
+def fill(folder: Path):
+    """Writes into `folder` until its disk refuses (ENOSPC)."""
+    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        while True:
+            os.write(fd, b"x" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class DegradeDontDie(unittest.TestCase):
+    """Item 8: with the index's cache folder unusable (its disk full or read-only, the folder
+    a file, `index.sqlite` a folder), reading, listing, writing and history work, the MCP
+    server answers `initialize` and reads and writes files, and search says why in one line
+    and what to do, never to rebuild (which fails the same way)."""
+
+    def setUp(self):
+        self.ws = Workspace()
+        self.mounted: list[Path] = []
+
+    def tearDown(self):
+        for folder in self.mounted:
+            subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+        self.ws.cleanup()
+
+    def tmpfs(self, name: str) -> Path:
+        folder = self.ws.temp / name
+        if os.geteuid() != 0 or not mount_tmpfs(folder):
+            self.skipTest("cannot mount a tmpfs here (needs root): the full and read-only disk cases are not run")
+        self.mounted.append(folder)
+        return folder
+
+    def check_degraded(self, label: str, why: str):
+        """Every command that needs no index works; search and a rebuild say `why`."""
+        ws = self.ws
+        note = f"Journal/degraded-{label.replace(' ', '-')}.md"
+        wrote = notes("write", note, ws=ws, stdin=f"# Degraded\n\nwritten with the index {label}\n")
+        self.assertEqual(wrote.returncode, 0, f"{label}: write: {wrote.stderr}")
+        self.assertEqual(notes("append", note, "appended", ws=ws).returncode, 0, label)
+        edited = notes("edit", note, "--old", "appended", "--new", "edited in place", ws=ws)
+        self.assertEqual(edited.returncode, 0, f"{label}: edit: {edited.stderr}")
+        read = notes("read", note, ws=ws)
+        self.assertEqual(read.returncode, 0, f"{label}: read: {read.stderr}")
+        self.assertIn("edited in place", read.stdout)
+        listed = notes("list", "-r", ws=ws)
+        self.assertEqual(listed.returncode, 0, f"{label}: list: {listed.stderr}")
+        self.assertIn(note, listed.stdout)
+        self.assertIn("Research/moby-dick/notes.md", listed.stdout)
+        self.assertIn(why, listed.stderr, f"{label}: list says it walked the files and why")
+        history = notes("history", note, ws=ws)
+        self.assertEqual(history.returncode, 0, f"{label}: history: {history.stderr}")
+        self.assertEqual(len([line for line in history.stdout.splitlines() if line.strip()]), 3, history.stdout)
+        self.assertEqual(notes("log", ws=ws).returncode, 0, label)
+        status = notes("status", ws=ws)
+        self.assertEqual(status.returncode, 0, f"{label}: status: {status.stderr}")
+        self.assertIn(why, status.stdout)
+        for command in (["search", "whale"], ["index", "--rebuild"], ["index"]):
+            result = notes(*command, ws=ws)
+            self.assertEqual(result.returncode, 2, f"{label}: {command}: {result.stdout} {result.stderr}")
+            one_clean_line(self, result, f"{label}: {command}")
+            self.assertIn(why, result.stderr, f"{label}: {command}")
+            self.assertIn("NOTES_INDEX_DIR", result.stderr, f"{label}: {command}: says what to do")
+            self.assertNotIn("--rebuild", result.stderr, f"{label}: {command}: the hint never loops")
+        as_json = json.loads(notes("search", "whale", "--json", ws=ws).stdout)
+        self.assertEqual(as_json["error"]["code"], "io_error", as_json)
+
+        async def agent():
+            async with session(ws) as s:
+                text = await call(s, "read_file", path="Research/moby-dick/notes.md")
+                self.assertIn("Ishmael", json.dumps(text))
+                created = await call(s, "write_file", path=f"Research/agent-{label.replace(' ', '-')}.md", content="# Agent\n\nby the agent\n")
+                await call(s, "append_file", path=f"Research/agent-{label.replace(' ', '-')}.md", content="more")
+                error = await fail(s, "search", {"query": "whale"})
+                self.assertEqual(error["code"], "io_error", error)
+                self.assertIn(why, error["message"])
+                self.assertNotIn("--rebuild", json.dumps(error))
+        asyncio.run(asyncio.wait_for(agent(), timeout=120))
+        self.assertIn("more", self.ws.path(f"Research/agent-{label.replace(' ', '-')}.md").read_text())
+
+    def test_the_index_folder_is_a_file(self):
+        self.ws.index.write_text("not a folder\n")
+        self.check_degraded("folder is a file", "is not a folder")
+
+    def test_index_sqlite_is_a_folder(self):
+        (self.ws.index / "index.sqlite").mkdir(parents=True)
+        self.check_degraded("database is a folder", "index.sqlite is not a file")
+
+    def test_the_cache_disk_is_full(self):
+        disk = self.tmpfs("full-disk")
+        self.ws.index = disk / "index"
+        fill(disk)
+        self.check_degraded("disk full", "is full")
+        print("faults: index cache disk full, read-only, a file, index.sqlite a folder: "
+              "read/list/write/append/edit/history/MCP work, search says why, 0 bytes lost")
+
+    def test_the_cache_disk_is_full_after_the_index_was_built(self):
+        disk = self.tmpfs("filled-disk")
+        self.ws.index = disk / "index"
+        notes("index", ws=self.ws, check=True)
+        fill(disk)
+        # A search with nothing new to index may still answer; one that must write says why.
+        notes("write", "Journal/new.md", ws=self.ws, stdin="# New\n\n" + "fresh words " * 2000 + "\n", check=True)
+        result = notes("search", "whale", ws=self.ws)
+        if result.returncode != 0:
+            one_clean_line(self, result, "search on a full disk")
+            self.assertIn("is full", result.stderr)
+            self.assertNotIn("--rebuild", result.stderr)
+        self.assertEqual(notes("read", "Journal/new.md", ws=self.ws).returncode, 0)
+
+    def test_the_cache_disk_is_read_only(self):
+        disk = self.tmpfs("read-only-disk")
+        self.ws.index = disk / "index"
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        self.check_degraded("disk read-only", "read-only")
+
+    def test_a_read_only_disk_under_a_built_index(self):
+        disk = self.tmpfs("ro-after-build")
+        self.ws.index = disk / "index"
+        notes("index", ws=self.ws, check=True)
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        notes("write", "Journal/new.md", ws=self.ws, stdin="# New\n\nfresh words\n", check=True)
+        result = notes("search", "fresh", ws=self.ws)
+        if result.returncode != 0:
+            one_clean_line(self, result, "search on a read-only disk")
+            self.assertIn("read-only", result.stderr)
+            self.assertNotIn("--rebuild", result.stderr)
+        listed = notes("list", "Journal", ws=self.ws)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        self.assertIn("Journal/new.md", listed.stdout)
+
+
+OTHER_USER = "notes-test-other"
+
+
+def other_user() -> tuple[int, int] | None:
+    """A second local user for the permission cases (created when this runs as root and
+    `useradd` works); None otherwise, and the tests that need one skip, saying so."""
+    import pwd
+    try:
+        entry = pwd.getpwnam(OTHER_USER)
+        return entry.pw_uid, entry.pw_gid
+    except KeyError:
+        pass
+    if os.geteuid() != 0 or shutil.which("useradd") is None:
+        return None
+    made = subprocess.run(["useradd", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
+                           "--user-group", OTHER_USER], capture_output=True)
+    if made.returncode != 0:
+        return None
+    entry = pwd.getpwnam(OTHER_USER)
+    return entry.pw_uid, entry.pw_gid
+
+
+def as_user(user: tuple[int, int], *command: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Runs `command` as `user` (uid, gid), from a folder it may enter."""
+    return subprocess.run(list(command), capture_output=True, text=True, timeout=120, user=user[0], group=user[1], extra_groups=[],
+                          cwd="/", input=stdin, env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent", "NO_COLOR": "1",
+                                                     "NOTES_MODEL_DIR": "/nonexistent/notes-test-no-model", **(env or {})})
+
+
+def objects_of(ws: Workspace, path: str) -> list[Path]:
+    """The history objects of every version of `path` the log names."""
+    versions = set()
+    for line in notes("log", "--jsonl", ws=ws).stdout.splitlines():
+        record = json.loads(line)
+        if record["path"] == path:
+            versions |= {v for v in (record.get("before"), record.get("after")) if v}
+    return [ws.root / ".notes" / "history" / "objects" / v[:2] / v[2:] for v in sorted(versions)]
+
+
+class PermissionsKept(unittest.TestCase):
+    """Item 7: a write keeps the file's owner, group and mode or is refused; a file without
+    write permission is not written (CLI or agent); history is never more readable than
+    the file it came from."""
+
+    PATH = "Research/moby-dick/notes.md"
+
+    def setUp(self):
+        self.ws = Workspace()
+        self.ws.temp.chmod(0o755)  # a second user may enter
+
+    def tearDown(self):
+        self.ws.cleanup()
+
+    def need_other_user(self) -> tuple[int, int]:
+        user = other_user()
+        if user is None:
+            self.skipTest("no second local user (needs root and useradd): the cross-user cases are not run")
+        return user
+
+    def test_a_read_only_file_is_not_written_by_the_cli_or_the_agent(self):
+        target = self.ws.path(self.PATH)
+        target.chmod(0o444)
+        before = target.read_bytes()
+        for command in (["append", self.PATH, "more"], ["edit", self.PATH, "--old", "Ishmael", "--new", "Ahab"], ["write", self.PATH]):
+            with self.subTest(command=command):
+                result = notes(*command, ws=self.ws, stdin="# Replaced\n")
+                self.assertEqual(result.returncode, 2, f"{command}: {result.stdout}")
+                one_clean_line(self, result, str(command))
+                self.assertIn("read-only", result.stderr)
+                self.assertIn("chmod", result.stderr)
+                self.assertEqual(target.read_bytes(), before)
+
+        async def agent():
+            async with session(self.ws) as s:
+                read = await call(s, "read_file", path=self.PATH)
+                for tool, arguments in (("append_file", {"path": self.PATH, "content": "from the agent"}),
+                                        ("write_file", {"path": self.PATH, "content": "# Replaced\n", "expected_version": read["version"]}),
+                                        ("delete_file", {"path": self.PATH, "expected_version": read["version"]})):
+                    error = await fail(s, tool, arguments)
+                    self.assertEqual(error["code"], "io_error", f"{tool}: {error}")
+                    self.assertIn("read-only", error["message"])
+        asyncio.run(asyncio.wait_for(agent(), timeout=120))
+        self.assertEqual(target.read_bytes(), before)
+        self.assertEqual(oct(target.stat().st_mode & 0o777), oct(0o444))
+        # The person makes it writable again: the next write goes through.
+        target.chmod(0o644)
+        self.assertEqual(notes("append", self.PATH, "more", ws=self.ws).returncode, 0)
+
+    def test_a_private_files_versions_are_private(self):
+        target = self.ws.path(self.PATH)
+        target.chmod(0o600)
+        notes("append", self.PATH, "a private line", ws=self.ws, check=True)
+        notes("append", self.PATH, "another private line", ws=self.ws, check=True)
+        self.assertEqual(oct(target.stat().st_mode & 0o777), oct(0o600), "the mode is kept")
+        objects = objects_of(self.ws, self.PATH)
+        self.assertEqual(len(objects), 3)
+        for obj in objects:
+            self.assertEqual(obj.stat().st_mode & 0o077, 0, f"{obj} is {oct(obj.stat().st_mode)}")
+            self.assertEqual(obj.parent.stat().st_mode & 0o077, 0, f"{obj.parent} is {oct(obj.parent.stat().st_mode)}")
+        print(f"faults: a 0600 file's {len(objects)} versions: objects and folders readable by nobody else")
+
+    def test_roots_write_keeps_another_users_file_theirs(self):
+        user = self.need_other_user()
+        target = self.ws.path(self.PATH)
+        os.chown(target, *user)
+        target.chmod(0o600)
+        notes("append", self.PATH, "appended by root", ws=self.ws, check=True)
+        notes("edit", self.PATH, "--old", "appended by root", "--new", "edited by root", ws=self.ws, check=True)
+        info = target.stat()
+        self.assertEqual((info.st_uid, info.st_gid, info.st_mode & 0o7777), (*user, 0o600), "owner, group and mode kept")
+        # The owner can still read their own file and every version of it.
+        self.assertIn("edited by root", as_user(user, "cat", str(target)).stdout)
+        objects = objects_of(self.ws, self.PATH)
+        for obj in objects:
+            self.assertEqual(obj.stat().st_mode & 0o077, 0, oct(obj.stat().st_mode))
+            self.assertEqual(obj.stat().st_uid, user[0], f"{obj} belongs to the file's owner")
+            self.assertEqual(as_user(user, "cat", str(obj)).returncode, 0, f"the owner reads {obj}")
+        nobody = (65534, 65534)
+        for obj in objects:
+            self.assertNotEqual(as_user(nobody, "cat", str(obj)).returncode, 0, f"another user read {obj}")
+        print("faults: root's append and edit of another user's 0600 file: owner, group and mode kept, "
+              f"{len(objects)} versions readable by the owner only")
+
+    def test_a_write_that_cannot_keep_the_owner_is_refused(self):
+        user = self.need_other_user()
+        # The workspace is the second user's; one file in it is root's, writable by all.
+        for p in [self.ws.root, *self.ws.root.rglob("*")]:
+            os.chown(p, *user, follow_symlinks=False)
+        target = self.ws.path("Research/shared.md")
+        target.write_text("# Shared\n\nroot's file, writable by all\n")
+        target.chmod(0o666)
+        before = target.read_bytes()
+        index = self.ws.temp / "other-index"
+        index.mkdir()
+        os.chown(index, *user)
+        result = as_user(user, notes_binary(), "-w", str(self.ws.root), "--index-dir", str(index), "append", "Research/shared.md", "by the other user")
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        one_clean_line(self, result, "append that cannot keep the owner")
+        self.assertIn("owner", result.stderr)
+        self.assertEqual(target.read_bytes(), before)
+        self.assertEqual(target.stat().st_uid, 0)
+        # The same user's own read-only file: refused too.
+        own = self.ws.path("Research/own.md")
+        own.write_text("# Own\n")
+        os.chown(own, *user)
+        own.chmod(0o444)
+        result = as_user(user, notes_binary(), "-w", str(self.ws.root), "--index-dir", str(index), "append", "Research/own.md", "more")
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertIn("read-only", result.stderr)
+        self.assertEqual(own.read_text(), "# Own\n")
+
+
+class CacheLocation(unittest.TestCase):
+    """Item 6: the index is never in a shared, predictable place: folders 0700, files 0600,
+    a symlinked or another user's index folder refused; without HOME, the user's own home."""
+
+    def setUp(self):
+        self.ws = Workspace()
+
+    def tearDown(self):
+        self.ws.cleanup()
+
+    def test_index_folders_and_files_are_private(self):
+        self.ws.index = self.ws.temp / "cache" / "notes" / "ws-index"
+        notes("index", ws=self.ws, check=True)
+        notes("search", "whale", ws=self.ws, check=True)
+        for folder in (self.ws.temp / "cache", self.ws.temp / "cache" / "notes", self.ws.index):
+            self.assertEqual(folder.stat().st_mode & 0o077, 0, f"{folder} is {oct(folder.stat().st_mode)}")
+        files = [p for p in self.ws.index.iterdir() if p.is_file()]
+        self.assertTrue(any(p.name == "index.sqlite" for p in files), files)
+        for p in files:
+            self.assertEqual(p.stat().st_mode & 0o077, 0, f"{p.name} is {oct(p.stat().st_mode)}")
+
+    def test_an_index_folder_left_open_by_an_older_notes_is_closed(self):
+        self.ws.index.mkdir(mode=0o755)
+        self.ws.index.chmod(0o755)
+        notes("index", ws=self.ws, check=True)
+        (self.ws.index / "index.sqlite").chmod(0o644)
+        notes("search", "whale", ws=self.ws, check=True)
+        self.assertEqual(self.ws.index.stat().st_mode & 0o077, 0)
+        self.assertEqual((self.ws.index / "index.sqlite").stat().st_mode & 0o077, 0)
+
+    def refused(self, why: str):
+        result = notes("search", "whale", ws=self.ws)
+        self.assertEqual(result.returncode, 2, result.stdout)
+        one_clean_line(self, result, why)
+        self.assertIn(why, result.stderr)
+        as_json = json.loads(notes("search", "whale", "--json", ws=self.ws).stdout)
+        self.assertEqual(as_json["error"]["code"], "io_error")
+        # Reading and writing the notes do not need the index.
+        self.assertEqual(notes("read", "Research/moby-dick/notes.md", ws=self.ws).returncode, 0)
+
+    def test_a_symlinked_index_folder_is_refused(self):
+        elsewhere = self.ws.temp / "prepared-by-someone-else"
+        elsewhere.mkdir()
+        self.ws.index.symlink_to(elsewhere)
+        self.refused("symbolic link")
+        self.assertEqual(list(elsewhere.iterdir()), [], "nothing was written where the link points")
+
+    def test_another_users_index_folder_is_refused(self):
+        user = other_user()
+        if user is None:
+            self.skipTest("no second local user (needs root and useradd)")
+        self.ws.index.mkdir()
+        os.chown(self.ws.index, *user)
+        self.refused("belongs to another user")
+        self.assertEqual(list(self.ws.index.iterdir()), [], "nothing was written into it")
+
+    def test_without_home_the_index_is_in_the_users_own_home(self):
+        user = other_user()
+        if user is None:
+            self.skipTest("no second local user (needs root and useradd)")
+        # The second user's home in the password database does not exist: notes says so in
+        # one line rather than falling back to a shared /tmp/.cache.
+        self.ws.temp.chmod(0o755)
+        for p in [self.ws.root, *self.ws.root.rglob("*")]:
+            os.chown(p, *user, follow_symlinks=False)
+        before = set(Path("/tmp").glob(".cache*"))
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NO_COLOR": "1", "NOTES_MODEL_DIR": "/nonexistent/notes-test-no-model"}
+        result = subprocess.run([notes_binary(), "-w", str(self.ws.root), "search", "whale"], capture_output=True, text=True, timeout=120,
+                                user=user[0], group=user[1], extra_groups=[], cwd="/", env=env)
+        self.assertEqual(result.returncode, 2, result.stdout)
+        one_clean_line(self, result, "no home")
+        self.assertIn("/nonexistent/.cache", result.stderr)
+        self.assertEqual(set(Path("/tmp").glob(".cache*")), before, "nothing in /tmp/.cache")
+        read = subprocess.run([notes_binary(), "-w", str(self.ws.root), "read", "Research/moby-dick/notes.md"], capture_output=True, text=True,
+                              timeout=120, user=user[0], group=user[1], extra_groups=[], cwd="/", env=env)
+        self.assertEqual(read.returncode, 0, read.stderr)
 
 
 class OutputErrors(unittest.TestCase):

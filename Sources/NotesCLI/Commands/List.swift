@@ -25,12 +25,21 @@ extension NotesCommand {
         }
 
         func run() throws {
-            let (index, _) = try workspace.openFreshIndex()
-            let target = try folder.map { try workspace.resolve($0, in: index.workspace).relative } ?? ""
-            if !target.isEmpty && !FileSystem.isDirectory(index.workspace.absolutePath(target)) {
+            let ws = try workspace.openWorkspace()
+            let target = try folder.map { try workspace.resolve($0, in: ws).relative } ?? ""
+            if !target.isEmpty && !FileSystem.isDirectory(ws.absolutePath(target)) {
                 throw NotesError(.notFound, "no folder \(target) in the workspace", hint: "run `notes list` to see its folders")
             }
-            let listing = try index.listing(folder: target, recursive: recursive || tree || glob != nil, glob: glob, sort: ListSort(rawValue: sort) ?? .path)
+            let deep = recursive || tree || glob != nil, order = ListSort(rawValue: sort) ?? .path
+            let listing: Listing
+            do {
+                let (index, _) = try workspace.openFreshIndex()
+                listing = try index.listing(folder: target, recursive: deep, glob: glob, sort: order)
+            } catch let error as NotesError where error.cause == .indexUnusable {
+                // The files are all there: list them by walking (issue 34).
+                StandardStreams.writeError("notes: listed by reading the files (\(error.message); \(error.hint ?? ""))\n")
+                listing = Listing.walking(ws, folder: target, recursive: deep, glob: glob, sort: order)
+            }
             if json { return Terminal.write(try JSONOutput.document(listing)) }
             if tree { return Terminal.write(Self.tree(listing, root: target)) }
             var out = ""

@@ -34,7 +34,7 @@ extension NotesCommand {
 
         func run() throws {
             let ws = try workspace.openWorkspace()
-            let directory = ws.indexDirectory(override: workspace.indexDirectory, environment: ProcessInfo.processInfo.environment)
+            let directory = try ws.indexDirectory(override: workspace.indexDirectory, environment: ProcessInfo.processInfo.environment)
             let server = try Self.serverExecutable()
             var arguments = [server, "--root", ws.root, "--index-dir", directory]
             if readOnly { arguments.append("--read-only") }

@@ -19,7 +19,10 @@ extension NotesCommand {
         struct Report: Encodable {
             var root: String
             var initialized: Bool
-            var index: IndexStatus
+            /// nil when the index cannot be used (``indexUnavailable`` says why).
+            var index: IndexStatus?
+            /// Why the index cannot be used and what to do (its folder is full, read-only…).
+            var indexUnavailable: String?
             var refresh: RefreshReport
             var conflictCopies: [ConflictCopy]
             var configProblems: [Diagnostic]
@@ -30,6 +33,7 @@ extension NotesCommand {
 
             enum CodingKeys: String, CodingKey {
                 case root, initialized, index, refresh, semantic
+                case indexUnavailable = "index_unavailable"
                 case conflictCopies = "conflict_copies", configProblems = "config_problems", historyLogProblems = "history_log_problems"
             }
         }
@@ -37,7 +41,8 @@ extension NotesCommand {
         struct SemanticState: Encodable {
             /// Why search runs by words alone (no model, or it does not load); nil when it can run by meaning.
             var unavailable: String?
-            var coverage: SemanticCoverage
+            /// nil when the index cannot be used.
+            var coverage: SemanticCoverage?
         }
 
         struct ConflictCopy: Encodable {
@@ -46,26 +51,36 @@ extension NotesCommand {
         }
 
         func run() throws {
-            let (index, refresh) = try workspace.openFreshIndex()
-            let status = try index.status()
-            let ws = index.workspace
+            let ws = try workspace.openWorkspace()
+            var status: IndexStatus?, refresh = RefreshReport(), coverage: SemanticCoverage?
+            var unavailable: NotesError?
+            do {
+                let (index, report) = try workspace.openFreshIndex()
+                (status, refresh, coverage) = (try index.status(), report, try index.semanticCoverage())
+            } catch let error as NotesError where error.cause == .indexUnusable {
+                unavailable = error  // the rest of the status needs no index (issue 34)
+            }
             let conflicts = refresh.conflictCopies.map { ConflictCopy(path: $0, of: IgnoreRules.conflictBase(of: $0)) }
-            let semantic = SemanticState(unavailable: InstalledModel.unavailableReason(), coverage: try index.semanticCoverage())
-            let report = Report(root: ws.root, initialized: ws.isInitialized, index: status, refresh: refresh,
+            let semantic = SemanticState(unavailable: InstalledModel.unavailableReason(), coverage: coverage)
+            let report = Report(root: ws.root, initialized: ws.isInitialized, index: status, indexUnavailable: unavailable?.description, refresh: refresh,
                                 conflictCopies: conflicts, configProblems: ws.config.diagnostics, semantic: semantic,
                                 historyLogProblems: HistoryStore(workspace: ws).logProblems())
             if json { return Terminal.write(try JSONOutput.document(report)) }
 
             var out = Terminal.style("Workspace ", .bold) + ws.root + (ws.isInitialized ? "" : Terminal.style("  (no .notes/ yet: `notes init` creates it)", .dim)) + "\n"
-            out += Terminal.style("Index     ", .bold) + status.indexDirectory + "  " + Terminal.style(humanSize(status.databaseBytes), .dim) + "\n"
-            let kinds = status.byKind.keys.sorted().map { "\(grouped(status.byKind[$0]!)) \($0)" }.joined(separator: ", ")
-            out += "          \(grouped(status.files)) files (\(grouped(status.indexed)) indexed, \(grouped(status.sections)) sections): \(kinds)\n"
-            out += "          " + (refresh.changedAnything ? "brought up to date: " + NotesCommand.Index.summary(refresh) : "up to date") + "\n"
-            out += Terminal.style("Meaning   ", .bold)
+            if let status {
+                out += Terminal.style("Index     ", .bold) + status.indexDirectory + "  " + Terminal.style(humanSize(status.databaseBytes), .dim) + "\n"
+                let kinds = status.byKind.keys.sorted().map { "\(grouped(status.byKind[$0]!)) \($0)" }.joined(separator: ", ")
+                out += "          \(grouped(status.files)) files (\(grouped(status.indexed)) indexed, \(grouped(status.sections)) sections): \(kinds)\n"
+                out += "          " + (refresh.changedAnything ? "brought up to date: " + NotesCommand.Index.summary(refresh) : "up to date") + "\n"
+            } else if let unavailable {
+                out += Terminal.style("Index     ", .bold) + Terminal.style("unavailable: ", .yellow) + unavailable.description + "\n"
+                out += "          search cannot run; reading, writing, listing and history work\n"
+            }
             if let reason = semantic.unavailable {
-                out += reason + "\n"
-            } else {
-                let c = semantic.coverage
+                out += Terminal.style("Meaning   ", .bold) + reason + "\n"
+            } else if let c = semantic.coverage {
+                out += Terminal.style("Meaning   ", .bold)
                 out += "\(grouped(c.embeddedFiles)) of \(grouped(c.files)) files searchable by meaning"
                     + (c.isComplete ? "" : Terminal.style("  (`notes index` embeds the rest)", .dim)) + "\n"
             }
@@ -73,7 +88,7 @@ extension NotesCommand {
                 out += "\n" + Terminal.style("Config problems", .yellow) + "\n"
                 for d in ws.config.diagnostics { out += "  " + StatusText.describe(d) + "\n" }
             }
-            let problems = status.diagnostics + refresh.diagnostics.filter { $0.code == .notRegularFile }
+            let problems = (status?.diagnostics ?? []) + refresh.diagnostics.filter { $0.code == .notRegularFile }
             if !problems.isEmpty {
                 out += "\n" + Terminal.style("Files with problems (\(problems.count))", .yellow) + "\n"
                 for d in problems.prefix(50) { out += "  " + StatusText.describe(d) + "\n" }

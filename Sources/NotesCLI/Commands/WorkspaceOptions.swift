@@ -21,7 +21,7 @@ struct WorkspaceOptions: ParsableArguments {
     /// The workspace and its index, brought up to date (docs/spec.md §4.3).
     func openFreshIndex(progressLabel: String = "Indexing") throws -> (NoteIndex, RefreshReport) {
         let workspace = try openWorkspace()
-        let directory = indexDirectory(of: workspace)
+        let directory = try indexDirectory(of: workspace)
         // A live `notes watch` keeps the index fresh: no stat walk needed (docs/spec.md §4.3).
         if NoteIndex.isKeptFreshByWatcher(directory: directory, configStamp: workspace.configStamp) {
             return (try WorkspaceSession(workspace: workspace, indexDirectory: directory).index, RefreshReport())
@@ -37,12 +37,12 @@ struct WorkspaceOptions: ParsableArguments {
     /// that searches many times, `refreshingSoon` when the caller refreshes the whole
     /// workspace next (see ``NoteIndex/init(workspace:directory:longLived:refreshingSoon:waitForBuilders:ledger:)``).
     func openSession(_ workspace: Workspace, longLived: Bool = false, refreshingSoon: Bool = false) throws -> WorkspaceSession {
-        try WorkspaceSession(workspace: workspace, indexDirectory: indexDirectory(of: workspace), longLived: longLived, refreshingSoon: refreshingSoon)
+        try WorkspaceSession(workspace: workspace, indexDirectory: try indexDirectory(of: workspace), longLived: longLived, refreshingSoon: refreshingSoon)
     }
 
     /// Where the index of `workspace` lives (`--index-dir`, `NOTES_INDEX_DIR`, or the default).
-    func indexDirectory(of workspace: Workspace) -> String {
-        workspace.indexDirectory(override: indexDirectory, environment: ProcessInfo.processInfo.environment)
+    func indexDirectory(of workspace: Workspace) throws(NotesError) -> String {
+        try workspace.indexDirectory(override: indexDirectory, environment: ProcessInfo.processInfo.environment)
     }
 
     /// Resolves a path typed by the person: absolute paths inside the workspace, paths
