@@ -6,6 +6,7 @@ all in the same run on the same workspace.
 
     .venv/bin/python bench/search_semantic.py .build/release/notes --corpus gen10k
     .venv/bin/python bench/search_semantic.py .build/release/notes --workspace sample-workspace
+    .venv/bin/python bench/search_semantic.py NEW --against OLD --corpus gen10k --workdir /tmp/sem-gen10k
 
 gen10k is made by the workspace generator (scripts/gen-workspace.py when present, else
 ../shared/corpora/gen-workspace.py). Prints a Markdown table (and --json)."""
@@ -87,6 +88,8 @@ def main():
     ap.add_argument("--calls", type=int, default=100, help="MCP calls per mode")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--workdir", help="build the workspace and index here and keep them; reused when present")
+    ap.add_argument("--against", help="a reference notes binary: its search latencies on the same index, measured "
+                    "alternately with the binary's (same load), follow in a second row")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     temp = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="notes-semantic-bench-"))
@@ -114,24 +117,34 @@ def main():
         embedding = report.get("embedding") or {}
         passages = embedding.get("chunks", 0)
         size_vectors = du(temp / "index")
-        lexical = p50_process(binary, ws, env, "lexical", args.rounds)
-        hybrid = p50_process(binary, ws, env, "hybrid", args.rounds)
-        mcp = asyncio.run(p50_mcp(binary, ws, env, ["lexical", "hybrid"], args.calls))
-        row = {
-            "corpus": name, "files": report.get("files"), "passages": passages,
-            "lexical_index_s": round(lexical_index_s, 2), "first_embedding_s": round(embed_s, 1),
-            "passages_per_s": round(passages / embed_s, 1) if embed_s else None,
-            "index_mb_words": round(size_words / 1e6, 1), "index_mb_with_vectors": round(size_vectors / 1e6, 1),
-            "search_p50_ms_lexical": round(lexical, 1), "search_p50_ms_hybrid": round(hybrid, 1),
-            "hybrid_over_lexical": round(hybrid / lexical, 2),
-            "mcp_p50_ms_lexical": round(mcp["lexical"], 2), "mcp_p50_ms_hybrid": round(mcp["hybrid"], 2),
-        }
+        binaries = [binary] + ([os.path.abspath(args.against)] if args.against else [])
+        process = {(b, m): [] for b in binaries for m in ("lexical", "hybrid")}
+        for _ in range(args.rounds):  # alternately, so every binary meets the same load
+            for b in binaries:
+                for mode in ("lexical", "hybrid"):
+                    process[(b, mode)].append(p50_process(b, ws, env, mode, 1))
+        rows = []
+        for b in binaries:
+            lexical = statistics.median(process[(b, "lexical")])
+            hybrid = statistics.median(process[(b, "hybrid")])
+            mcp = asyncio.run(p50_mcp(b, ws, env, ["lexical", "hybrid"], args.calls))
+            rows.append({
+                "binary": "this" if b == binary else "against",
+                "corpus": name, "files": report.get("files"), "passages": passages,
+                "lexical_index_s": round(lexical_index_s, 2), "first_embedding_s": round(embed_s, 1),
+                "passages_per_s": round(passages / embed_s, 1) if embed_s else None,
+                "index_mb_words": round(size_words / 1e6, 1), "index_mb_with_vectors": round(size_vectors / 1e6, 1),
+                "search_p50_ms_lexical": round(lexical, 1), "search_p50_ms_hybrid": round(hybrid, 1),
+                "hybrid_over_lexical": round(hybrid / lexical, 2),
+                "mcp_p50_ms_lexical": round(mcp["lexical"], 2), "mcp_p50_ms_hybrid": round(mcp["hybrid"], 2),
+            })
         if args.json:
-            print(json.dumps(row))
+            print(json.dumps(rows))
         else:
-            print("| " + " | ".join(row) + " |")
-            print("|" + "---|" * len(row))
-            print("| " + " | ".join(str(v) for v in row.values()) + " |")
+            print("| " + " | ".join(rows[0]) + " |")
+            print("|" + "---|" * len(rows[0]))
+            for row in rows:
+                print("| " + " | ".join(str(v) for v in row.values()) + " |")
     finally:
         if not args.workdir:
             shutil.rmtree(temp, ignore_errors=True)

@@ -5,7 +5,7 @@ import NotesCore
 /// `notes`: a Markdown workspace shared by a person and an AI agent.
 @main
 struct NotesCommand: ParsableCommand {
-    static let version = "0.1.0"
+    static let version = ProductVersion.number
 
     static let configuration = CommandConfiguration(
         commandName: "notes",

@@ -100,6 +100,16 @@ public struct FrontMatter: Sendable {
         return nil
     }
 
+    /// `aliases` (Obsidian, Dendron) or `alias`: other names of the note, as a list or one
+    /// string.
+    public var aliases: [String] {
+        switch self["aliases"] ?? self["alias"] {
+        case .scalar(let s)?: return s.isEmpty ? [] : [s]
+        case .list(let items)?: return items.filter { !$0.isEmpty }
+        default: return []
+        }
+    }
+
     /// `tags` as a list or a comma/space separated string, without leading `#`.
     public var tags: [String] {
         guard let value = self["tags"] ?? self["tag"] else { return [] }

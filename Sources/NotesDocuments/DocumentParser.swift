@@ -8,7 +8,17 @@ import NotesCore
 /// and UTF-16 files yield `nil` with a diagnostic (listed, not indexed).
 public enum DocumentParser {
     /// Bump when parsing changes what is extracted: existing indexes are then rebuilt.
-    public static let version = 4
+    public static let version = 5
+
+    /// `key`'s value as a timestamp: epoch seconds or milliseconds, or a date notes reads.
+    static func foreignDate(_ frontMatter: FrontMatter, _ key: String) -> String? {
+        guard case .scalar(let raw)? = frontMatter[key] else { return nil }
+        let text = raw  // YAML scalars come trimmed
+        if text.count >= 9 && text.count <= 13, text.allSatisfy(\.isASCII), let number = Double(text), number > 0 {
+            return Timestamp.format(text.count >= 12 ? number / 1000 : number)
+        }
+        return Timestamp.parse(text) != nil ? text : nil
+    }
 
     /// Parses the file at workspace-relative `path`.
     public static func parse(path: String, bytes: [UInt8]) -> (document: ParsedDocument?, diagnostics: [Diagnostic]) {
@@ -61,7 +71,14 @@ public enum DocumentParser {
                 document.hasFrontMatter = true
                 document.metadata = frontMatter.fields
                 document.provenance = frontMatter.provenance
+                // Other tools' dates (Dendron's and Obsidian plugins' `created` / `updated`,
+                // epoch milliseconds or dates) date the note when notes's own keys are absent.
+                if document.provenance.createdAt == nil { document.provenance.createdAt = Self.foreignDate(frontMatter, "created") }
+                if document.provenance.lastModifiedAt == nil {
+                    document.provenance.lastModifiedAt = Self.foreignDate(frontMatter, "updated") ?? Self.foreignDate(frontMatter, "modified")
+                }
                 document.tags = frontMatter.tags
+                document.aliases = frontMatter.aliases
                 if let title = frontMatter.title { document.title = title }
                 // The decoded text has no BOM: skip the block by counting its lines.
                 body = dropLines(block.lineCount, from: body)

@@ -5,7 +5,9 @@ import NotesCore
 /// text; code spans are blanked out before scanning).
 enum InlineScanner {
     /// `#tag` words: `#` at the start or after whitespace or `(`, then letters, digits,
-    /// `_`, `-` or `/`, with at least one letter (`#1` is not a tag).
+    /// `_`, `-`, `/` or `.`, with at least one letter (`#1` is not a tag). Dendron's dotted
+    /// tags (`#role.taxonomist`) are one tag, as Obsidian's nested `#role/taxonomist` are; a
+    /// sentence's full stop after a tag is not part of it.
     static func tags(in text: String) -> [String] {
         guard text.containsByte(UInt8(ascii: "#")) else { return [] }
         var result: [String] = []
@@ -21,12 +23,12 @@ enum InlineScanner {
             }
             var end = scalars.index(after: index)
             var hasLetter = false
-            var lastKept = end  // end of the tag without trailing "-" and "/"
+            var lastKept = end  // end of the tag without trailing "-", "/" and "."
             while end < scalars.endIndex, isTagScalar(scalars[end]) {
                 let s = scalars[end]
                 if s.properties.isAlphabetic { hasLetter = true }
                 end = scalars.index(after: end)
-                if s != "-" && s != "/" { lastKept = end }
+                if s != "-" && s != "/" && s != "." { lastKept = end }
             }
             let start = scalars.index(after: index)
             if hasLetter && lastKept > start {
@@ -39,7 +41,7 @@ enum InlineScanner {
     }
 
     private static func isTagScalar(_ s: Unicode.Scalar) -> Bool {
-        s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "-" || s == "/"
+        s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "-" || s == "/" || s == "."
     }
 
     /// `[[target]]` and `[[target|alias]]` on one line, with the line offset in the block.

@@ -48,6 +48,8 @@ public struct DocumentLink: Hashable, Sendable {
 public struct ParsedDocument: Sendable {
     public var title: String
     public var tags: [String] = []
+    /// Other names of the note (front matter `aliases`), searched as its title is.
+    public var aliases: [String] = []
     public var headings: [DocumentHeading] = []
     public var links: [DocumentLink] = []
     public var sections: [DocumentSection] = []

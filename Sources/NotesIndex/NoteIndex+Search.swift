@@ -404,7 +404,9 @@ extension NoteIndex {
         }
         for tag in filters.tags {
             clauses.append("f.id IN (SELECT file_id FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?))")
-            args += [tag, tag + "/", tag + "0"]  // "0" is the character after "/"
+            // The tag and the tags nested under it: `role/…` and Dendron's `role.…` ("." and
+            // "/" are adjacent, and "0" is the character after "/").
+            args += [tag, tag + ".", tag + "0"]
         }
         if let by = filters.createdBy {
             clauses.append("f.created_by = ?")

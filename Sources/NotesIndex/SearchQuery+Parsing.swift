@@ -123,7 +123,7 @@ extension SearchQuery {
             }
         case "created", "modified":
             guard let parsed = DateFilter.parse(value, now: now) else {
-                throw NotesError(.invalidArgument, "cannot read the date in \(key):\(value)", hint: "use e.g. \(key):>=2026-01-01 or \(key):<7d")
+                throw NotesError(.invalidArgument, "cannot read the date in \(key):\(value)", hint: "use e.g. \(key):2026-01-01.. (that day or later), \(key):..2026-01-31, or \(key):7d (the last 7 days)")
             }
             if key == "created" { filters.created += parsed } else { filters.modified += parsed }
         case "title":

@@ -144,8 +144,21 @@ public struct DateFilter: Sendable, Equatable {
     }
 
     /// Parses the value of `created:` / `modified:`. A relative age (`7d`, `2w`, `3m`, `1y`,
-    /// `12h`) compares ages: `<7d` means less than 7 days old. A bare date means that day.
+    /// `12h`) compares ages: `<7d` and `7d` mean less than 7 days old. A bare date means that
+    /// day. A range of dates needs no shell quoting: `2026-11-01..` (that day or later),
+    /// `..2026-11-30` (that day or earlier), `2026-11-01..2026-11-30` (both ends included).
     public static func parse(_ raw: String, now: Double) -> [DateFilter]? {
+        let parts = raw.split(separator: "..", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 2, !raw.hasPrefix("<"), !raw.hasPrefix(">"), !raw.hasPrefix("=") {
+            let lower = parts[0], upper = parts[1]
+            guard !(lower.isEmpty && upper.isEmpty),
+                  lower.isEmpty || Timestamp.parse(String(lower)) != nil,
+                  upper.isEmpty || Timestamp.parse(String(upper)) != nil else { return nil }
+            var filters: [DateFilter] = []
+            if !lower.isEmpty { filters += parse(">=" + lower, now: now) ?? [] }
+            if !upper.isEmpty { filters += parse("<=" + upper, now: now) ?? [] }
+            return filters
+        }
         var text = Substring(raw)
         var op = ""
         while let c = text.first, c == "<" || c == ">" || c == "=" { op.append(c); text = text.dropFirst() }

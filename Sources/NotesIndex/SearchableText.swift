@@ -18,7 +18,7 @@ struct SearchableText: Sendable {
     var digests: [Int64]
 
     init(_ document: ParsedDocument) {
-        title = FTSText.prepare(document.title)
+        title = FTSText.prepare(([document.title] + document.aliases).joined(separator: " "))
         tags = FTSText.prepare(document.tags.joined(separator: " "))
         sections = document.sections.map { ($0.isContinuation ? "" : FTSText.prepare($0.heading), FTSText.prepare($0.text)) }
         var texts = [title, tags]

@@ -166,8 +166,11 @@ extension VectorTable {
                     var i = 0
                     while i < lanes {
                         let a = UnsafeRawPointer(qb + i).loadUnaligned(as: SIMD16<Float>.self)
-                        let b = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<Int8>.self)
-                        acc += a * SIMD16<Float>(SIMD16<Int32>(truncatingIfNeeded: b))
+                        // Widened lane by lane: the compiler vectorises this loop, while
+                        // SIMD16's integer conversions compile to a call per vector.
+                        var b = SIMD16<Float>()
+                        for j in 0..<16 { b[j] = Float(base[i + j]) }
+                        acc += a * b
                         i += 16
                     }
                     var sum = acc.sum()

@@ -23,7 +23,7 @@ public struct NotesMCPServer: Sendable {
         }
     }
 
-    public static let version = "0.4.0"
+    public static let version = ProductVersion.number
     /// Resources listed per page of `resources/list`.
     static let resourcePage = 200
 

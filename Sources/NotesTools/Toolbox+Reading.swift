@@ -327,6 +327,10 @@ struct SearchAnswer: Encodable {
         }
         if results.total > results.hits.count {
             try c.encode("\(results.total - results.hits.count) more file(s) match: raise limit, or narrow with path, tags or kind", forKey: .next)
+        } else if results.hits.isEmpty {
+            // Zero hits is not proof that nothing is written about it.
+            let byWords = results.mode == .lexical && results.semantic == nil ? " (this search was by words only)" : ""
+            try c.encode("no note matched\(byWords): try other or fewer words, drop filters, or browse with list_files before writing a new note", forKey: .next)
         }
     }
 }

@@ -64,6 +64,21 @@ import Testing
         #expect(doc.links.first { $0.target == "t.md" }?.text == "a link")
     }
 
+    @Test func dendronDatesDateTheNoteWhenNotesOwnKeysAreAbsent() throws {
+        let dendron = parse("asset.preview.md", "---\nid: x\ntitle: Preview\nupdated: 1653409628830\ncreated: 1639113925844\n---\n# Preview\n")
+        #expect(dendron.provenance.createdAt == Timestamp.format(1_639_113_925.844))
+        #expect(dendron.provenance.lastModifiedAt == Timestamp.format(1_653_409_628.830))
+        let obsidian = parse("o.md", "---\ncreated: 2024-03-01\nmodified: 2024-03-02T10:00:00Z\n---\nx\n")
+        #expect(obsidian.provenance.createdAt == "2024-03-01" && obsidian.provenance.lastModifiedAt == "2024-03-02T10:00:00Z")
+        let own = parse("n.md", "---\ncreated_at: 2026-01-01T00:00:00Z\ncreated: 1639113925844\nupdated: soon\n---\nx\n")
+        #expect(own.provenance.createdAt == "2026-01-01T00:00:00Z" && own.provenance.lastModifiedAt == nil)
+    }
+
+    @Test func dottedAndNestedTagsAreOneTagAndAFullStopIsNot() {
+        let doc = parse("n.md", "A #role.taxonomist and #area/sea met #v1.2 at #noon. Then #end.\n")
+        #expect(doc.tags == ["role.taxonomist", "area/sea", "v1.2", "noon", "end"])
+    }
+
     @Test func textAfterACodeSpanThatCrossesLinesStaysOnItsLine() {
         let text = "Start `#no [[nolink]]\nstill code` and #yes\nthen [[Later]] and `one\n   two\nthree` x\nlast [[End]]\n\n> quote `a\n> b` c\n> after [[Q]]\n"
         let doc = parse("n.md", text)

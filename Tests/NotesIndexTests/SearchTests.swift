@@ -124,12 +124,46 @@ import Testing
         #expect(try paths("title:moby") == ["Research/moby/introduction.md"])
         #expect(try paths("whale created:<2026-02-01") == ["Research/moby/introduction.md"])
         #expect(try paths("whale created:2026-11-20") == ["Journal/2026-11-20.md"])
+        // Ranges need no shell quoting and include both ends.
+        #expect(try paths("whale created:2026-11-20..").contains("Journal/2026-11-20.md"))
+        #expect(try !paths("whale created:2026-11-20..").contains("Research/moby/introduction.md"))
+        #expect(try paths("whale created:..2026-11-20") == ["Research/moby/introduction.md", "Journal/2026-11-20.md"])
+        #expect(try paths("whale created:2026-11-20..2026-11-20") == ["Journal/2026-11-20.md"])
+        #expect(try paths("whale created:2026-01-01..2026-11-19").allSatisfy { $0 != "Journal/2026-11-20.md" })
+        #expect(try paths("whale modified:1d") == paths("whale modified:<1d"))
         #expect(try paths("whale modified:<1d").contains("Research/moby/notes.md"))
         #expect(try !paths("whale modified:<1d").contains("Research/moby/introduction.md"))
         #expect(try paths("status:draft") == ["Research/moby/introduction.md"])
         #expect(throws: NotesError.self) { try fixture.search("kind:robot", index) }
         #expect(throws: NotesError.self) { try fixture.search("by:robot", index) }
         #expect(throws: NotesError.self) { try fixture.search("created:>=soon", index) }
+        #expect(throws: NotesError.self) { try fixture.search("created:..", index) }
+        #expect(throws: NotesError.self) { try fixture.search("created:soon..later", index) }
+    }
+
+    @Test func aliasesAreSearchedAsTheTitleIs() throws {
+        let vault = IndexFixture(files: [
+            "people/ana.md": "---\naliases: [Nan, The Taxonomist]\n---\n# Ana\n\nShe sorts whales.\n",
+            "people/bo.md": "---\nalias: Bobo\n---\n# Bo\n\nHe edits.\n",
+        ], filler: 2)
+        let index = try vault.refreshed()
+        #expect(try vault.search("taxonomist", index).hits.map(\.path) == ["people/ana.md"])
+        #expect(try vault.search("title:nan", index).hits.map(\.path) == ["people/ana.md"])
+        #expect(try vault.search("bobo", index).hits.map(\.path) == ["people/bo.md"])
+    }
+
+    @Test func aTagFindsTheTagsNestedUnderItBySlashOrDot() throws {
+        let vault = IndexFixture(files: [
+            "people/ana.md": "# Ana\n\nA #role.taxonomist of whales.\n",
+            "people/bo.md": "# Bo\n\nAn #role/editor.\n",
+            "people/cy.md": "# Cy\n\nA #roles person.\n",
+        ], filler: 2)
+        let index = try vault.refreshed()
+        func paths(_ q: String) throws -> Set<String> { Set(try vault.search(q, index).hits.map(\.path)) }
+        #expect(try paths("tag:role") == ["people/ana.md", "people/bo.md"])
+        #expect(try paths("tag:role.taxonomist") == ["people/ana.md"])
+        #expect(try paths("tag:roles") == ["people/cy.md"])
+        #expect(try paths("tag:rol").isEmpty)
     }
 
     @Test func emptyOrFilterOnlyQueriesListRecentDocuments() throws {

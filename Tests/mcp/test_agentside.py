@@ -329,6 +329,15 @@ class InputHygieneAndAnnotations(unittest.IsolatedAsyncioTestCase):
             self.assertIn("list_files", folder["hint"])
             self.assertEqual(folder["code"], "invalid_argument")
 
+    async def test_a_search_with_no_hits_names_the_next_step(self):
+        async with session(self.ws) as s:
+            empty = await call(s, "search", query="xylophone quartet")
+            self.assertEqual(empty["hits"], [])
+            self.assertIn("list_files", empty["next"])
+            self.assertIn("by words only", empty["next"])  # the test server has no model
+            found = await call(s, "search", query="whale", limit=100)
+            self.assertNotIn("next", found)
+
     async def test_tools_list_is_small_and_repeats_no_description(self):
         async with session(self.ws) as s:
             tools = (await s.list_tools()).tools
