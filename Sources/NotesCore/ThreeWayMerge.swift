@@ -18,14 +18,26 @@ public struct MergeConflict: Equatable, Sendable, Codable {
     }
 }
 
-/// Line-based three-way merge (diff3): changes made on one side only are taken, identical
-/// changes on both sides are taken once, and different changes to the same region are
-/// conflicts. Works on bytes, so line endings and encodings pass through untouched.
+/// Line-based three-way merge (SPEC §6.2): each side's changes against the base are hunks
+/// (base lines replaced, or a point where lines are inserted); hunks of one side are taken
+/// as they are, identical hunks of both sides are taken once, and only hunks that overlap
+/// — change a base line in common, insert at the same point, or insert strictly inside the
+/// other's changed lines — are conflicts. Changes on different lines merge even when
+/// adjacent (a paragraph inserted right below a reworded line touches no line the rewording
+/// changed). Works on bytes, so line endings and encodings pass through untouched.
 public enum ThreeWayMerge {
     /// The outcome of a merge.
     public enum Outcome: Equatable, Sendable {
         case merged([UInt8])
         case conflicts([MergeConflict])
+    }
+
+    /// One side's change against the base: base lines `base` replaced by that side's lines
+    /// `lines` (an empty `base` is an insertion before base line `base.lowerBound`).
+    struct Hunk {
+        var base: Range<Int>
+        var lines: Range<Int>
+        var ours: Bool
     }
 
     /// Merges `ours` and `theirs`, both derived from `base`.
@@ -34,39 +46,124 @@ public enum ThreeWayMerge {
         if ours == base { return .merged(theirs) }
         if theirs == base { return .merged(ours) }
         let o = ByteLines(base), a = ByteLines(ours), b = ByteLines(theirs)
-        var toA = [Int](repeating: -1, count: o.count), toB = [Int](repeating: -1, count: o.count)
-        for (i, j) in LineDiff.matches(o, a) { toA[i] = j }
-        for (i, j) in LineDiff.matches(o, b) { toB[i] = j }
-
+        // Insertions sort before a change starting at the same base line, so text inserted
+        // above a changed line stays above it.
+        let hunks = (hunks(o, a, ours: true) + hunks(o, b, ours: false)).sorted {
+            ($0.base.lowerBound, $0.base.upperBound) < ($1.base.lowerBound, $1.base.upperBound)
+        }
         var output: [UInt8] = []
         var conflicts: [MergeConflict] = []
-        var io = 0, ia = 0, ib = 0
-        func text(_ lines: ByteLines, _ range: Range<Int>) -> [UInt8] { range.flatMap { lines.lines[$0] } }
-        while io < o.count || ia < a.count || ib < b.count {
-            // A stable line: the same base line kept by both sides at their current position.
-            if io < o.count, toA[io] == ia, toB[io] == ib {
-                output += o.lines[io]
-                io += 1; ia += 1; ib += 1
+        var cursor = 0
+        var index = 0
+        while index < hunks.count {
+            // A group: hunks that overlap or touch one another (through a chain), from
+            // either side; hunks of one side never touch each other.
+            var group = [hunks[index]]
+            var extent = hunks[index].base
+            index += 1
+            while index < hunks.count, hunks[index].base.lowerBound <= extent.upperBound {
+                extent = extent.lowerBound..<max(extent.upperBound, hunks[index].base.upperBound)
+                group.append(hunks[index])
+                index += 1
+            }
+            output += o.lines[cursor..<extent.lowerBound].joined()
+            cursor = extent.upperBound
+            if group.count == 1 {
+                output += (group[0].ours ? a : b).lines[group[0].lines].joined()
                 continue
             }
-            // The next base line both sides kept ends this unstable region.
-            var j = io
-            while j < o.count, !(toA[j] >= ia && toB[j] >= ib) { j += 1 }
-            let ja = j < o.count ? toA[j] : a.count
-            let jb = j < o.count ? toB[j] : b.count
-            let baseChunk = text(o, io..<j), oursChunk = text(a, ia..<ja), theirsChunk = text(b, ib..<jb)
-            if oursChunk == baseChunk {
-                output += theirsChunk
-            } else if theirsChunk == baseChunk || oursChunk == theirsChunk {
-                output += oursChunk
+            let oursText = text(of: group.filter(\.ours), over: extent, base: o, side: a)
+            let theirsText = text(of: group.filter { !$0.ours }, over: extent, base: o, side: b)
+            let overlapping = group.contains { x in group.contains { y in x.ours && !y.ours && overlap(x.base, y.base) } }
+            if oursText == theirsText {
+                output += oursText.joined()
+            } else if !overlapping {
+                output += adjacent(group, over: extent, base: o, ours: a, theirs: b).joined()
+            } else if extent.isEmpty, let longer = containing(oursText, theirsText) {
+                // Both inserted at one point and one insertion holds the other at its start
+                // or end: the same lines, taken once, and the rest.
+                output += longer.joined()
             } else {
                 conflicts.append(MergeConflict(
-                    line: io + 1, base: String(decoding: baseChunk, as: UTF8.self),
-                    ours: String(decoding: oursChunk, as: UTF8.self), theirs: String(decoding: theirsChunk, as: UTF8.self)))
-                output += theirsChunk
+                    line: extent.lowerBound + 1, base: string(o.lines[extent]),
+                    ours: string(oursText[...]), theirs: string(theirsText[...])))
+                output += theirsText.joined()
             }
-            io = j; ia = ja; ib = jb
         }
+        output += o.lines[cursor...].joined()
         return conflicts.isEmpty ? .merged(output) : .conflicts(conflicts)
+    }
+
+    /// Base lines `extent` with every hunk of `group` applied in order, the hunks touching
+    /// but not overlapping. An insertion that the other side's touching hunk already ends
+    /// with (inserted below) or starts with (inserted above) is the same lines, taken once.
+    static func adjacent(_ group: [Hunk], over extent: Range<Int>, base: ByteLines, ours: ByteLines, theirs: ByteLines) -> [ArraySlice<UInt8>] {
+        func lines(_ hunk: Hunk) -> ArraySlice<ArraySlice<UInt8>> { (hunk.ours ? ours : theirs).lines[hunk.lines] }
+        func repeated(_ insertion: Hunk) -> Bool {
+            let inserted = lines(insertion)
+            return group.contains { other in
+                guard other.ours != insertion.ours, !other.base.isEmpty else { return false }
+                if other.base.upperBound == insertion.base.lowerBound { return lines(other).reversed().starts(with: inserted.reversed()) }
+                if other.base.lowerBound == insertion.base.lowerBound { return lines(other).starts(with: inserted) }
+                return false
+            }
+        }
+        var result: [ArraySlice<UInt8>] = []
+        var position = extent.lowerBound
+        for hunk in group where !(hunk.base.isEmpty && repeated(hunk)) {
+            result += base.lines[position..<hunk.base.lowerBound]
+            result += lines(hunk)
+            position = hunk.base.upperBound
+        }
+        result += base.lines[position..<extent.upperBound]
+        return result
+    }
+
+    /// The hunks turning `base` into `side`, in base order.
+    static func hunks(_ base: ByteLines, _ side: ByteLines, ours: Bool) -> [Hunk] {
+        var result: [Hunk] = []
+        var i = 0, j = 0
+        for (mi, mj) in LineDiff.matches(base, side) + [(base.count, side.count)] {
+            if mi > i || mj > j { result.append(Hunk(base: i..<mi, lines: j..<mj, ours: ours)) }
+            i = mi + 1
+            j = mj + 1
+        }
+        return result
+    }
+
+    /// Whether a change of base lines `a` and one of `b` touch a line in common: both
+    /// replace a common line, both insert at one point, or one inserts strictly inside the
+    /// other's replaced lines. Adjacent changes do not overlap.
+    static func overlap(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        switch (a.isEmpty, b.isEmpty) {
+        case (true, true): return a.lowerBound == b.lowerBound
+        case (true, false): return b.lowerBound < a.lowerBound && a.lowerBound < b.upperBound
+        case (false, true): return a.lowerBound < b.lowerBound && b.lowerBound < a.upperBound
+        case (false, false): return max(a.lowerBound, b.lowerBound) < min(a.upperBound, b.upperBound)
+        }
+    }
+
+    /// Base lines `extent` with one side's `hunks` (inside it) applied.
+    static func text(of hunks: [Hunk], over extent: Range<Int>, base: ByteLines, side: ByteLines) -> [ArraySlice<UInt8>] {
+        var result: [ArraySlice<UInt8>] = []
+        var position = extent.lowerBound
+        for hunk in hunks {
+            result += base.lines[position..<hunk.base.lowerBound]
+            result += side.lines[hunk.lines]
+            position = hunk.base.upperBound
+        }
+        result += base.lines[position..<extent.upperBound]
+        return result
+    }
+
+    /// The longer of two insertions when it starts or ends with the shorter one.
+    static func containing(_ a: [ArraySlice<UInt8>], _ b: [ArraySlice<UInt8>]) -> [ArraySlice<UInt8>]? {
+        let (short, long) = a.count <= b.count ? (a, b) : (b, a)
+        if long.starts(with: short) || long.reversed().starts(with: short.reversed()) { return long }
+        return nil
+    }
+
+    static func string(_ lines: ArraySlice<ArraySlice<UInt8>>) -> String {
+        String(decoding: lines.joined(), as: UTF8.self)
     }
 }

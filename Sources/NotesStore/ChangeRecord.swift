@@ -71,6 +71,10 @@ public struct PathHistory: Sendable {
     /// Whether the person changed the file (through the tool or as a noticed outside edit)
     /// after `agentBaseline` was written.
     public var userChangedSinceBaseline = false
+    /// The last version the agent wrote, as written (the person's lines in it included), or
+    /// that became the agent's whole (an accepted proposal, a file made from a template):
+    /// the base of a three-way merge of the agent's next text (SPEC §6.2).
+    public var agentWritten: String?
     /// Who created the file, when the tool saw it happen.
     public var createdBy: Actor?
     public var createdAt: String?
@@ -152,6 +156,7 @@ public struct PathHistory: Sendable {
             createdBy = record.actor
             createdAt = record.time
         }
+        if record.actor == .agent || (record.agentBase != nil && record.agentBase == record.after) { agentWritten = record.after }
         switch record.actor {
         case .agent:
             if let base = record.agentBase {

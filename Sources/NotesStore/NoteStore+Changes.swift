@@ -280,6 +280,12 @@ extension NoteStore {
                     case .merge:
                         bytes = try check.merge(proposed, readBase: options.expectedVersion)
                         merged = bytes != proposed
+                        // The base can hold the person's lines (the agent wrote around them):
+                        // a merge that drops them is still theirs to agree to.
+                        let dropped = check.lostLines(bytes)
+                        if !dropped.isEmpty && !options.confirmUserEdits {
+                            throw check.userEditedError(proposed: bytes, lost: dropped, operation: operation.rawValue)
+                        }
                     case .propose:
                         return try propose(target, content: proposed, operation: operation, baseVersion: options.expectedVersion, author: author, reason: "the person edited the file")
                     case .fail:

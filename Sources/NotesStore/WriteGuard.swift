@@ -121,11 +121,15 @@ struct WriteGuard {
                                   options: options))
     }
 
-    /// Three-way merge of the agent's `proposed` text with the person's changes; the base
-    /// is the agent's last full version (or `readBase`, the version the agent read, when
-    /// the person has not edited since the agent's version).
+    /// Three-way merge of the agent's `proposed` text with the person's changes. The base is
+    /// the agent's last written version, as written (SPEC §6.2): its text derives from it,
+    /// and the person's lines already in it are common to both sides. When the person has
+    /// not edited since, `readBase` (the version the agent read) is the closer ancestor.
+    /// (The agent's own text without the person's lines, ``PathHistory/agentBaseline``, is
+    /// no merge base: against it the person's earlier lines look like a change of both sides.)
     func merge(_ proposed: [UInt8], readBase: String?) throws(NotesError) -> [UInt8] {
-        let baseVersion = userEdited ? pathHistory.agentBaseline : (readBase ?? pathHistory.agentBaseline)
+        let written = pathHistory.agentWritten ?? pathHistory.agentBaseline
+        let baseVersion = userEdited ? written : (readBase.flatMap { history.object($0) == nil ? nil : $0 } ?? written)
         guard let baseVersion, let base = history.object(baseVersion) else {
             throw NotesError(.mergeConflict,
                 "\(path) has no version written by you to merge from, so every line is the person's. Use on_conflict \"propose\" to let them review your text, or edit_file / append_file.",

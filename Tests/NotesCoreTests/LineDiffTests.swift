@@ -85,6 +85,56 @@ import Testing
         #expect(merge("a\r\n-\r\nb\r\n", "a\r\n-\r\nB\r\n", "A\r\n-\r\nb\r\n") == .merged(Array("A\r\n-\r\nB\r\n".utf8)))
     }
 
+    @Test func changesOnAdjacentLinesMerge() {
+        // A paragraph inserted right below (or above) a reworded line touches no line the
+        // rewording changed; nor do two rewordings of neighbouring lines.
+        #expect(merge("a\nb\nc\n", "a\nB\nc\n", "a\nb\nnew\nc\n") == .merged(Array("a\nB\nnew\nc\n".utf8)))
+        #expect(merge("a\nb\nc\n", "a\nB\nc\n", "a\nnew\nb\nc\n") == .merged(Array("a\nnew\nB\nc\n".utf8)))
+        #expect(merge("a\nb\nc\n", "a\nB\nc\n", "a\nb\nC\n") == .merged(Array("a\nB\nC\n".utf8)))
+        #expect(merge("a\nb\nc\n", "a\nc\n", "a\nb\nnew\nc\n") == .merged(Array("a\nnew\nc\n".utf8)))
+    }
+
+    @Test func theSameLinesInsertedByBothAreTakenOnce() {
+        // At one point, one insertion holding the other at its start or end.
+        #expect(merge("a\nb\n", "a\nb\nx\n", "a\nb\nx\ny\n") == .merged(Array("a\nb\nx\ny\n".utf8)))
+        #expect(merge("a\nb\n", "a\nb\ny\n", "a\nb\nx\ny\n") == .merged(Array("a\nb\nx\ny\n".utf8)))
+        // Beside the other side's change that already ends (or starts) with them.
+        #expect(merge("a\nb\n", "A\nb\n\nx\n", "a\nB\n\nx\n") == .merged(Array("A\nB\n\nx\n".utf8)))
+        #expect(merge("a\nb\nc\n", "a\nb\nx\nc\n", "a\nB\nx\nc\n") == .merged(Array("a\nB\nx\nc\n".utf8)))
+        #expect(merge("a\nb\nc\n", "a\nx\nb\nc\n", "a\nx\nB\nc\n") == .merged(Array("a\nx\nB\nc\n".utf8)))
+    }
+
+    @Test func onlyOverlappingChangesConflict() {
+        // Different insertions at one point.
+        guard case .conflicts(let inserted) = merge("a\nb\n", "a\nours\nb\n", "a\ntheirs\nb\n") else { Issue.record("expected a conflict"); return }
+        #expect(inserted == [MergeConflict(line: 2, base: "", ours: "ours\n", theirs: "theirs\n")])
+        // An insertion strictly inside lines the other side replaced.
+        guard case .conflicts(let inside) = merge("a\nb\nc\nd\n", "a\nBC\nd\n", "a\nb\nnew\nc\nd\n") else { Issue.record("expected a conflict"); return }
+        #expect(inside == [MergeConflict(line: 2, base: "b\nc\n", ours: "BC\n", theirs: "b\nnew\nc\n")])
+        // One side deletes a line the other changes.
+        guard case .conflicts(let deleted) = merge("a\nb\nc\n", "a\nc\n", "a\nB\nc\n") else { Issue.record("expected a conflict"); return }
+        #expect(deleted == [MergeConflict(line: 2, base: "b\n", ours: "", theirs: "B\n")])
+    }
+
+    @Test func randomChangesOnDifferentLinesAllMerge() {
+        // Each side rewords or inserts below its own distinct lines, neighbours included:
+        // the merge holds every change of both.
+        var rng = SeededGenerator(seed: 7)
+        for _ in 0..<300 {
+            let count = Int.random(in: 2...30, using: &rng)
+            let base = (0..<count).map { "line \($0)\n" }
+            var ours = base.map { [$0] }, theirs = base.map { [$0] }, expected = base.map { [$0] }
+            for i in 0..<count where Bool.random(using: &rng) {
+                let side = Int.random(in: 1...2, using: &rng)
+                let name = side == 1 ? "ours" : "theirs"
+                let change = Bool.random(using: &rng) ? ["\(name) reworded \(i)\n"] : [base[i], "\(name) inserted below \(i)\n"]
+                if side == 1 { ours[i] = change } else { theirs[i] = change }
+                expected[i] = change
+            }
+            #expect(merge(base.joined(), ours.joined().joined(), theirs.joined().joined()) == .merged(Array(expected.joined().joined().utf8)))
+        }
+    }
+
     @Test func randomMergesKeepEachSidesOnlyChanges() {
         // When the two sides change disjoint, separated lines, the merge contains both.
         var rng = SeededGenerator(seed: 42)

@@ -183,6 +183,34 @@ let draft = """
         #expect(f.code { try f.store.write("mine.md", content: "x\n", options: ChangeOptions(expectedVersion: mine.version, onConflict: .merge), by: f.agent) } == .mergeConflict)
     }
 
+    @Test func theMergeBaseIsTheAgentsLastWrittenVersion() throws {
+        // Issue 32's sequence: the agent's edit_file wrote around the person's first
+        // paragraph, so that paragraph is in the base and only the later changes are the
+        // person's; a merge keeps all of it, and the person's lines stay theirs.
+        let f = try StoreFixture()
+        try f.agentCreates("intro.md", draft)
+        f.editOutside("intro.md") { $0 + "\nThe person's first paragraph.\n" }
+        let read = try f.store.read("intro.md", by: f.agent)
+        let edited = try f.store.edit("intro.md", edits: [TextEdit(oldText: "about Ahab.", newText: "about Ahab, revised.")],
+                                      options: ChangeOptions(expectedVersion: read.version), by: f.agent)
+        let agentsText = try #require(f.text("intro.md"))
+        f.editOutside("intro.md") {
+            $0.replacingOccurrences(of: "about the whale.", with: "about the whale, in my words.") + "\nThe person's second paragraph.\n"
+        }
+        let merged = try f.store.write("intro.md", content: agentsText.replacingOccurrences(of: "about the sea.", with: "about the sea, sharpened."),
+                                       options: ChangeOptions(expectedVersion: edited.version, onConflict: .merge), by: f.agent)
+        #expect(merged.merged)
+        let text = try #require(f.text("intro.md"))
+        for line in ["about the whale, in my words.", "about Ahab, revised.", "about the sea, sharpened.", "The person's first paragraph.", "The person's second paragraph."] {
+            #expect(text.contains(line), "\(line) is missing from the merge")
+        }
+        // A merge that would drop the person's lines (they are in the base) is refused.
+        let now = try #require(f.version("intro.md"))
+        let dropped = text.replacingOccurrences(of: "\nThe person's first paragraph.\n", with: "")
+        #expect(f.code { try f.store.write("intro.md", content: dropped, options: ChangeOptions(expectedVersion: edited.version, onConflict: .merge), by: f.agent) } == .userEdited)
+        #expect(f.version("intro.md") == now)
+    }
+
     @Test func proposalsAreStoredAndReviewed() throws {
         let f = try StoreFixture()
         try f.agentCreates("intro.md", draft)
