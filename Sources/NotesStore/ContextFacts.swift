@@ -55,12 +55,113 @@ public enum ContextFacts {
 
     /// Whether `bytes` (context.md) already holds `fact` on one of its lines.
     public static func contains(_ fact: String, in bytes: [UInt8]) -> Bool {
+        matching(fact, in: bytes) != nil
+    }
+
+    /// The line of `bytes` (context.md) that already says `fact`: the same words (see
+    /// ``normalised(_:)``) on any line, else a list item that says it in other words
+    /// (``similarity(_:_:)`` at least ``nearDuplicateThreshold``), the most similar first.
+    public static func matching(_ fact: String, in bytes: [UInt8]) -> String? {
         let wanted = normalised(fact)
-        guard !wanted.isEmpty else { return false }
-        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) where normalised(String(line)) == wanted {
-            return true
+        guard !wanted.isEmpty else { return nil }
+        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        if let same = lines.first(where: { normalised($0) == wanted }) { return same }
+        let words = Words(fact)
+        var best: (line: String, score: Double)?
+        for line in lines where isListItem(line) {
+            let score = words.similarity(Words(line))
+            if score >= nearDuplicateThreshold, score > (best?.score ?? 0) { best = (line, score) }
         }
-        return false
+        return best?.line
+    }
+
+    /// How similar two facts must be to be one fact reworded, chosen on the labelled pairs
+    /// in Tests/Fixtures/remember/near-duplicates.tsv as the lowest threshold with no
+    /// different fact taken for a duplicate (docs/decisions.md).
+    public static let nearDuplicateThreshold = 0.85
+
+    /// Lexical similarity of two facts in 0...1: the Dice overlap of their content words
+    /// (stemmed; function words left out), times the share of the common words that come
+    /// in the same order. Facts that differ in a negation or in a number are different
+    /// facts (0), however many words they share.
+    public static func similarity(_ a: String, _ b: String) -> Double {
+        Words(a).similarity(Words(b))
+    }
+
+    static func isListItem(_ line: String) -> Bool {
+        let rest = line.drop { $0 == " " || $0 == "\t" }
+        if let first = rest.first, "-*+".contains(first), rest.dropFirst().first == " " { return true }
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        return !digits.isEmpty && [".", ")"].contains(rest.dropFirst(digits.count).first)
+    }
+
+    /// A fact's words as the similarity compares them.
+    struct Words {
+        /// Content words, stemmed, in order of first appearance.
+        var content: [String] = []
+        var negations: Set<String> = []
+        var numbers: Set<String> = []
+
+        init(_ text: String) {
+            var seen = Set<String>()
+            for word in normalised(text).split(separator: " ").map(String.init) {
+                if ContextFacts.negations.contains(word) { negations.insert(word == "t" ? "not" : word); continue }
+                if ContextFacts.functionWords.contains(word) { continue }
+                if word.contains(where: \.isNumber) { numbers.insert(word) }
+                let stem = ContextFacts.stem(word)
+                if seen.insert(stem).inserted { content.append(stem) }
+            }
+        }
+
+        func similarity(_ other: Words) -> Double {
+            guard negations == other.negations, numbers == other.numbers, !content.isEmpty, !other.content.isEmpty else { return 0 }
+            let common = Set(content).intersection(other.content)
+            guard !common.isEmpty else { return 0 }
+            let dice = 2 * Double(common.count) / Double(content.count + other.content.count)
+            let inOrder = ContextFacts.longestCommonSubsequence(content.filter(common.contains), other.content.filter(common.contains))
+            return dice * Double(inOrder) / Double(common.count)
+        }
+    }
+
+    /// Words that carry no fact of their own (articles, prepositions, pronouns, auxiliaries).
+    static let functionWords: Set<String> = Set("""
+        a an the to of in on at for with by from over under into onto about as and or but then than so that this these those \
+        is are was were be been being am do does did done has have had having it its their them they he she his her him i me \
+        my we our us you your person s should would will shall can could may might must also every each some any all
+        """.split(separator: " ").map(String.init))
+
+    /// Words that turn a fact into its opposite (`t` is what is left of "n't").
+    static let negations: Set<String> = ["not", "no", "never", "t", "nor", "without"]
+
+    /// A light suffix-stripping stem: "summaries" and "summary", "writes" and "writing",
+    /// "bulleted" and "bullet" meet.
+    static func stem(_ word: String) -> String {
+        guard !word.contains(where: \.isNumber) else { return word }
+        var w = Array(word)
+        if w.count > 4, w.suffix(3) == ["i", "e", "s"] {
+            w.removeLast(2)
+        } else {
+            for suffix in [Array("ing"), Array("ed"), Array("es"), Array("s")] where w.count - suffix.count >= 3 && w.suffix(suffix.count) == suffix[...] {
+                if suffix == ["s"] && w.suffix(2) == ["s", "s"] { break }
+                w.removeLast(suffix.count)
+                break
+            }
+        }
+        if w.count > 3, w[w.count - 1] == w[w.count - 2], !"aeiouls".contains(w[w.count - 1]) { w.removeLast() }
+        if w.count > 3, w.last == "y" { w[w.count - 1] = "i" }
+        if w.count > 3, w.last == "e" { w.removeLast() }
+        return String(w)
+    }
+
+    static func longestCommonSubsequence(_ a: [String], _ b: [String]) -> Int {
+        guard !a.isEmpty, !b.isEmpty else { return 0 }
+        var previous = [Int](repeating: 0, count: b.count + 1)
+        for x in a {
+            var row = [Int](repeating: 0, count: b.count + 1)
+            for (j, y) in b.enumerated() { row[j + 1] = x == y ? previous[j] + 1 : max(previous[j + 1], row[j]) }
+            previous = row
+        }
+        return previous[b.count]
     }
 }
 
@@ -72,6 +173,9 @@ public struct RememberResult: Codable, Sendable, Equatable {
     public var section: String
     /// The fact was already there; nothing was written.
     public var duplicate: Bool
+    /// For a duplicate: the line of context.md that already says it (the same words, or
+    /// the same fact reworded).
+    public var matching: String?
     /// The line added (nil for a duplicate).
     public var added: String?
     /// Set when the path's policy turned the change into a proposal.

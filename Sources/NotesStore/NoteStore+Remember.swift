@@ -19,8 +19,9 @@ extension NoteStore {
         return try lockedRereading { () throws(NotesError) -> RememberResult in
             let target = try open(path, create: true)
             var result = RememberResult(path: path.relative, version: target.version, section: heading, duplicate: false)
-            if let current = target.bytes, ContextFacts.contains(text, in: current) {
+            if let current = target.bytes, let line = ContextFacts.matching(text, in: current) {
                 result.duplicate = true
+                result.matching = String(line.drop { $0 == " " || $0 == "\t" })
                 return result
             }
             if author.actor == .agent, let current = target.bytes, UserSections(current, path: path.relative).owns(heading) {

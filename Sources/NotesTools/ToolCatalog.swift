@@ -209,7 +209,7 @@ public enum ToolCatalog {
         name: "remember", title: "Remember a fact",
         description: """
             Record what you learned about the person in context.md (a dated bullet under section, default "Learned") for later \
-            sessions. A fact already there answers duplicate: true. Short and specific: "Prefers British spelling".
+            sessions. A fact already there, even reworded, answers duplicate: true and the matching line. Short and specific: "Prefers British spelling".
             """,
         parameters: [
             .string("fact", nil, required: true),

@@ -24,7 +24,7 @@ extension NotesCommand {
             let result = try store.remember(text.joined(separator: " "), section: section, by: .person)
             if json { return Terminal.write(try JSONOutput.document(result)) }
             if result.duplicate {
-                Terminal.write("already in context.md (not added again)\n")
+                Terminal.write("already in context.md (not added again): \(result.matching ?? "")\n")
             } else {
                 Terminal.write("remembered under \"\(result.section)\": \(result.added ?? "")" + Terminal.style("  version \(result.version ?? "-")", .dim) + "\n")
             }
