@@ -88,13 +88,71 @@ public enum Repository {
         return FileManager.default.fileExists(atPath: dir + "/model.safetensors") ? dir : nil
     }
 
-    /// The built `notes` binary (`swift build --product notes` first; `scripts/test` does).
+    /// The built `notes` binary: `$NOTES_BIN`, else the debug build (`swift build --product
+    /// notes` first; `scripts/test` does). A binary built here that is older than its sources
+    /// ends the test run with a message saying so (``BuiltBinary/requireCurrent(_:)``): the
+    /// CLI tests must never pass on a stale build.
     public static var notesBinary: String {
-        if let explicit = ProcessInfo.processInfo.environment["NOTES_BIN"] { return explicit }
-        for candidate in [".build/debug/notes", ".build/release/notes"] where FileManager.default.isExecutableFile(atPath: root + "/" + candidate) {
-            return root + "/" + candidate
+        let path = ProcessInfo.processInfo.environment["NOTES_BIN"] ?? root + "/.build/debug/notes"
+        BuiltBinary.requireCurrent(path)
+        return path
+    }
+}
+
+/// Whether a binary built in this repository's `.build` is current: not older than any
+/// source file of the modules SwiftPM linked into it (listed in its
+/// `<product>.product/Objects.LinkFileList`). The same check as Tests/support/notes_testing.py.
+public enum BuiltBinary {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var checked: [String: String?] = [:]
+
+    /// Why `path` is older than its sources (the first newer source found), nil when it is
+    /// current or was not built in this repository.
+    public static func staleness(of path: String) -> String? {
+        let binary = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let build = URL(fileURLWithPath: Repository.root + "/.build").resolvingSymlinksInPath().path + "/"
+        guard binary.path.hasPrefix(build) else { return nil }
+        let list = binary.deletingLastPathComponent().path + "/\(binary.lastPathComponent).product/Objects.LinkFileList"
+        guard let objects = try? String(contentsOfFile: list, encoding: .utf8),
+              let built = modificationTime(binary.path) else { return nil }
+        let modules = Set(objects.split(separator: "\n").compactMap { line -> String? in
+            let folder = URL(fileURLWithPath: String(line)).deletingLastPathComponent().lastPathComponent
+            return folder.hasSuffix(".build") ? String(folder.dropLast(6)) : nil
+        })
+        for module in modules.sorted() {
+            let folder = Repository.root + "/Sources/" + module
+            guard let walker = FileManager.default.enumerator(atPath: folder) else { continue }
+            while let name = walker.nextObject() as? String {
+                if let time = modificationTime(folder + "/" + name), time > built {
+                    return "\(path) is older than Sources/\(module)/\(name)"
+                }
+            }
         }
-        return root + "/.build/debug/notes"
+        return nil
+    }
+
+    /// Ends the test process (exit status 2) with one clear line when `path`, or `notes-mcp`
+    /// next to it, is older than its sources; checked once per binary.
+    public static func requireCurrent(_ path: String) {
+        let mcp = URL(fileURLWithPath: path).deletingLastPathComponent().path + "/notes-mcp"
+        for binary in [path, mcp] {
+            let reason = lock.withLock { () -> String? in
+                if let cached = checked[binary] { return cached }
+                let found = staleness(of: binary)
+                checked[binary] = found
+                return found
+            }
+            if let reason {
+                FileHandle.standardError.write(Data("notes tests: \(reason): run `swift build --product notes && swift build --product notes-mcp` (scripts/test does) before the tests\n".utf8))
+                exit(2)
+            }
+        }
+    }
+
+    private static func modificationTime(_ path: String) -> Double? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
     }
 }
 
@@ -143,6 +201,15 @@ public func launchNotes(_ arguments: [String], environment: [String: String] = [
     process.standardError = FileHandle.nullDevice
     try process.run()
     return process
+}
+
+extension Repository {
+    /// Whether this run includes the tests tagged `reliability` (crash rounds, kill loops,
+    /// soaks): `NOTES_RELIABILITY=1` (scripts/reliability sets it) or `NOTES_SOAK=1`.
+    public static var runsReliabilityRounds: Bool {
+        let env = ProcessInfo.processInfo.environment
+        return env["NOTES_RELIABILITY"] == "1" || env["NOTES_SOAK"] == "1"
+    }
 }
 
 /// `quick` normally, `soak` when `NOTES_SOAK=1` (scripts/reliability --soak): the same

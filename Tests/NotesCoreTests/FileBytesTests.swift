@@ -8,7 +8,7 @@ import Testing
     /// does) gets the old or the new bytes, never "not found": the descriptor of a file
     /// renamed over after it was opened is named "path (deleted)" by the kernel, which the
     /// location check must accept (it once answered `not_found` to `notes read` under load).
-    @Test func readsRacingAtomicReplacesSeeOldOrNewBytes() throws {
+    @Test(.tags(.reliability), .reliabilityRun) func readsRacingAtomicReplacesSeeOldOrNewBytes() throws {
         let tmp = TemporaryDirectory()
         let path = (FileSystem.realPath(tmp.path) ?? tmp.path) + "/a.md"
         let versions = (0..<2).map { "version \($0)\n" + String(repeating: "x", count: 100 * ($0 + 1)) }

@@ -1,48 +1,39 @@
-"""Runs the built `notes` binary on a scratch copy of sample-workspace/ for the agent and
-fetch tests (standard library only)."""
+"""Tests/agent's helpers: the shared ones of Tests/support (the built `notes`, scratch copies of
+sample-workspace/), with what the agent and fetch tests add: fast retries, a clean network
+environment, and the agent's sessions (standard library only)."""
 import datetime
 import hashlib
 import json
 import os
-import shutil
 import subprocess
-import tempfile
+import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLE = REPO / "sample-workspace"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+
+import notes_testing  # noqa: E402
+from notes_testing import NO_MODEL, REPO, SAMPLE, notes_binary  # noqa: E402,F401
+
 FAKE_KEY = "sk-ant-test-0123456789-never-stored"
 
 
-def notes_binary() -> str:
-    path = os.environ.get("NOTES_BIN") or str(REPO / ".build" / "debug" / "notes")
-    if not os.access(path, os.X_OK):
-        raise RuntimeError(f"{path} is not built; run `swift build --product notes` (or set NOTES_BIN)")
-    return path
+class Workspace(notes_testing.Workspace):
+    """The shared scratch workspace; `config` is added to the shipped settings."""
 
+    prefix = "notes-agent-"
 
-class Workspace:
     def __init__(self, config: str | None = None):
-        self.temp = Path(tempfile.mkdtemp(prefix="notes-agent-"))
-        self.root = self.temp / "ws"
-        shutil.copytree(SAMPLE, self.root)
+        super().__init__()
         text = (self.root / ".notes" / "config.yml").read_text()
         # Fast retries for the tests; everything else as shipped.
         text += "agent:\n  retry_base_delay: 0.05\n  retry_attempts: 3\n  idle_timeout: 20\n"
         if config:
             text += config
         (self.root / ".notes" / "config.yml").write_text(text)
-        self.index = self.temp / "index"
-
-    def path(self, relative: str) -> Path:
-        return self.root / relative
-
-    def text(self, relative: str) -> str:
-        return self.path(relative).read_text()
 
     def env(self, **extra) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-        env["NOTES_MODEL_DIR"] = "/nonexistent/notes-test-no-model"  # words alone unless a test opts in
+        env["NOTES_MODEL_DIR"] = NO_MODEL  # words alone unless a test opts in
         env.update({"NO_COLOR": "1", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
                     "NOTES_INDEX_DIR": str(self.index)})
         for key in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
@@ -87,9 +78,6 @@ class Workspace:
 
     def all_bytes(self) -> bytes:
         return b"".join(p.read_bytes() for p in self.root.rglob("*") if p.is_file())
-
-    def cleanup(self):
-        shutil.rmtree(self.temp, ignore_errors=True)
 
 
 def today() -> str:

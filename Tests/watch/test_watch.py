@@ -7,19 +7,15 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-
-def notes_binary() -> str:
-    path = os.environ.get("NOTES_BIN") or str(REPO / ".build" / "debug" / "notes")
-    if not os.access(path, os.X_OK):
-        raise RuntimeError(f"{path} is not built; run `swift build --product notes` (or set NOTES_BIN)")
-    return path
+from notes_testing import REPO, notes_binary  # noqa: E402
 
 
 class Watcher:
