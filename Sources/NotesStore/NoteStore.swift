@@ -80,11 +80,13 @@ public struct ChangeResult: Codable, Sendable, Equatable {
     public var dryRun = false
     /// Things the caller should know (front matter left unstamped, a sync conflict copy…).
     public var warnings: [String] = []
+    /// For text appended to a journal page as an entry: the entry's heading (`## 10:30 — agent`).
+    public var entry: String?
 
     public init(path: String) { self.path = path }
 
     enum CodingKeys: String, CodingKey {
-        case path, version, created, merged, changed, proposal, diff, from, warnings
+        case path, version, created, merged, changed, proposal, diff, from, warnings, entry
         case previousVersion = "previous_version", restorableVersion = "restorable_version", dryRun = "dry_run"
     }
 }

@@ -128,8 +128,8 @@ public enum ToolCatalog {
         name: "append_file", title: "Append to a file",
         description: """
             Add text at the end of a file, or of the section under a heading (section, without #s; created when missing). Creates \
-            the file if needed. Never conflicts, needs no version: the way to add to the journal (Journal/YYYY-MM-DD.md), \
-            context.md and files the person is working on.
+            the file if needed. Never conflicts, needs no version: the way to add to the journal (Journal/YYYY-MM-DD.md; \
+            plain text becomes a timed entry), context.md and files the person is working on.
             """,
         parameters: [
             path,
@@ -209,7 +209,7 @@ public enum ToolCatalog {
         name: "remember", title: "Remember a fact",
         description: """
             Record what you learned about the person in context.md (a dated bullet under section, default "Learned") for later \
-            sessions. A fact already there, even reworded, answers duplicate: true and the matching line. Short and specific: "Prefers British spelling".
+            sessions. A fact already there answers duplicate: true. Short and specific: "Prefers British spelling".
             """,
         parameters: [
             .string("fact", nil, required: true),

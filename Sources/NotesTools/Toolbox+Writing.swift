@@ -29,7 +29,26 @@ extension Toolbox {
     func appendFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
         let path = try pathArgument(args)
         let text = try content(args)
-        return try store.append(path, content: text, section: try args.string("section"), by: author)
+        let section = try args.string("section")
+        // On a journal page, text without its own heading becomes an entry in the journal's
+        // format (`## 10:30 — agent`), the page made from the journal template when new.
+        if section == nil, let day = NoteStore.journalDate(of: path), !Self.startsWithHeading(text) {
+            let now = Timestamp.now()
+            let header = day == Timestamp.localDateTime(now).date
+                ? (try? catalog().render("journal", title: "Journal", variables: [:], actor: author.actor, now: now))?.files.first?.text : nil
+            let entry = try store.journal(text, header: header, day: day, by: author, now: now)
+            var result = ChangeResult(path: entry.path)
+            result.version = entry.version
+            result.created = entry.created
+            result.entry = entry.entry
+            return result
+        }
+        return try store.append(path, content: text, section: section, by: author)
+    }
+
+    /// Whether the text's first non-blank line is a Markdown heading.
+    static func startsWithHeading(_ text: String) -> Bool {
+        text.split(whereSeparator: \.isNewline).first { !$0.allSatisfy(\.isWhitespace) }?.hasPrefix("#") ?? false
     }
 
     func editFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ChangeResult {
