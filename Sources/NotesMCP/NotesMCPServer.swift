@@ -58,7 +58,7 @@ public struct NotesMCPServer: Sendable {
                 tools: .init(listChanged: false)))
         await register(on: server)
         let transport = LineTransport(maxMessageBytes: 4 * toolbox.workspace.config.writeMaxBytes + (1 << 20),
-                                      shortcut: ToolCallShortcut(toolbox: toolbox, queue: queue), logger: logger)
+                                      shortcut: ToolCallShortcut(toolbox: toolbox, queue: queue, consent: PersonConsent(server: server)), logger: logger)
         let toolbox = self.toolbox
         let fixedClient = options.client != nil
         try await server.start(transport: transport) { client, _ in
@@ -89,7 +89,8 @@ public struct NotesMCPServer: Sendable {
         }
         await server.withMethodHandler(CallTool.self) { params in
             let arguments = params.arguments?.mapValues(ValueBridge.json)
-            let outcome = await onQueue { toolbox.call(params.name, arguments: arguments) }
+            let consent = PersonConsent(server: server)
+            let outcome = await onQueue { consent.call(toolbox, params.name, arguments: arguments) }
             let structured = (try? JSONValue.parse(outcome.json)).map(ValueBridge.value)
             return CallTool.Result(content: [.text(text: outcome.text, annotations: nil, _meta: nil)],
                                    structuredContent: structured, isError: outcome.isError)

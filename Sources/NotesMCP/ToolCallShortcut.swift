@@ -17,6 +17,7 @@ import NotesTools
 struct ToolCallShortcut: Sendable {
     let toolbox: Toolbox
     let queue: DispatchQueue
+    let consent: PersonConsent
 
     private struct Request: Decodable {
         let jsonrpc: String
@@ -33,9 +34,9 @@ struct ToolCallShortcut: Sendable {
     func take(_ message: Data, screen: MessageScreen, reply: @escaping @Sendable (Data) async -> Void) -> Bool {
         guard screen.method == "tools/call", let id = screen.id,
               let request = try? JSONDecoder().decode(Request.self, from: message), request.jsonrpc == "2.0" else { return false }
-        let toolbox = self.toolbox
+        let toolbox = self.toolbox, consent = self.consent
         queue.async {
-            let outcome = toolbox.call(request.params.name, arguments: request.params.arguments)
+            let outcome = consent.call(toolbox, request.params.name, arguments: request.params.arguments)
             let response = MessageScreen.toolResult(id: id, json: outcome.json, isError: outcome.isError)
             // Sent before the next call starts, so that draining the queue at shutdown
             // also means every answer is out.

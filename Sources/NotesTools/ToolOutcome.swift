@@ -10,6 +10,11 @@ public struct ToolOutcome: Sendable {
 
     public var text: String { String(decoding: json, as: UTF8.self) }
 
+    public init(json: Data, isError: Bool) {
+        self.json = json
+        self.isError = isError
+    }
+
     /// The error's stable `code`, when this is an error.
     public var errorCode: String? {
         guard isError, case .object(let object)? = try? JSONValue.parse(json), case .string(let code)? = object["code"] else { return nil }
