@@ -18,7 +18,7 @@ public struct MergeConflict: Equatable, Sendable, Codable {
     }
 }
 
-/// Line-based three-way merge (SPEC §6.2): each side's changes against the base are hunks
+/// Line-based three-way merge (docs/spec.md §6.2): each side's changes against the base are hunks
 /// (base lines replaced, or a point where lines are inserted); hunks of one side are taken
 /// as they are, identical hunks of both sides are taken once, and only hunks that overlap
 /// — change a base line in common, insert at the same point, or insert strictly inside the

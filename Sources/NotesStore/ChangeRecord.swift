@@ -73,7 +73,7 @@ public struct PathHistory: Sendable {
     public var userChangedSinceBaseline = false
     /// The last version the agent wrote, as written (the person's lines in it included), or
     /// that became the agent's whole (an accepted proposal, a file made from a template):
-    /// the base of a three-way merge of the agent's next text (SPEC §6.2).
+    /// the base of a three-way merge of the agent's next text (docs/spec.md §6.2).
     public var agentWritten: String?
     /// Who created the file, when the tool saw it happen.
     public var createdBy: Actor?

@@ -122,7 +122,7 @@ struct WriteGuard {
     }
 
     /// Three-way merge of the agent's `proposed` text with the person's changes. The base is
-    /// the agent's last written version, as written (SPEC §6.2): its text derives from it,
+    /// the agent's last written version, as written (docs/spec.md §6.2): its text derives from it,
     /// and the person's lines already in it are common to both sides. When the person has
     /// not edited since, `readBase` (the version the agent read) is the closer ancestor.
     /// (The agent's own text without the person's lines, ``PathHistory/agentBaseline``, is

@@ -1,4 +1,4 @@
-"""Issue 32 item 6, merge as SPEC §6.2 says, through the official Python MCP client against
+"""Issue 32 item 6, merge as docs/spec.md §6.2 says, through the official Python MCP client against
 the built `notes mcp`: the base is the agent's last written version; changes on different
 lines merge even when adjacent; only overlapping changes conflict, with hunks; the person's
 lines stay protected after a merge."""
