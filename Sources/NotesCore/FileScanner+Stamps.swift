@@ -96,7 +96,7 @@ extension FileScanner {
                 for child in childrenOf[i] { visit(child, parent: nil) }
                 return
             }
-            let opened = parent.map { openChild(Self.lastName(folder.path), in: $0) } ?? openFolder(folder.path)
+            let opened = parent.map { openChild(Self.lastName(folder.path), in: $0, path: folder.path, into: &result) } ?? openFolder(folder.path)
             guard let dir = opened else {
                 result.goneFolders.append(folder.path)
                 return
@@ -111,7 +111,7 @@ extension FileScanner {
             for sub in subfolders {
                 if let child = index[sub.path] {
                     visit(child, parent: dirfd(dir))
-                } else if let childDir = openChild(sub.name, in: dirfd(dir)) {
+                } else if let childDir = openChild(sub.name, in: dirfd(dir), path: sub.path, into: &result) {
                     // A new folder: everything below it is new too.
                     walkOpen(childDir, relative: sub.path, stamping: stamping, into: &result)
                 }
@@ -142,6 +142,7 @@ extension FileScanner {
         combined.append(result)
         combined.matchesKnownFiles = matches
         combined.stamped = true
+        combined.settleUnreadable()
         return combined
     }
 

@@ -49,6 +49,21 @@ public struct WorkspaceScan: Sendable {
     /// Whether `files` are exactly the known files given to ``FileScanner/scan(knowing:trustingChangesBefore:)``,
     /// in that order, with fresh stat facts: the refresh then compares them pairwise.
     public var matchesKnownFiles = false
+    /// Folders this walk could not open for want of permission (a mode-000 folder): their
+    /// files are not seen. ``settleUnreadable()`` reports them.
+    public var unreadableFolders: [String] = []
+
+    /// Reports the unreadable folders as diagnostics (`notes status`, `notes list`) and
+    /// leaves their parents unstamped, so every walk tries them again and says so again.
+    mutating func settleUnreadable() {
+        guard !unreadableFolders.isEmpty else { return }
+        let parents = Set(unreadableFolders.map(FileScanner.parentPath))
+        for i in listed.indices where parents.contains(listed[i].stamp.path) { listed[i].stamp.changeNanos = 0 }
+        skipped += unreadableFolders.sorted().map {
+            Diagnostic(path: $0, code: .unreadable, message: "folder cannot be read (permission denied); its files are not listed or searched")
+        }
+        unreadableFolders = []
+    }
 
     /// Appends `other`, keeping its listed folders' file ranges pointing at its files.
     mutating func append(_ other: WorkspaceScan) {
@@ -59,6 +74,7 @@ public struct WorkspaceScan: Sendable {
         listed += other.listed.map { var folder = $0; folder.files = (folder.files.lowerBound + offset)..<(folder.files.upperBound + offset); return folder }
         goneFolders += other.goneFolders
         foldersSkipped += other.foldersSkipped
+        unreadableFolders += other.unreadableFolders
     }
 }
 
@@ -159,7 +175,7 @@ public struct FileScanner: Sendable {
         while !frontier.isEmpty && frontier.count < 64 && rounds < 4 {
             var next: [ChildFolder] = []
             for folder in frontier {
-                guard let dir = openChild(folder.name, in: folder.parent) else { continue }
+                guard let dir = openChild(folder.name, in: folder.parent, path: folder.path, into: &result) else { continue }
                 listed.append(dir)
                 next += children(of: dir, relative: folder.path, stamping: stamping, into: &result)
             }
@@ -170,12 +186,15 @@ public struct FileScanner: Sendable {
         let parts = ParallelSlots<WorkspaceScan>(count: folders.count)
         DispatchQueue.concurrentPerform(iterations: folders.count) { i in
             var part = WorkspaceScan()
-            if let dir = openChild(folders[i].name, in: folders[i].parent) { walkOpen(dir, relative: folders[i].path, stamping: stamping, into: &part) }
+            if let dir = openChild(folders[i].name, in: folders[i].parent, path: folders[i].path, into: &part) {
+                walkOpen(dir, relative: folders[i].path, stamping: stamping, into: &part)
+            }
             parts.set(i, part)
         }
         for part in parts.values { result.append(part) }
         result.listedEverything = below.isEmpty
         result.stamped = stamping.trusted
+        result.settleUnreadable()
         return result
     }
 
@@ -222,6 +241,13 @@ public struct FileScanner: Sendable {
             close(fd)
             return nil
         }
+        return dir
+    }
+
+    /// ``openChild(_:in:)``, noting `path` as unreadable when permission is what refused it.
+    func openChild(_ name: String, in parent: Int32, path: String, into result: inout WorkspaceScan) -> OpaquePointer? {
+        let dir = openChild(name, in: parent)
+        if dir == nil, errno == EACCES || errno == EPERM { result.unreadableFolders.append(path) }
         return dir
     }
 
@@ -292,7 +318,7 @@ public struct FileScanner: Sendable {
         list(dir, relative: relative, stamping: stamping, into: &result, subfolders: &subfolders)
         let parent = dirfd(dir)
         for sub in subfolders {
-            guard let child = openChild(sub.name, in: parent) else { continue }
+            guard let child = openChild(sub.name, in: parent, path: sub.path, into: &result) else { continue }
             walkOpen(child, relative: sub.path, stamping: stamping, into: &result)
         }
     }

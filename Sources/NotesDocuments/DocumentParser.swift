@@ -8,7 +8,7 @@ import NotesCore
 /// and UTF-16 files yield `nil` with a diagnostic (listed, not indexed).
 public enum DocumentParser {
     /// Bump when parsing changes what is extracted: existing indexes are then rebuilt.
-    public static let version = 5
+    public static let version = 6
 
     /// `key`'s value as a timestamp: epoch seconds or milliseconds, or a date notes reads.
     static func foreignDate(_ frontMatter: FrontMatter, _ key: String) -> String? {
@@ -21,9 +21,10 @@ public enum DocumentParser {
     }
 
     /// Parses the file at workspace-relative `path`.
-    public static func parse(path: String, bytes: [UInt8]) -> (document: ParsedDocument?, diagnostics: [Diagnostic]) {
+    public static func parse(path: String, bytes original: [UInt8]) -> (document: ParsedDocument?, diagnostics: [Diagnostic]) {
         let format = FileFormat(path: path)
         guard format.isIndexed else { return (nil, []) }
+        let bytes = loneCarriageReturnsAsNewlines(original)
         let decoded: DecodedText
         do {
             decoded = try DecodedText.decode(bytes, path: path)
@@ -41,6 +42,23 @@ public enum DocumentParser {
         }
         document.diagnostics = decoded.diagnostics + document.diagnostics
         return (document, document.diagnostics)
+    }
+
+    /// `bytes` with every CR not followed by LF made an LF: a file saved with old Mac line
+    /// endings (CR only) is read line by line like any other (its sections, headings and
+    /// line numbers), not as one line. Byte for byte, so offsets hold; CRLF is left alone.
+    static func loneCarriageReturnsAsNewlines(_ bytes: [UInt8]) -> [UInt8] {
+        guard let first = bytes.firstIndex(of: 0x0D) else { return bytes }
+        var out: [UInt8]? = nil
+        var i = first
+        while i < bytes.count {
+            if bytes[i] == 0x0D && (i + 1 == bytes.count || bytes[i + 1] != 0x0A) {
+                if out == nil { out = bytes }
+                out![i] = 0x0A
+            }
+            i += 1
+        }
+        return out ?? bytes
     }
 
     /// The file name without its extension: the title of last resort.

@@ -238,16 +238,27 @@ final class FolderHandle {
         return names
     }
 
-    /// Deletes temporary files left by writers that died (their PID is in the name).
-    func removeLeftovers() {
-        var stale: [String] = []
-        for name in names() {
-            guard name.hasPrefix(Self.temporaryPrefix) else { continue }
-            let parts = name.dropFirst(Self.temporaryPrefix.count).split(separator: ".")
-            if let pid = parts.first.flatMap({ pid_t($0) }), pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
-            stale.append(name)
-        }
-        for name in stale { unlinkat(fd, name, 0) }
+    /// Deletes temporary files left by writers that died (their PID is in the name);
+    /// returns their names.
+    @discardableResult
+    func removeLeftovers() -> [String] {
+        let stale = names().filter(Self.isLeftover)
+        return stale.filter { unlinkat(fd, $0, 0) == 0 }
+    }
+
+    /// Whether `name` is the temporary file of a writer that is no longer running: never
+    /// this process's, nor one whose process exists (or cannot be asked about).
+    static func isLeftover(_ name: String) -> Bool {
+        guard name.hasPrefix(temporaryPrefix) else { return false }
+        let parts = name.dropFirst(temporaryPrefix.count).split(separator: ".")
+        guard let pid = parts.first.flatMap({ pid_t($0) }), pid > 0 else { return false }
+        return pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// Whether `name` here is a folder (not following a link).
+    func isFolder(_ name: String) -> Bool {
+        var info = stat()
+        return fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     func path(_ name: String) -> String { relative.isEmpty ? name : relative + "/" + name }

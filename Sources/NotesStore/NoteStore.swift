@@ -246,6 +246,22 @@ public final class NoteStore: Sendable {
         return try body()
     }
 
+    // MARK: Repairs
+
+    /// Removes the temporary files of writers that are no longer running from every folder
+    /// of the workspace, `.notes/` included and `.git/` not (`notes status --fix`, issue 34);
+    /// a write removes those of its own folder. Returns their workspace-relative paths.
+    public func removeLeftoverTemporaryFiles() -> [String] {
+        var removed: [String] = []
+        func sweep(_ components: [String]) {
+            guard let folder = try? FolderHandle.open(root: workspace.root, components: components, create: false) else { return }
+            removed += folder.removeLeftovers().map(folder.path)
+            for name in folder.names().sorted() where name != ".git" && folder.isFolder(name) { sweep(components + [name]) }
+        }
+        sweep([])
+        return removed.sorted()
+    }
+
     // MARK: Committing
 
     /// Makes `bytes` the content of `target` (docs/spec.md §6.3/§6.4): previous and new versions

@@ -129,6 +129,18 @@ import Testing
         }
     }
 
+    /// Issue 34: a file saved with old Mac line endings (CR only) has lines, headings and
+    /// sections like any other (cmark saw the headings, but the body was one line).
+    @Test func carriageReturnOnlyLineEndingsAreLineBreaks() {
+        let doc = parse("cr.md", "# Old Mac\r\rIntro alpha.\r\r## Second\r\rbody bravo.\r")
+        #expect(doc.title == "Old Mac")
+        let second = doc.sections.first { $0.heading == "Second" }
+        #expect(second?.line == 5)
+        #expect(second?.text.contains("body bravo.") == true)
+        #expect(doc.sections.contains { $0.text.contains("Intro alpha.") && !$0.text.contains("bravo") })
+        #expect(DocumentParser.loneCarriageReturnsAsNewlines(Array("a\r\nb\rc\r".utf8)) == Array("a\r\nb\nc\n".utf8))
+    }
+
     @Test func titleFallsBackToFirstH1ThenFileName() {
         #expect(parse("a/b.md", "text\n\n# The H1\n").title == "The H1")
         #expect(parse("a/b.md", "## only h2\n").title == "b")

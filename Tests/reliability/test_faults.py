@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -985,6 +986,105 @@ class CacheLocation(unittest.TestCase):
         read = subprocess.run([notes_binary(), "-w", str(self.ws.root), "read", "Research/moby-dick/notes.md"], capture_output=True, text=True,
                               timeout=120, user=user[0], group=user[1], extra_groups=[], cwd="/", env=env)
         self.assertEqual(read.returncode, 0, read.stderr)
+
+
+class Leftovers(unittest.TestCase):
+    """Item 11: temporary files of dead writers removed by `notes status --fix` (never a
+    live process's), unreadable folders reported, CR-only line endings, stderr that cannot
+    be written never traps (watch, search's "more" line)."""
+
+    def setUp(self):
+        self.ws = Workspace()
+
+    def tearDown(self):
+        self.ws.cleanup()
+
+    def test_status_fix_removes_dead_writers_temporary_files_only(self):
+        dead = 2
+        while Path(f"/proc/{dead}").exists():
+            dead += 1
+        empty = self.ws.path("Empty/below")
+        empty.mkdir(parents=True)
+        objects = self.ws.root / ".notes" / "history" / "objects" / "ab"
+        objects.mkdir(parents=True, exist_ok=True)
+        left = [self.ws.path("Research") / f".notes-tmp.{dead}.1", empty / f".notes-tmp.{dead}.2", objects / f".notes-tmp.{dead}.3"]
+        for p in left:
+            p.write_text("half a write")
+        live = self.ws.path("Research") / f".notes-tmp.{os.getpid()}.4"
+        live.write_text("a live writer's")
+        status = notes("status", ws=self.ws)
+        self.assertEqual(status.returncode, 0, status.stderr)
+        self.assertTrue(all(p.exists() for p in left), "status alone changes nothing")
+        fixed = notes("status", "--fix", ws=self.ws)
+        self.assertEqual(fixed.returncode, 0, fixed.stderr)
+        self.assertIn("removed 3 temporary files", fixed.stdout)
+        self.assertEqual([p for p in left if p.exists()], [])
+        self.assertTrue(live.exists(), "a live process's temporary file is never removed")
+        again = json.loads(notes("status", "--fix", "--json", ws=self.ws).stdout)
+        self.assertEqual(again["removed_temporary_files"], [])
+        print(f"faults: {len(left)} temporary files of a dead writer (3 folders) removed by status --fix, a live one kept")
+
+    def test_unreadable_folders_are_reported_by_status_and_list(self):
+        user = other_user()
+        if user is None:
+            self.skipTest("no second local user (root reads a mode-000 folder anyway)")
+        self.ws.temp.chmod(0o755)
+        private = self.ws.path("Private")
+        private.mkdir()
+        (private / "diary.md").write_text("# Diary\n")
+        for p in [self.ws.root, *self.ws.root.rglob("*")]:
+            os.chown(p, *user, follow_symlinks=False)
+        index = self.ws.temp / "other-index"
+        index.mkdir()
+        os.chown(index, *user)
+        private.chmod(0)
+        base = [notes_binary(), "-w", str(self.ws.root), "--index-dir", str(index)]
+        try:
+            for attempt in range(2):  # the second walk trusts the folders' stamps
+                status = as_user(user, *base, "status")
+                self.assertEqual(status.returncode, 0, status.stderr)
+                self.assertIn("Private", status.stdout, f"walk {attempt + 1}: {status.stdout}")
+                self.assertIn("cannot be read", status.stdout)
+                listed = as_user(user, *base, "list", "-r")
+                self.assertEqual(listed.returncode, 0, listed.stderr)
+                self.assertIn("Private", listed.stderr, f"walk {attempt + 1}: list names the folder it could not read")
+                self.assertIn("cannot be read", listed.stderr)
+                time.sleep(2.1)
+        finally:
+            private.chmod(0o755)
+
+    def test_cr_only_line_endings_are_line_breaks(self):
+        self.ws.path("Research/cr.md").write_bytes(b"# Old Mac note\r\rIntro words alpha.\r\r## Second heading\r\rbody words bravo zulu.\r")
+        hits = json.loads(notes("search", "bravo", "--json", ws=self.ws, check=True).stdout)
+        hit = next(h for h in hits["hits"] if h["path"] == "Research/cr.md")
+        self.assertEqual(hit["title"], "Old Mac note")
+        snippet = json.dumps(hit)
+        self.assertIn("Second heading", snippet, "the section's heading")
+        self.assertIn('"line": 7', snippet.replace('"line":7', '"line": 7'), "the line number counts CRs")
+        self.assertEqual(notes("search", "alpha", "-l", ws=self.ws, check=True).stdout.strip().splitlines(), ["Research/cr.md"])
+
+    def test_stderr_that_cannot_be_written_never_traps(self):
+        runs = 0
+        with open("/dev/full", "w") as full:
+            for i in range(3):
+                self.ws.path(f"Research/more-{i}.md").write_text("# Whale\n\nwhale whale\n")
+            result = subprocess.run([notes_binary(), "-w", str(self.ws.root), "--index-dir", str(self.ws.index), "search", "whale", "--limit", "1"],
+                                    stdout=subprocess.PIPE, stderr=full, timeout=120, env={**os.environ, "NOTES_MODEL_DIR": "/nonexistent/x"})
+            runs += 1
+            self.assertEqual(result.returncode, 0, "search with its 'more' line on a full stderr")
+            watch = subprocess.Popen([notes_binary(), "-w", str(self.ws.root), "--index-dir", str(self.ws.index), "watch"],
+                                     stdout=subprocess.PIPE, stderr=full, env={**os.environ, "NOTES_MODEL_DIR": "/nonexistent/x"})
+            try:
+                self.assertIn(b"watching", watch.stdout.readline())
+                watch.send_signal(signal.SIGINT)
+                self.assertEqual(watch.wait(timeout=60), 0, "watch stopping with a full stderr")
+                runs += 1
+            finally:
+                if watch.poll() is None:
+                    watch.kill()
+                    watch.wait()
+                watch.stdout.close()
+        print(f"faults: {runs} commands writing to a full stderr (search's more line, watch stopping): 0 traps")
 
 
 class OutputErrors(unittest.TestCase):

@@ -112,7 +112,7 @@ extension NotesCommand {
             case .completed: return
             case .interrupted where final.stopReason == "signal": throw ExitCode(130)
             default:
-                if !json { FileHandle.standardError.write(Data("notes: \(final.stopMessage ?? final.state.rawValue)\n".utf8)) }
+                if !json { StandardStreams.writeError("notes: \(final.stopMessage ?? final.state.rawValue)\n") }
                 throw ExitCode(2)
             }
         }
@@ -168,7 +168,7 @@ final class SignalTrap {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if count.increment() > 1 || transcript.isAsking { Foundation.exit(130) }
-                FileHandle.standardError.write(Data("\nnotes: stopping after the current step (Ctrl-C again to quit now)\n".utf8))
+                StandardStreams.writeError("\nnotes: stopping after the current step (Ctrl-C again to quit now)\n")
                 onStop()
             }
             source.resume()

@@ -54,7 +54,7 @@ extension NotesCommand {
                 let moved = result.finalURL != result.url ? Terminal.style("  (from \(result.finalURL))", .dim) : ""
                 Terminal.write("\(result.created ? "saved" : "updated") \(result.path), \(size)\(moved)" + Terminal.style("  version \(result.version)", .dim) + "\n")
             }
-            for warning in result.warnings { FileHandle.standardError.write(Data("notes: \(warning)\n".utf8)) }
+            for warning in result.warnings { StandardStreams.writeError("notes: \(warning)\n") }
         }
     }
 }

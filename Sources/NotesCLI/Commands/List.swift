@@ -33,8 +33,12 @@ extension NotesCommand {
             let deep = recursive || tree || glob != nil, order = ListSort(rawValue: sort) ?? .path
             let listing: Listing
             do {
-                let (index, _) = try workspace.openFreshIndex()
+                let (index, refresh) = try workspace.openFreshIndex()
                 listing = try index.listing(folder: target, recursive: deep, glob: glob, sort: order)
+                // A folder the walk could not open is missing from the listing: say which.
+                for problem in refresh.diagnostics where problem.code == .unreadable {
+                    StandardStreams.writeError("notes: \(problem.path): \(problem.message)\n")
+                }
             } catch let error as NotesError where error.cause == .indexUnusable {
                 // The files are all there: list them by walking (issue 34).
                 StandardStreams.writeError("notes: listed by reading the files (\(error.message); \(error.hint ?? ""))\n")

@@ -40,7 +40,7 @@ extension NotesCommand {
             if readOnly { arguments.append("--read-only") }
             if let client { arguments += ["--client", client] }
             if isatty(0) == 1 {
-                FileHandle.standardError.write(Data("notes mcp: serving MCP on stdin/stdout (start it from an MCP client; Ctrl-D to stop)\n".utf8))
+                StandardStreams.writeError("notes mcp: serving MCP on stdin/stdout (start it from an MCP client; Ctrl-D to stop)\n")
             }
             let argv = arguments.map { strdup($0) } + [nil]
             execv(server, argv)

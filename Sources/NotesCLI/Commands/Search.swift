@@ -175,7 +175,7 @@ extension NotesCommand {
         private func reportMore(_ results: SearchResults) {
             guard results.total > results.hits.count else { return }
             let more = "\(grouped(results.total - results.hits.count)) more file(s) match; use --limit N to see more, --limit 0 for all."
-            FileHandle.standardError.write(Data((more + "\n").utf8))
+            StandardStreams.writeError(more + "\n")
         }
 
         static func fields(_ hit: SearchHit) -> [String: String] {

@@ -15,6 +15,7 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
         @Flag(name: .long, help: "Print the status as JSON.") var json = false
+        @Flag(name: .long, help: "Remove the temporary files of notes processes that stopped mid-write.") var fix = false
 
         struct Report: Encodable {
             var root: String
@@ -30,11 +31,14 @@ extension NotesCommand {
             var semantic: SemanticState
             /// Lines of the history log that are not whole records (issue 34 item 2).
             var historyLogProblems: [HistoryStore.LogProblem]
+            /// With `--fix`: the temporary files of stopped writers removed.
+            var removedTemporaryFiles: [String]?
 
             enum CodingKeys: String, CodingKey {
                 case root, initialized, index, refresh, semantic
                 case indexUnavailable = "index_unavailable"
                 case conflictCopies = "conflict_copies", configProblems = "config_problems", historyLogProblems = "history_log_problems"
+                case removedTemporaryFiles = "removed_temporary_files"
             }
         }
 
@@ -64,7 +68,8 @@ extension NotesCommand {
             let semantic = SemanticState(unavailable: InstalledModel.unavailableReason(), coverage: coverage)
             let report = Report(root: ws.root, initialized: ws.isInitialized, index: status, indexUnavailable: unavailable?.description, refresh: refresh,
                                 conflictCopies: conflicts, configProblems: ws.config.diagnostics, semantic: semantic,
-                                historyLogProblems: HistoryStore(workspace: ws).logProblems())
+                                historyLogProblems: HistoryStore(workspace: ws).logProblems(),
+                                removedTemporaryFiles: fix ? NoteStore(workspace: ws).removeLeftoverTemporaryFiles() : nil)
             if json { return Terminal.write(try JSONOutput.document(report)) }
 
             var out = Terminal.style("Workspace ", .bold) + ws.root + (ws.isInitialized ? "" : Terminal.style("  (no .notes/ yet: `notes init` creates it)", .dim)) + "\n"
@@ -88,7 +93,7 @@ extension NotesCommand {
                 out += "\n" + Terminal.style("Config problems", .yellow) + "\n"
                 for d in ws.config.diagnostics { out += "  " + StatusText.describe(d) + "\n" }
             }
-            let problems = (status?.diagnostics ?? []) + refresh.diagnostics.filter { $0.code == .notRegularFile }
+            let problems = (status?.diagnostics ?? []) + refresh.diagnostics.filter { $0.code == .notRegularFile || $0.code == .unreadable }
             if !problems.isEmpty {
                 out += "\n" + Terminal.style("Files with problems (\(problems.count))", .yellow) + "\n"
                 for d in problems.prefix(50) { out += "  " + StatusText.describe(d) + "\n" }
@@ -96,6 +101,10 @@ extension NotesCommand {
             }
             if let line = HistoryStore.describe(report.historyLogProblems) {
                 out += "\n" + Terminal.style("History log", .yellow) + "\n  " + line + "\n"
+            }
+            if let removed = report.removedTemporaryFiles {
+                out += "\n" + Terminal.style("Repairs", .yellow) + "\n  removed \(removed.count) temporary files of notes processes that stopped mid-write\n"
+                for path in removed.prefix(20) { out += "  " + Terminal.style(path, .dim) + "\n" }
             }
             if !conflicts.isEmpty {
                 out += "\n" + Terminal.style("Sync-conflict copies (\(conflicts.count), not indexed)", .yellow) + "\n"

@@ -71,7 +71,7 @@ extension NotesCommand {
                     if round.report.changedAnything { embedding?.kick() }
                 }
             }
-            if !json { FileHandle.standardError.write(Data("notes: stopped watching\n".utf8)) }
+            if !json { StandardStreams.writeError("notes: stopped watching\n") }
         }
 
         private func report(_ round: WatchRound, note: String?) {

@@ -24,7 +24,7 @@ final class AgentTranscript: AgentObserver, @unchecked Sendable {
     var isAsking: Bool { lock.lock(); defer { lock.unlock() }; return asking }
 
     private func err(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.writeError(text)
     }
 
     private func endLine() {
