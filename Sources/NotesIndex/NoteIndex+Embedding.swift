@@ -27,12 +27,23 @@ public struct EmbeddingProgress: Sendable {
     public var sectionsTotal: Int
     /// Passages embedded so far in this pass.
     public var chunks: Int
+    /// The pass's work done and in all, in estimated bytes of passage text (a section's
+    /// share of its file, up to what its passages can hold): the sections go smallest file
+    /// first, so their count alone would make the time left look short early on.
+    public var workDone: Int = 0
+    public var workTotal: Int = 0
 }
 
 extension NoteIndex {
     /// Sections embedded per transaction: a pass killed mid-way keeps everything committed
     /// and the next pass continues from there.
     static let sectionsPerCommit = 8
+
+    /// A section's embedding work, estimated from its share of its file's bytes: at most
+    /// the passages a section keeps (8 of ~160 words of ~6 bytes), plus a fixed cost.
+    static func embeddingWork(_ bytes: Int) -> Int {
+        512 + min(max(0, bytes), TextChunks.maxChunksPerSection * TextChunks.wordsPerChunk * 6)
+    }
 
     /// Embeds every section that has no current vectors (new, edited, or made under another
     /// model), smallest files first so that coverage grows fastest, and drops the vectors of
@@ -63,13 +74,15 @@ extension NoteIndex {
             }
             let pending = try pool.read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT s.id AS id, s.fts_digest AS digest FROM sections s JOIN files f ON f.id = (s.id >> \(IndexSchema.sectionBits))
+                    SELECT s.id AS id, s.fts_digest AS digest, f.size / max(1, f.section_count) AS share
+                    FROM sections s JOIN files f ON f.id = (s.id >> \(IndexSchema.sectionBits))
                     WHERE f.indexed = 1 AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id)
                     ORDER BY f.size, s.id
-                    """).map { (id: $0["id"] as Int64, digest: $0["digest"] as Int64) }
+                    """).map { (id: $0["id"] as Int64, digest: $0["digest"] as Int64, work: Self.embeddingWork($0["share"] as Int)) }
             }
-            var done = 0, embedded = 0
-            progress(EmbeddingProgress(sectionsDone: 0, sectionsTotal: pending.count, chunks: 0))
+            var done = 0, embedded = 0, workDone = 0
+            let workTotal = pending.reduce(0) { $0 + $1.work }
+            progress(EmbeddingProgress(sectionsDone: 0, sectionsTotal: pending.count, chunks: 0, workDone: 0, workTotal: workTotal))
             var start = 0
             while start < pending.count {
                 if shouldStop() { break }
@@ -104,7 +117,8 @@ extension NoteIndex {
                 }
                 done += batch.count
                 embedded += vectors.count
-                progress(EmbeddingProgress(sectionsDone: done, sectionsTotal: pending.count, chunks: embedded))
+                workDone += batch.reduce(0) { $0 + $1.work }
+                progress(EmbeddingProgress(sectionsDone: done, sectionsTotal: pending.count, chunks: embedded, workDone: workDone, workTotal: workTotal))
             }
             return embedded
         } catch let error as NotesError {

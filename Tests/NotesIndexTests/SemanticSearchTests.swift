@@ -131,6 +131,20 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(semantic.mode == .semantic)
     }
 
+    @Test func progressCountsWorkByTextSoTheTimeLeftIsNotShortEarly() throws {
+        fixture.write("long/book.md", "# Book\n\n" + String(repeating: "whale ", count: 3_000) + "\n")
+        let index = try fixture.refreshed()
+        var seen: [EmbeddingProgress] = []
+        try index.embedPending(with: ConceptEmbedder()) { seen.append($0) }
+        let last = try #require(seen.last)
+        #expect(last.sectionsDone == last.sectionsTotal && last.workDone == last.workTotal && last.workTotal > 0)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.workDone <= $1.workDone })
+        // The long file comes last (smallest first) and weighs more than a small one: at
+        // half the sections, less than half of the work is done.
+        let half = try #require(seen.first { $0.sectionsDone * 2 >= $0.sectionsTotal })
+        #expect(half.workDone * 2 < half.workTotal)
+    }
+
     @Test func theVectorFileHoldsTheTableAndAStaleOrBrokenOneIsIgnored() throws {
         let (index, embedder) = try embedded()
         let question = "where was the leviathan seen"

@@ -66,11 +66,14 @@ final class ProgressBar: @unchecked Sendable {
         guard shown || elapsed > 1 else { return }
         shown = true
         let width = 30, done = progress.sectionsDone, total = max(progress.sectionsTotal, 1)
-        let filled = min(width, done * width / total)
+        // Bar and time left follow the estimated work, not the count of sections.
+        let workDone = progress.workTotal > 0 ? progress.workDone : done
+        let workTotal = progress.workTotal > 0 ? progress.workTotal : total
+        let filled = min(width, workDone * width / workTotal)
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         var eta = ""
-        if done > 0 && done < total {
-            let left = Int(elapsed / Double(done) * Double(total - done))
+        if workDone > 0 && done < total {
+            let left = Int(elapsed / Double(workDone) * Double(workTotal - workDone))
             eta = left >= 60 ? "  \(left / 60) min \(left % 60) s left" : "  \(left) s left"
         }
         let line = String(format: "\r%@ %@ %d/%d sections  %d passages%@\u{1B}[K", label, bar, done, total, progress.chunks, eta)
