@@ -1,44 +1,34 @@
 import NotesCore
 
-/// The mutating operations (docs/spec.md §6, §7): each validates the path, takes the lock, runs the
-/// agent's guard, stamps, and commits through ``NoteStore/commit(_:bytes:operation:author:proposal:)``.
+/// The mutating operations (docs/spec.md §6, §7): each validates the path, takes the lock, asks
+/// the guard (``WriteGuard``: write, merge, propose or refuse), stamps, and commits through
+/// ``NoteStore/commit(_:bytes:operation:author:proposal:)``. Who the author is matters to the
+/// guard only.
 extension NoteStore {
     /// Creates or replaces a file with `content` (`write_file`, `notes write`).
     public func write(_ raw: String, content: String, options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
         let (path, rule) = try resolve(raw, for: author, .create)
         try checkSize(content.utf8.count, path)
-        if author.actor == .agent { try checkFrontMatter(Array(content.utf8), path) }
+        try WriteGuard.checkContent(Array(content.utf8), path: path, by: author)
         return try locked { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: !options.dryRun)
             try target.checkWritable()
+            let check = guardFor(target, author: author, rule: rule)
             guard let current = target.bytes else {
-                if let expected = options.expectedVersion, author.actor == .agent || !expected.isEmpty {
-                    throw NotesError(.staleVersion, "\(path) no longer exists (you had version \(expected))", hint: "it was deleted or moved; list_files, or write without expected_version to create it",
-                                     details: ErrorDetails(path: path.relative, expectedVersion: expected))
-                }
+                if case .refuse(let error) = check.decideMissing(expected: options.expectedVersion, path: path) { throw error }
                 return try create(target, bytes: Array(content.utf8), rule: rule, options: options, author: author, operation: .create)
             }
             if options.mustNotExist {
                 throw NotesError(.invalidArgument, "\(path) already exists; nothing was written", hint: "choose another title or path",
                                  details: ErrorDetails(path: path.relative, currentVersion: target.version))
             }
-            if rule == .append && author.actor == .agent {
-                guard options.onConflict == .propose else { throw appendOnly(path) }
-            }
-            // Keep the file's conventions: its line breaks and its BOM.
-            var proposed = TextChange.adapt(content, to: TextChange.newline(of: current))
-            // An agent sending only the body keeps the file's front matter (title, tags, the
-            // person's keys, provenance); removing it takes an explicit edit_file.
-            if author.actor == .agent, FileFormat(path: path.relative) == .markdown,
-               case .none = FrontMatterBlock.split(proposed), case .present(let block) = FrontMatterBlock.split(current) {
-                var head = Array(current[..<block.bodyOffset])
-                if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
-                proposed = head + proposed
-            }
+            // Keep the file's conventions: its line breaks and its BOM; text without front
+            // matter keeps the file's, as the guard says.
+            var proposed = check.keepingFrontMatter(TextChange.adapt(content, to: TextChange.newline(of: current)))
             if current.starts(with: [0xEF, 0xBB, 0xBF]), !proposed.starts(with: [0xEF, 0xBB, 0xBF]) { proposed = [0xEF, 0xBB, 0xBF] + proposed }
-            if rule == .append && author.actor == .agent {
+            if let decision = check.decideAppendOnly(proposed, onConflict: options.onConflict, baseVersion: options.expectedVersion) {
                 // A proposal writes nothing: the person accepts it with `notes review`.
-                return try propose(target, content: proposed, operation: .write, baseVersion: options.expectedVersion, author: author, reason: "the path is append-only for agents")
+                return try act(on: decision, target, operation: .write, author: author)
             }
             return try change(target, to: proposed, rule: rule, options: options, author: author, operation: .write, what: "write_file")
         }
@@ -62,15 +52,11 @@ extension NoteStore {
     /// the person's sections, and grows the agent's baseline by what it added.
     func commitAppend(_ target: Target, bytes: [UInt8], rule: AccessRule, author: Author, what: String, includeDiff: Bool = false) throws(NotesError) -> ChangeResult {
         try checkSize(bytes.count, target.path)
-        guard let current = target.bytes else {
+        guard target.bytes != nil else {
             return try create(target, bytes: bytes, rule: rule, options: ChangeOptions(includeDiff: includeDiff), author: author, operation: .append)
         }
-        if author.actor == .agent {
-            if rule == .ask {
-                return try propose(target, content: bytes, operation: .append, baseVersion: target.version, author: author, reason: "the path's policy is ask")
-            }
-            try UserSections.check(current: current, proposed: bytes, path: target.path.relative, operation: what)
-        }
+        let decision = guardFor(target, author: author, rule: rule).decideAppend(bytes, what: what)
+        guard case .write = decision else { return try act(on: decision, target, operation: .append, author: author) }
         return try finish(target, bytes: bytes, operation: .append, author: author, includeDiff: includeDiff,
                           agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
     }
@@ -80,28 +66,19 @@ extension NoteStore {
     /// changes since do not touch the edited lines.
     public func edit(_ raw: String, edits: [TextEdit], options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
         // A proposal writes nothing, so an agent may propose an edit of an append-only path
-        // (.create is .change but for append-only paths, which are refused below otherwise).
-        let proposing = author.actor == .agent && options.onConflict == .propose
+        // (.create is .change but for append-only paths, which the guard refuses otherwise).
         let (path, rule) = try resolve(raw, for: author, .create)
         return try lockedRereading { () throws(NotesError) -> ChangeResult in
             let target = try open(path, create: false)
             try target.checkWritable()
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
-            let check = guardFor(target)
-            if author.actor == .user { try Self.refuseProvenanceEdits(edits, path: path.relative) }
+            let check = guardFor(target, author: author, rule: rule)
+            try WriteGuard.checkEdits(edits, path: path, by: author)
             let (edited, editedLines) = try TextChange.apply(edits, to: current, path: path.relative)
-            if rule == .append && author.actor == .agent {
-                guard proposing else { throw appendOnly(path) }
-                return try propose(target, content: edited, operation: .edit, baseVersion: options.expectedVersion, author: author, reason: "the path is append-only for agents")
+            if let decision = check.decideAppendOnly(edited, onConflict: options.onConflict, baseVersion: options.expectedVersion) {
+                return try act(on: decision, target, operation: .edit, author: author)
             }
-            if let expected = options.expectedVersion, !expected.isEmpty, expected != version, author.actor == .agent {
-                // Stale: allowed only when the changes since the read avoid the edited lines.
-                guard let read = history.object(expected) else { throw check.stale(expected) }
-                let changedSince = LineDiff.addedLines(ByteLines(read), ByteLines(current))
-                if editedLines.contains(where: { range in range.contains { changedSince.contains($0) } }) { throw check.stale(expected) }
-            } else {
-                try check.checkPrecondition(options.expectedVersion, actor: author.actor, operation: "edit_file")
-            }
+            try check.checkEditPrecondition(options.expectedVersion, editedLines: editedLines)
             try checkSize(edited.count, path)
             var relaxed = options
             relaxed.expectedVersion = version  // staleness was settled above
@@ -135,13 +112,7 @@ extension NoteStore {
             let target = try open(path, create: false)
             try target.checkWritable()
             guard let current = target.bytes, let version = target.version else { throw notFound(path) }
-            let check = guardFor(target)
-            try check.checkPrecondition(options.expectedVersion, actor: author.actor, operation: "delete_file")
-            if author.actor == .agent, check.userEdited, !options.confirmUserEdits {
-                let lost = check.lostLines([])
-                if !lost.isEmpty { throw check.userEditedError(proposed: [], lost: lost, operation: "delete") }
-            }
-            if author.actor == .agent { try UserSections.check(current: current, proposed: nil, path: path.relative, operation: "delete") }
+            if case .refuse(let error) = guardFor(target, author: author, rule: .write).decideDelete(options) { throw error }
             var result = ChangeResult(path: path.relative)
             result.previousVersion = version
             result.restorableVersion = version
@@ -167,14 +138,12 @@ extension NoteStore {
     public func move(_ raw: String, to rawTarget: String, options: ChangeOptions = ChangeOptions(), by author: Author) throws(NotesError) -> ChangeResult {
         let (from, _) = try resolve(raw, for: author, .remove)
         let (to, toRule) = try resolve(rawTarget, for: author, .change)
-        if author.actor == .agent, toRule != .write {
-            throw NotesError(.policyDenied, "\(to) is not writable for agents by the workspace policy", hint: "choose another destination")
-        }
+        try WriteGuard.checkMoveDestination(to, rule: toRule, by: author)
         guard from != to else { throw NotesError(.invalidArgument, "\(from) and \(to) are the same path", hint: "give a new name") }
         return try locked { () throws(NotesError) -> ChangeResult in
             let source = try open(from, create: false)
             guard let version = source.version else { throw notFound(from) }
-            try guardFor(source).checkPrecondition(options.expectedVersion, actor: author.actor, operation: "move_file")
+            try guardFor(source, author: author, rule: .write).checkPrecondition(options.expectedVersion, operation: "move_file")
             var components = to.relative.split(separator: "/").map(String.init)
             let name = components.removeLast()
             let folder = try FolderHandle.open(root: workspace.root, components: components, create: true)
@@ -218,7 +187,7 @@ extension NoteStore {
             guard target.bytes != nil else {
                 return try create(target, bytes: bytes, rule: rule, options: options, author: author, operation: .restore, stamped: false)
             }
-            if author.actor == .agent, let expected = options.expectedVersion, expected != target.version { throw guardFor(target).stale(expected) }
+            try guardFor(target, author: author, rule: rule).checkRestorePrecondition(options.expectedVersion)
             var relaxed = options
             relaxed.expectedVersion = target.version
             return try change(target, to: bytes, rule: rule, options: relaxed, author: author, operation: .restore, what: "restore_file", stamped: false)
@@ -240,9 +209,8 @@ extension NoteStore {
 
     /// Creates a file that does not exist yet (never conflicts).
     func create(_ target: Target, bytes: [UInt8], rule: AccessRule, options: ChangeOptions, author: Author, operation: ChangeOperation, stamped: Bool = true) throws(NotesError) -> ChangeResult {
-        if rule == .ask && author.actor == .agent {
-            return try propose(target, content: bytes, operation: operation, baseVersion: nil, author: author, reason: "the path's policy is ask")
-        }
+        let decision = guardFor(target, author: author, rule: rule).decideCreate(bytes)
+        guard case .write = decision else { return try act(on: decision, target, operation: operation, author: author) }
         var result = ChangeResult(path: target.path.relative)
         var warnings = conflictCopyWarnings(target)
         let final = stamped ? stamp(bytes, path: target.path, author: author, replacing: nil, warnings: &warnings) : bytes
@@ -260,45 +228,12 @@ extension NoteStore {
         let current = target.bytes ?? []
         var bytes = proposed
         var merged = false
-        if author.actor == .agent {
-            // The person's own sections are policy: refused before versions and merges.
-            if options.onConflict != .merge { try UserSections.check(current: current, proposed: proposed, path: target.path.relative, operation: what) }
-            let check = guardFor(target)
-            var stale = false
-            do {
-                try check.requireVersion(options.expectedVersion, operation: what)
-            } catch where error.code == .staleVersion && options.onConflict != .fail {
-                stale = true
-            }
-            if stale && options.onConflict == .propose {
-                return try propose(target, content: proposed, operation: operation, baseVersion: options.expectedVersion, author: author, reason: "the file changed since it was read")
-            }
-            if stale || check.userEdited {
-                let lost = check.lostLines(proposed)
-                if stale || (!lost.isEmpty && !options.confirmUserEdits) {
-                    switch options.onConflict {
-                    case .merge:
-                        bytes = try check.merge(proposed, readBase: options.expectedVersion)
-                        merged = bytes != proposed
-                        // The base can hold the person's lines (the agent wrote around them):
-                        // a merge that drops them is still theirs to agree to.
-                        let dropped = check.lostLines(bytes)
-                        if !dropped.isEmpty && !options.confirmUserEdits {
-                            throw check.userEditedError(proposed: bytes, lost: dropped, operation: operation.rawValue)
-                        }
-                    case .propose:
-                        return try propose(target, content: proposed, operation: operation, baseVersion: options.expectedVersion, author: author, reason: "the person edited the file")
-                    case .fail:
-                        throw check.userEditedError(proposed: proposed, lost: lost, operation: operation.rawValue)
-                    }
-                }
-            }
-            if rule == .ask {
-                return try propose(target, content: bytes, operation: operation, baseVersion: target.version, author: author, reason: "the path's policy is ask")
-            }
-            if options.onConflict == .merge { try UserSections.check(current: current, proposed: bytes, path: target.path.relative, operation: what) }
-        } else if let expected = options.expectedVersion, expected != target.version {
-            throw guardFor(target).stale(expected)
+        switch guardFor(target, author: author, rule: rule).decideChange(proposed, options: options, operation: operation, what: what) {
+        case .write: break
+        case .merge(let combined):
+            bytes = combined
+            merged = true
+        case let decision: return try act(on: decision, target, operation: operation, author: author)
         }
         if bytes == current {
             var result = ChangeResult(path: target.path.relative)
@@ -342,6 +277,19 @@ extension NoteStore {
         return result
     }
 
+    /// Carries out a guard's decision that writes nothing: stores the proposal, or throws the
+    /// refusal. (``GuardDecision/write`` and ``GuardDecision/merge(_:)`` are the caller's.)
+    func act(on decision: GuardDecision, _ target: Target, operation: ChangeOperation, author: Author) throws(NotesError) -> ChangeResult {
+        switch decision {
+        case .propose(let content, let base, let reason):
+            return try propose(target, content: content, operation: operation, baseVersion: base, author: author, reason: reason)
+        case .refuse(let error):
+            throw error
+        case .write, .merge:
+            throw NotesError(.internal, "the guard's decision to write \(target.path) reached the proposal step", hint: "this is a bug; please report it")
+        }
+    }
+
     /// Stores `content` as a proposal instead of writing it (docs/spec.md §6.5).
     func propose(_ target: Target, content: [UInt8], operation: ChangeOperation, baseVersion: String?, author: Author, reason: String) throws(NotesError) -> ChangeResult {
         if let current = target.bytes, let version = target.version { try history.store(current, version: version, like: target.current?.info) }
@@ -376,26 +324,6 @@ extension NoteStore {
         if count > limit {
             throw NotesError(.tooLarge, "the new content of \(path) is \(count) bytes, over the \(limit)-byte limit", hint: "split it into several files, or raise limits.write_max_bytes")
         }
-    }
-
-    /// An agent's Markdown must not carry broken front matter: it could not be stamped,
-    /// and would read as the person's file.
-    func checkFrontMatter(_ bytes: [UInt8], _ path: WorkspacePath) throws(NotesError) {
-        guard FileFormat(path: path.relative) == .markdown else { return }
-        switch FrontMatterBlock.split(bytes) {
-        case .none: return
-        case .unterminated:
-            throw NotesError(.invalidArgument, "the content's front matter has no closing '---'", hint: "close the YAML block with a line '---'")
-        case .present(let block):
-            do { _ = try FrontMatter.parse(bytes[block.yaml]) } catch {
-                throw NotesError(.invalidArgument, "the content's front matter is not a valid YAML mapping", hint: "fix the YAML between the '---' lines")
-            }
-        }
-    }
-
-    func appendOnly(_ path: WorkspacePath) -> NotesError {
-        NotesError(.policyDenied, "\(path) is append-only for agents", hint: "use append_file, or on_conflict \"propose\" to let the person review a change",
-                   details: ErrorDetails(path: path.relative, options: ["append_file", "on_conflict: propose"]))
     }
 
     func notFound(_ path: WorkspacePath) -> NotesError {

@@ -337,7 +337,7 @@ public final class NoteStore: Sendable {
     /// theirs. "" means "the new version" (the person agreed); nil means "the usual rule".
     func nextAgentBase(_ target: Target, proposed: [UInt8], author: Author, confirmed: Bool) -> String? {
         guard author.actor == .agent, let current = target.bytes else { return nil }
-        let check = guardFor(target)
+        let check = guardFor(target, author: author, rule: .write)
         guard check.userEdited else { return nil }
         if confirmed { return "" }
         let base = check.pathHistory.agentBaseline.flatMap { history.object($0) } ?? []
@@ -356,11 +356,11 @@ public final class NoteStore: Sendable {
         }
     }
 
-    /// The guard for `target` (an existing file).
-    func guardFor(_ target: Target) -> WriteGuard {
+    /// The guard for a change of `target` by `author` under the policy's `rule`.
+    func guardFor(_ target: Target, author: Author, rule: AccessRule) -> WriteGuard {
         let bytes = target.bytes ?? []
         let stated = FileFormat(path: target.path.relative) == .markdown ? Self.statedProvenance(bytes) : Provenance()
-        return WriteGuard(path: target.path.relative, current: bytes, currentVersion: target.version ?? "",
+        return WriteGuard(author: author, rule: rule, path: target.path.relative, current: bytes, currentVersion: target.version ?? "",
                           pathHistory: history.history(of: target.path.relative), statedLastModifiedBy: stated.lastModifiedBy, history: history)
     }
 

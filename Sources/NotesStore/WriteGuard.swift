@@ -1,14 +1,23 @@
 import NotesCore
 
-/// The agent's guard (docs/spec.md §6.2) for one call on one existing file: read-first, stale
-/// versions, and the person's edits. It decides; ``NoteStore`` acts.
+/// The guard (docs/spec.md §6.2) for one change by one author at one path: read-first, stale
+/// versions, the agent's path policy (append-only, ask), the person's lines and sections.
+/// It decides — write, merge, propose or refuse (``GuardDecision``) — and ``NoteStore``
+/// acts, never asking who the author is: the agent is held to every rule, the person only
+/// to the version they name (a script's compare-and-swap) and to the lines notes stamps.
 ///
 /// "The person's lines" are the lines of the current file that differ from the version the
 /// agent last wrote in full (its baseline, from history); with no baseline every line is
 /// the person's. A call is refused with `user_edited` only when it would remove or change
 /// one of those lines, so an agent may still edit its own lines or add text.
 struct WriteGuard {
+    /// Who makes the change.
+    let author: Author
+    /// The path policy's rule for the author at this path (``PathPolicy``; the person's is
+    /// always `write`).
+    let rule: AccessRule
     let path: String
+    /// The file's bytes ([] when it does not exist).
     let current: [UInt8]
     let currentVersion: String
     let pathHistory: PathHistory
@@ -37,10 +46,13 @@ struct WriteGuard {
         guard expected == currentVersion else { throw stale(expected) }
     }
 
+    /// Whether the author is held to the agent's rules.
+    private var guarded: Bool { author.actor == .agent }
+
     /// The version precondition of a call: an agent must give the version it read and it
     /// must match; the person's version is optional (a script's compare-and-swap).
-    func checkPrecondition(_ expected: String?, actor: Actor, operation: String) throws(NotesError) {
-        if actor == .agent {
+    func checkPrecondition(_ expected: String?, operation: String) throws(NotesError) {
+        if guarded {
             try requireVersion(expected, operation: operation)
         } else if let expected, expected != currentVersion {
             throw stale(expected)
@@ -146,4 +158,178 @@ struct WriteGuard {
                 details: ErrorDetails(path: path, currentVersion: currentVersion, conflicts: hunks, options: ["read_file and rewrite around their changes", "on_conflict: propose"]))
         }
     }
+
+    // MARK: Decisions
+
+    /// A file that vanished since the caller read it: refused when the call named a version
+    /// (an agent's empty version counts: it read a file that is gone), else nil (create it).
+    func decideMissing(expected: String?, path display: WorkspacePath) -> GuardDecision? {
+        guard let expected, guarded || !expected.isEmpty else { return nil }
+        return .refuse(NotesError(.staleVersion, "\(display) no longer exists (you had version \(expected))", hint: "it was deleted or moved; list_files, or write without expected_version to create it",
+                                  details: ErrorDetails(path: path, expectedVersion: expected)))
+    }
+
+    /// A change of a path that is append-only for the author: proposed when the call asks
+    /// for a proposal (a proposal writes nothing), else refused; nil when the path is not
+    /// append-only for the author.
+    func decideAppendOnly(_ proposed: [UInt8], onConflict: ConflictChoice, baseVersion: String?) -> GuardDecision? {
+        guard guarded, rule == .append else { return nil }
+        guard onConflict == .propose else { return .refuse(Self.appendOnly(path)) }
+        return .propose(proposed, base: baseVersion, reason: "the path is append-only for agents")
+    }
+
+    /// A new file: proposed under the policy `ask`, else written.
+    func decideCreate(_ bytes: [UInt8]) -> GuardDecision {
+        guarded && rule == .ask ? .propose(bytes, base: nil, reason: "the path's policy is ask") : .write
+    }
+
+    /// An append to an existing file (`append_file`, `remember`, `journal`): proposed under
+    /// the policy `ask`, refused when it reaches into the person's sections, else written.
+    func decideAppend(_ bytes: [UInt8], what: String) -> GuardDecision {
+        guard guarded else { return .write }
+        if rule == .ask { return .propose(bytes, base: currentVersion, reason: "the path's policy is ask") }
+        do {
+            try UserSections.check(current: current, proposed: bytes, path: path, operation: what)
+        } catch {
+            return .refuse(error)
+        }
+        return .write
+    }
+
+    /// Replacing the file's text with `proposed` (`write_file`, `edit_file`, `restore_file`):
+    /// the person's sections, read-first and staleness, the person's lines (refused, merged
+    /// or proposed as `onConflict` says), then the policy `ask`.
+    func decideChange(_ proposed: [UInt8], options: ChangeOptions, operation: ChangeOperation, what: String) -> GuardDecision {
+        guard guarded else {
+            if let expected = options.expectedVersion, expected != currentVersion { return .refuse(stale(expected)) }
+            return .write
+        }
+        do {
+            // The person's own sections are policy: refused before versions and merges.
+            if options.onConflict != .merge { try UserSections.check(current: current, proposed: proposed, path: path, operation: what) }
+            var stale = false
+            do {
+                try requireVersion(options.expectedVersion, operation: what)
+            } catch where error.code == .staleVersion && options.onConflict != .fail {
+                stale = true
+            }
+            if stale && options.onConflict == .propose {
+                return .propose(proposed, base: options.expectedVersion, reason: "the file changed since it was read")
+            }
+            var bytes = proposed
+            if stale || userEdited {
+                let lost = lostLines(proposed)
+                if stale || (!lost.isEmpty && !options.confirmUserEdits) {
+                    switch options.onConflict {
+                    case .merge:
+                        bytes = try merge(proposed, readBase: options.expectedVersion)
+                        // The base can hold the person's lines (the agent wrote around them):
+                        // a merge that drops them is still theirs to agree to.
+                        let dropped = lostLines(bytes)
+                        if !dropped.isEmpty && !options.confirmUserEdits {
+                            return .refuse(userEditedError(proposed: bytes, lost: dropped, operation: operation.rawValue))
+                        }
+                    case .propose:
+                        return .propose(proposed, base: options.expectedVersion, reason: "the person edited the file")
+                    case .fail:
+                        return .refuse(userEditedError(proposed: proposed, lost: lost, operation: operation.rawValue))
+                    }
+                }
+            }
+            if rule == .ask { return .propose(bytes, base: currentVersion, reason: "the path's policy is ask") }
+            if options.onConflict == .merge { try UserSections.check(current: current, proposed: bytes, path: path, operation: what) }
+            return bytes == proposed ? .write : .merge(bytes)
+        } catch {
+            return .refuse(error)
+        }
+    }
+
+    /// An exact-text edit's version check: an agent's edit on a file changed since its read
+    /// (`expected`) still applies when the changes since avoid the lines it edits.
+    func checkEditPrecondition(_ expected: String?, editedLines: [ClosedRange<Int>]) throws(NotesError) {
+        guard guarded, let expected, !expected.isEmpty, expected != currentVersion else {
+            return try checkPrecondition(expected, operation: "edit_file")
+        }
+        guard let read = history.object(expected) else { throw stale(expected) }
+        let changedSince = LineDiff.addedLines(ByteLines(read), ByteLines(current))
+        if editedLines.contains(where: { range in range.contains { changedSince.contains($0) } }) { throw stale(expected) }
+    }
+
+    /// A restore over an existing file: an agent's named version must be the file's.
+    func checkRestorePrecondition(_ expected: String?) throws(NotesError) {
+        if guarded, let expected, expected != currentVersion { throw stale(expected) }
+    }
+
+    /// Deleting the file: the version precondition, then for an agent the person's lines
+    /// (unless they confirmed) and sections.
+    func decideDelete(_ options: ChangeOptions) -> GuardDecision {
+        do {
+            try checkPrecondition(options.expectedVersion, operation: "delete_file")
+            guard guarded else { return .write }
+            if userEdited, !options.confirmUserEdits {
+                let lost = lostLines([])
+                if !lost.isEmpty { return .refuse(userEditedError(proposed: [], lost: lost, operation: "delete")) }
+            }
+            try UserSections.check(current: current, proposed: nil, path: path, operation: "delete")
+            return .write
+        } catch {
+            return .refuse(error)
+        }
+    }
+
+    /// An agent's whole-file text that names no front matter keeps the file's (title, tags,
+    /// the person's keys, provenance); removing it takes an explicit edit.
+    func keepingFrontMatter(_ proposed: [UInt8]) -> [UInt8] {
+        guard guarded, FileFormat(path: path) == .markdown,
+              case .none = FrontMatterBlock.split(proposed), case .present(let block) = FrontMatterBlock.split(current) else { return proposed }
+        var head = Array(current[..<block.bodyOffset])
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
+        return head + proposed
+    }
+
+    /// The content an author hands in whole: an agent's Markdown must not carry broken front
+    /// matter (it could not be stamped, and would read as the person's file).
+    static func checkContent(_ bytes: [UInt8], path: WorkspacePath, by author: Author) throws(NotesError) {
+        guard author.actor == .agent, FileFormat(path: path.relative) == .markdown else { return }
+        switch FrontMatterBlock.split(bytes) {
+        case .none: return
+        case .unterminated:
+            throw NotesError(.invalidArgument, "the content's front matter has no closing '---'", hint: "close the YAML block with a line '---'")
+        case .present(let block):
+            do { _ = try FrontMatter.parse(bytes[block.yaml]) } catch {
+                throw NotesError(.invalidArgument, "the content's front matter is not a valid YAML mapping", hint: "fix the YAML between the '---' lines")
+            }
+        }
+    }
+
+    /// Exact-text edits by the person may not change the provenance lines notes writes
+    /// (``NoteStore/refuseProvenanceEdits(_:path:)``); an agent's are stamped over anyway.
+    static func checkEdits(_ edits: [TextEdit], path: WorkspacePath, by author: Author) throws(NotesError) {
+        if author.actor == .user { try NoteStore.refuseProvenanceEdits(edits, path: path.relative) }
+    }
+
+    /// A move's destination must be writable for the author (the person's always is).
+    static func checkMoveDestination(_ to: WorkspacePath, rule: AccessRule, by author: Author) throws(NotesError) {
+        if author.actor == .agent, rule != .write {
+            throw NotesError(.policyDenied, "\(to) is not writable for agents by the workspace policy", hint: "choose another destination")
+        }
+    }
+
+    static func appendOnly(_ path: String) -> NotesError {
+        NotesError(.policyDenied, "\(path) is append-only for agents", hint: "use append_file, or on_conflict \"propose\" to let the person review a change",
+                   details: ErrorDetails(path: path, options: ["append_file", "on_conflict: propose"]))
+    }
+}
+
+/// What the guard decides for a change (docs/spec.md §6.2).
+enum GuardDecision {
+    /// Write the bytes the call computed.
+    case write
+    /// Write these bytes instead: the call's text merged with the person's edits.
+    case merge([UInt8])
+    /// Store these bytes as a proposal for the person to review (``NoteStore/propose``),
+    /// based on version `base`, saying why.
+    case propose([UInt8], base: String?, reason: String)
+    /// Change nothing and answer with this error.
+    case refuse(NotesError)
 }
