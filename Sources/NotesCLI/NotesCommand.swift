@@ -38,6 +38,7 @@ struct NotesCommand: ParsableCommand {
     /// JSON on stdout with the same codes as the agent tools.
     static func main() {
         StandardStreams.prepare()
+        StandardStreams.sendNoticesToStandardError()
         let wantsJSON = CommandLine.arguments.contains { $0 == "--json" || $0 == "--jsonl" }
         var name = ""
         do {

@@ -162,7 +162,7 @@ public enum FileSystem {
         for part in path.split(separator: "/") {
             current += "/" + part
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw NotesError(.internal, "cannot create folder \(current): \(String(cString: strerror(errno)))")
+                throw NotesError.system(errno, "cannot create folder \(current): \(String(cString: strerror(errno)))")
             }
         }
     }

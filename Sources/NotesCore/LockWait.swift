@@ -61,7 +61,7 @@ public enum LockWait {
 
     /// The one-line error after waiting `seconds` for `holder` to let go of `what`.
     public static func busy(_ what: String, holder: String, waited seconds: Double) -> NotesError {
-        NotesError(.internal, "busy: \(holder) has held \(what) for longer than the \(formatSeconds(seconds)) this command waits",
+        NotesError(.busy, "busy: \(holder) has held \(what) for longer than the \(formatSeconds(seconds)) this command waits",
                    hint: "let it finish, or resume it if it was stopped (`kill -CONT <pid>`), then retry; NOTES_LOCK_TIMEOUT sets the wait")
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 /// A failure that a person or an agent must act on, with a stable code.
 ///
 /// The codes are the contract of docs/spec.md §7 (agents branch on them) and §12 (the CLI prints
@@ -21,6 +22,10 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The disk refused: full, read-only, permissions, a path of the wrong kind. The
         /// message says which and the hint what to do; nothing was changed.
         case ioError = "io_error"
+        /// Another process holds what this call needs (the workspace lock, the search index
+        /// being built or written) past the bounded wait: retry once it is done. The message
+        /// names the holder.
+        case busy = "busy"
         case `internal` = "internal"
     }
 
@@ -73,6 +78,23 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         if let hint { return "\(message) (\(hint))" }
         return message
     }
+
+    /// A system call's failure with `errno` `code`: `io_error` when the caller can act on it
+    /// (a full disk or quota, a read-only disk, permissions), else `internal`; the number is
+    /// in ``ErrorDetails/errno``.
+    public static func system(_ code: Int32, _ message: String, hint: String? = nil, path: String? = nil, cause: Cause? = nil) -> NotesError {
+        NotesError(isActionable(errno: code) ? .ioError : .internal, message, hint: hint,
+                   details: ErrorDetails(path: path, errno: code), cause: cause)
+    }
+
+    /// Whether `errno` names a condition the person can fix: space, quota, a read-only
+    /// disk, permissions.
+    public static func isActionable(errno code: Int32) -> Bool {
+        [ENOSPC, EDQUOT, EROFS, EACCES, EPERM].contains(code)
+    }
+
+    /// The system's error number behind this error, when it came from a system call.
+    public var errno: Int32? { details?.errno }
 }
 
 private final class DetailsBox: Sendable {
@@ -102,10 +124,17 @@ public struct ErrorDetails: Equatable, Sendable, Codable {
     public var restorableVersion: String?
     /// For a `not_found`: existing paths the caller probably meant.
     public var didYouMean: [String]?
+    /// For an `io_error` (or an `internal` I/O failure): the system's error number (errno).
+    public var errno: Int32?
+    /// For an error of the search index: SQLite's extended result code.
+    public var sqliteCode: Int32?
 
     public init(path: String? = nil, currentVersion: String? = nil, expectedVersion: String? = nil, diff: String? = nil,
                 lostLines: [String]? = nil, conflicts: [MergeConflict]? = nil, options: [String]? = nil,
-                movedTo: String? = nil, restorableVersion: String? = nil, didYouMean: [String]? = nil) {
+                movedTo: String? = nil, restorableVersion: String? = nil, didYouMean: [String]? = nil,
+                errno: Int32? = nil, sqliteCode: Int32? = nil) {
+        self.errno = errno
+        self.sqliteCode = sqliteCode
         self.movedTo = movedTo
         self.restorableVersion = restorableVersion
         self.didYouMean = didYouMean
@@ -122,5 +151,6 @@ public struct ErrorDetails: Equatable, Sendable, Codable {
         case path, diff, conflicts, options
         case currentVersion = "current_version", expectedVersion = "expected_version", lostLines = "lost_lines"
         case movedTo = "moved_to", restorableVersion = "restorable_version", didYouMean = "did_you_mean"
+        case errno, sqliteCode = "sqlite_code"
     }
 }

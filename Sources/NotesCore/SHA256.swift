@@ -94,7 +94,7 @@ public enum SHA256 {
         // wait here until the process is gone (never unlocked), so the person sees one line.
         failing.lock()
         let reason = notes_crypto_load().map { String(cString: $0) } ?? "libcrypto could not allocate memory"
-        StandardStreams.writeError("notes: cannot compute SHA-256: \(reason) (install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)\n")
+        Notices.post(.fatal, "notes: cannot compute SHA-256: \(reason) (install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)")
         _exit(2)
     }
 

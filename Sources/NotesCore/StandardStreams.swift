@@ -31,6 +31,12 @@ public enum StandardStreams {
         }
     }
 
+    /// Sends the library's notices (``Notices``) to standard error, one line each: what the
+    /// `notes` and `notes-mcp` executables do with them.
+    public static func sendNoticesToStandardError() {
+        Notices.observe { notice in writeError(notice.message + "\n") }
+    }
+
     /// Writes `text` to standard output; false when it could not be written (whole).
     @discardableResult
     public static func writeOutput(_ text: String) -> Bool { write(STDOUT_FILENO, Array(text.utf8)) }

@@ -65,7 +65,7 @@ extension Workspace {
             case .notRegularFile: throw NotesError(.notText, "\(path) is not a regular file", hint: "only files can be read")
             case .tooLarge(let size):
                 throw NotesError(.tooLarge, "\(path) is \(size / 1_048_576) MB", hint: paged ? "the limit is \(maxBytes >> 20) MB" : "read a line range with --offset and --limit")
-            case .unreadable(let code): throw NotesError(.internal, "cannot read \(path) (\(String(cString: strerror(code))))", hint: "check the file's permissions")
+            case .unreadable(let code): throw NotesError.system(code, "cannot read \(path) (\(String(cString: strerror(code))))", hint: "check the file's permissions")
             }
         }
         var body = bytes[...]

@@ -79,7 +79,7 @@ public enum IndexFolder {
     /// else explains it.
     static func explain(_ directory: String, errno code: Int32 = 0, full: Bool = false, detail: String) -> NotesError {
         func unusable(_ why: String, _ hint: String) -> NotesError {
-            NotesError(.ioError, prefix + why, hint: hint, cause: .indexUnusable)
+            NotesError(.ioError, prefix + why, hint: hint, details: code != 0 ? ErrorDetails(errno: code) : nil, cause: .indexUnusable)
         }
         var info = stat()
         if lstat(directory, &info) == 0 {

@@ -53,8 +53,7 @@ final class IndexUseLock: Sendable {
     /// Waits (bounded) for a shared hold, saying once whom it waits for.
     private func waitShared() throws(NotesError) {
         let taken = LockWait.poll(onFirstWait: {
-            let line = "notes: waiting for another notes process to finish building the search index (\(LockWait.describeHolder(fd)))…\n"
-            StandardStreams.writeError(line)
+            Notices.post(.waiting, "notes: waiting for another notes process to finish building the search index (\(LockWait.describeHolder(fd)))…")
         }) { flock(fd, LOCK_SH | LOCK_NB) == 0 }
         guard taken else { throw LockWait.busy("the search index (building it)", holder: LockWait.describeHolder(fd), waited: LockWait.timeout) }
     }

@@ -190,8 +190,8 @@ extension NoteIndex {
         #else
         let fd = Darwin.open(path, O_RDONLY | O_CLOEXEC)
         #endif
-        guard fd >= 0 else { throw NotesError(.internal, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw NotesError.system(errno, "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw NotesError(.internal, "cannot sync \(path): \(String(cString: strerror(errno)))") }
+        guard fsync(fd) == 0 else { throw NotesError.system(errno, "cannot sync \(path): \(String(cString: strerror(errno)))") }
     }
 }

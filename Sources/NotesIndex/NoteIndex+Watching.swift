@@ -54,7 +54,7 @@ public final class WatchLease {
     init(path: String, mode: String, configStamp: String) throws(NotesError) {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw NotesError(.internal, "cannot open \(path): \(String(cString: strerror(errno)))", hint: "check that the index folder is writable")
+            throw NotesError.system(errno, "cannot open \(path): \(String(cString: strerror(errno)))", hint: "check that the index folder is writable")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var holder = [UInt8](repeating: 0, count: 64)

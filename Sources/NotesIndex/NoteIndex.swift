@@ -193,7 +193,7 @@ public final class NoteIndex: Sendable {
             return try body()
         } catch {
             guard error.cause == .indexDamaged else { throw error }
-            StandardStreams.writeError("notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files\n")
+            Notices.post(.indexRebuilt, "notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files")
             try startOver()
             _ = try refreshOnce(only: nil, progress: nil)
             return try body()
@@ -344,20 +344,30 @@ public final class NoteIndex: Sendable {
     static func wrap(_ error: any Error, directory: String? = nil) -> NotesError {
         if let notes = error as? NotesError { return notes }
         if let db = error as? DatabaseError {
+            let details = ErrorDetails(sqliteCode: db.extendedResultCode.rawValue)
             let refused: [ResultCode] = [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_PERM, .SQLITE_AUTH]
             if let directory, refused.contains(db.resultCode.primaryResultCode) {
-                return IndexFolder.explain(directory, full: db.resultCode.primaryResultCode == .SQLITE_FULL, detail: db.message ?? db.description)
+                var explained = IndexFolder.explain(directory, full: db.resultCode.primaryResultCode == .SQLITE_FULL, detail: db.message ?? db.description)
+                var withCode = explained.details ?? ErrorDetails()
+                withCode.sqliteCode = details.sqliteCode
+                explained.details = withCode
+                return explained
             }
-            if db.resultCode.primaryResultCode == .SQLITE_CORRUPT || db.resultCode.primaryResultCode == .SQLITE_NOTADB {
+            switch db.resultCode.primaryResultCode {
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
                 return NotesError(.internal, damageMessage + (db.message ?? db.description), hint: "run `notes index --check`",
-                                  cause: .indexDamaged)
-            }
-            if db.resultCode == .SQLITE_BUSY || db.resultCode == .SQLITE_LOCKED {
+                                  details: details, cause: .indexDamaged)
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
                 let seconds = busyTimeout.formatted(.number.precision(.fractionLength(0...1)))
-                return NotesError(.internal, "the search index is busy: another process has held its lock for over \(seconds) s",
-                                  hint: "try again once it is done")
+                return NotesError(.busy, "the search index is busy: another process has held its lock for over \(seconds) s",
+                                  hint: "try again once it is done", details: details)
+            case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN, .SQLITE_IOERR:
+                // The disk or the index folder refused: the person can act (space, permissions).
+                return NotesError(.ioError, "the search index cannot be written: \(db.message ?? db.description)",
+                                  hint: "free disk space or fix the index folder's permissions, or pass --index-dir", details: details)
+            default:
+                return NotesError(.internal, "search index error: \(db.message ?? db.description)", hint: "run `notes index --rebuild`", details: details)
             }
-            return NotesError(.internal, "search index error: \(db.message ?? db.description)", hint: "run `notes index --rebuild`")
         }
         return NotesError(.internal, "search index error: \(error)", hint: "run `notes index --rebuild`")
     }

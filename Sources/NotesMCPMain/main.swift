@@ -21,6 +21,9 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+// stdout is the protocol channel: the library's notices (a wait, a rebuild) go to stderr.
+StandardStreams.sendNoticesToStandardError()
+
 var root: String?
 var indexDirectory: String?
 var options = NotesMCPServer.Options()

@@ -26,7 +26,7 @@ final class FolderHandle {
     /// Opens the folder `components` below `root`, creating missing folders when `create`.
     static func open(root: String, components: [String], create: Bool) throws(NotesError) -> FolderHandle {
         var fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw NotesError(.internal, "cannot open the workspace folder (\(errorText(errno)))", hint: "check that it exists and is readable") }
+        guard fd >= 0 else { throw NotesError.system(errno, "cannot open the workspace folder (\(errorText(errno)))", hint: "check that it exists and is readable") }
         var walked: [String] = []
         for component in components {
             var next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -34,7 +34,7 @@ final class FolderHandle {
                 if WriteFaults.injected(.mkdir) || mkdirat(fd, component, 0o777) != 0, errno != EEXIST {
                     let e = errno
                     close(fd)
-                    throw NotesError(.internal, "cannot create folder \((walked + [component]).joined(separator: "/")) (\(errorText(e)))", hint: "check permissions and free space")
+                    throw NotesError.system(e, "cannot create folder \((walked + [component]).joined(separator: "/")) (\(errorText(e)))", hint: "check permissions and free space")
                 }
                 next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
@@ -49,7 +49,7 @@ final class FolderHandle {
                 }
                 if e == ENOENT { throw NotesError(.notFound, "no folder \(here)", hint: "check the path with list_files or `notes list`") }
                 if e == ENOTDIR { throw NotesError(.invalidArgument, "\(here) is a file, not a folder", hint: "choose another path") }
-                throw NotesError(.internal, "cannot open folder \(here) (\(errorText(e)))", hint: "check permissions")
+                throw NotesError.system(e, "cannot open folder \(here) (\(errorText(e)))", hint: "check permissions")
             }
             close(fd)
             fd = next
@@ -84,11 +84,11 @@ final class FolderHandle {
             let e = errno
             if e == ENOENT { return nil }
             if e == ELOOP { throw NotesError(.invalidArgument, "\(path(name)) is a symbolic link; notes never writes through links", hint: "use the path of the file it points to") }
-            throw NotesError(.internal, "cannot read \(path(name)) (\(errorText(e)))", hint: "check the file's permissions")
+            throw NotesError.system(e, "cannot read \(path(name)) (\(errorText(e)))", hint: "check the file's permissions")
         }
         defer { close(file) }
         var info = stat()
-        guard fstat(file, &info) == 0 else { throw NotesError(.internal, "cannot read \(path(name)) (\(errorText(errno)))") }
+        guard fstat(file, &info) == 0 else { throw NotesError.system(errno, "cannot read \(path(name)) (\(errorText(errno)))") }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw NotesError(.invalidArgument, "\(path(name)) is not a regular file", hint: "only files can be written")
         }
@@ -192,7 +192,7 @@ final class FolderHandle {
     func sync() throws(NotesError) {
         if WriteFaults.injected(.fsync) || fsync(fd) != 0, errno != EINVAL {
             let folder = relative.isEmpty ? "the workspace folder" : relative
-            throw NotesError(.internal, "\(folder) could not be flushed to disk (\(errorText(errno))); a power loss could still undo the change",
+            throw NotesError.system(errno, "\(folder) could not be flushed to disk (\(errorText(errno))); a power loss could still undo the change",
                              hint: "check the disk")
         }
     }
@@ -265,10 +265,11 @@ final class FolderHandle {
 
     private func writeError(_ name: String, _ code: Int32) -> NotesError {
         let what = path(name)
+        let details = ErrorDetails(path: what, errno: code)
         switch code {
-        case ENOSPC, EDQUOT: return NotesError(.internal, "no space left to write \(what); nothing was changed", hint: "free some disk space and retry", cause: .leftUnchanged)
-        case EACCES, EPERM, EROFS: return NotesError(.internal, "permission denied writing \(what); nothing was changed", hint: "check the folder's permissions", cause: .leftUnchanged)
-        default: return NotesError(.internal, "cannot write \(what) (\(errorText(code))); nothing was changed", hint: "retry; if it persists check the disk", cause: .leftUnchanged)
+        case ENOSPC, EDQUOT: return NotesError(.ioError, "no space left to write \(what); nothing was changed", hint: "free some disk space and retry", details: details, cause: .leftUnchanged)
+        case EACCES, EPERM, EROFS: return NotesError(.ioError, "permission denied writing \(what); nothing was changed", hint: "check the folder's permissions", details: details, cause: .leftUnchanged)
+        default: return NotesError(.internal, "cannot write \(what) (\(errorText(code))); nothing was changed", hint: "retry; if it persists check the disk", details: details, cause: .leftUnchanged)
         }
     }
 }

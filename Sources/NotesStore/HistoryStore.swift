@@ -138,15 +138,15 @@ public final class HistoryStore: @unchecked Sendable {
     public func append(_ record: ChangeRecord) throws(NotesError) {
         _ = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
         let fd = WriteFaults.injected(.open) ? -1 : open(logPath, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw NotesError(.internal, "cannot open the history log (\(errorText(errno)))", hint: "check the permissions of .notes/history") }
+        guard fd >= 0 else { throw NotesError.system(errno, "cannot open the history log (\(errorText(errno)))", hint: "check the permissions of .notes/history") }
         defer { close(fd) }
         guard LockWait.poll({ flock(fd, LOCK_EX | LOCK_NB) == 0 }) else {
-            throw NotesError(.internal, "busy: another notes process has held the history log for longer than \(Int(LockWait.timeout)) s", hint: "let it finish, then retry")
+            throw NotesError(.busy, "busy: another notes process has held the history log for longer than \(Int(LockWait.timeout)) s", hint: "let it finish, then retry")
         }
         defer { flock(fd, LOCK_UN) }
         var line = Self.encode(record)
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw NotesError(.internal, "cannot read the history log's size (\(errorText(errno)))") }
+        guard fstat(fd, &info) == 0 else { throw NotesError.system(errno, "cannot read the history log's size (\(errorText(errno)))") }
         let before = info.st_size
         if before > 0 {
             var last: UInt8 = 0
@@ -161,9 +161,9 @@ public final class HistoryStore: @unchecked Sendable {
             // When this fails too, the torn bytes stay: the next line starts on a fresh one,
             // and `notes status` reports them.
             _ = ftruncate(fd, before)
-            throw NotesError(.internal, "cannot write the history log (\(errorText(code))); the log is as it was", hint: "free disk space and retry")
+            throw NotesError.system(code, "cannot write the history log (\(errorText(code))); the log is as it was", hint: "free disk space and retry")
         }
-        guard !WriteFaults.injected(.fsync), fsync(fd) == 0 else { throw NotesError(.internal, "cannot sync the history log (\(errorText(errno)))") }
+        guard !WriteFaults.injected(.fsync), fsync(fd) == 0 else { throw NotesError.system(errno, "cannot sync the history log (\(errorText(errno)))") }
     }
 
     /// A line of the log that is not a whole record.
@@ -242,7 +242,7 @@ public final class HistoryStore: @unchecked Sendable {
 
     /// A failure after the change to `path` became visible, said so.
     static func madeButFailed(_ path: String, _ error: NotesError) -> NotesError {
-        NotesError(.internal, "the change to \(path) was made, but \(error.message)", hint: error.hint, cause: .changeMade)
+        NotesError(.internal, "the change to \(path) was made, but \(error.message)", hint: error.hint, details: error.details, cause: .changeMade)
     }
 
     static func encode(_ record: ChangeRecord) -> [UInt8] {
@@ -338,8 +338,8 @@ public final class HistoryStore: @unchecked Sendable {
     /// A failure before the change became visible, said so.
     private static func unchanged(_ error: NotesError, _ what: String) -> NotesError {
         if error.cause == .leftUnchanged { return error }
-        return NotesError(.internal, "\(what) (\(error.message)); nothing was changed",
-                          hint: "free disk space or fix the permissions of .notes/history, then retry", cause: .leftUnchanged)
+        return NotesError(error.code == .ioError ? .ioError : .internal, "\(what) (\(error.message)); nothing was changed",
+                          hint: "free disk space or fix the permissions of .notes/history, then retry", details: error.details, cause: .leftUnchanged)
     }
 
     func clearIntent() {

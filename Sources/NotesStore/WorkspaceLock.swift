@@ -24,7 +24,7 @@ final class WorkspaceLock {
         let path = stateDirectory + "/lock"
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw NotesError(.internal, "cannot open the workspace lock \(path) (\(errorText(errno)))", hint: "check the permissions of .notes/")
+            throw NotesError.system(errno, "cannot open the workspace lock \(path) (\(errorText(errno)))", hint: "check the permissions of .notes/")
         }
         var failure: Int32 = 0
         let taken = LockWait.poll(timeout: timeout) {
@@ -34,7 +34,7 @@ final class WorkspaceLock {
         }
         if failure != 0 {
             close(fd)
-            throw NotesError(.internal, "cannot lock the workspace (\(errorText(failure)))")
+            throw NotesError.system(failure, "cannot lock the workspace (\(errorText(failure)))")
         }
         guard taken else {
             let holder = LockWait.describeHolder(fd)

@@ -53,7 +53,7 @@ import Testing
         #expect(!human.stderr.contains("--rebuild"), "rebuilding cannot help while another process writes: \(human.stderr)")
         let json = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "whale", "--json"], environment: environment)
         let error = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-        #expect((error?["error"] as? [String: Any])?["code"] as? String == "internal", "\(json.stdout) \(json.stderr)")
+        #expect((error?["error"] as? [String: Any])?["code"] as? String == "busy", "\(json.stdout) \(json.stderr)")
         let message = (error?["error"] as? [String: Any])?["message"] as? String
         #expect(message?.contains("busy") == true, "\(json.stdout)")
         #expect(holder.commit() == "committed")

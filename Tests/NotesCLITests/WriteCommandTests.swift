@@ -8,6 +8,20 @@ import Testing
 @Suite(.serialized) struct WriteCommandTests {
     let notes = NotesRunner()
 
+    /// A disk that refuses is an error the person can act on: `io_error` with the system's
+    /// errno, not `internal`; an error nobody can act on stays `internal` (issue 33).
+    @Test func aFullOrReadOnlyDiskIsAnIOErrorWithItsErrno() throws {
+        for (fault, code, number) in [("rename:1:ENOSPC", "io_error", Int(ENOSPC)), ("rename:1:EROFS", "io_error", Int(EROFS)), ("rename:1:EIO", "internal", Int(EIO))] {
+            let result = run(Repository.notesBinary, ["write", "Research/disk.md", "--json"],
+                             environment: notes.environment.merging(["NOTES_FAIL_IO": fault]) { $1 }, directory: notes.workspace, stdin: "# Disk\n")
+            #expect(result.status == 2, "\(fault): \(result.stderr)")
+            let error = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
+            #expect(error?["code"] as? String == code, "\(fault): \(result.stdout)")
+            #expect((error?["details"] as? [String: Any])?["errno"] as? Int == number, "\(fault): \(result.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: notes.workspace + "/Research/disk.md"), "nothing was written")
+        }
+    }
+
     @Test func writeAppendEditRemoveRestoreAndTheirHistory() throws {
         let empty = try notes.json("write", "Research/ideas.md", "--json")
         #expect((empty["error"] as? [String: Any])?["code"] as? String == "invalid_argument", "empty standard input is refused")
