@@ -373,67 +373,6 @@ public final class NoteIndex: Sendable {
     }
 }
 
-/// `notes_glob(pattern, path)`: docs/spec.md §4.1 `path:` globs inside SQL.
-enum PathGlobFunction {
-    static let cache = GlobCache()
-
-    /// A function object per connection: SQLite releases it when that connection closes.
-    static func make() -> DatabaseFunction {
-        DatabaseFunction("notes_glob", argumentCount: 2, pure: true) { values in
-        guard let pattern = String.fromDatabaseValue(values[0]), let path = String.fromDatabaseValue(values[1]) else { return false }
-            return cache.glob(pattern).matches(path)
-        }
-    }
-}
-
-/// `notes_protected(path)`: whether the workspace hides `path` from agents (protected, or
-/// `deny` in the policy).
-enum ProtectedPathFunction {
-    static func make(_ policy: PathPolicy) -> DatabaseFunction {
-        let verdicts = HiddenPathCache(policy)
-        return DatabaseFunction("notes_protected", argumentCount: 1, pure: true) { values in
-            guard let path = String.fromDatabaseValue(values[0]) else { return false }
-            return verdicts.isHidden(path)
-        }
-    }
-}
-
-/// Remembers which paths the policy hides (canonicalising a path costs microseconds, and a
-/// search may test thousands of candidate files).
-final class HiddenPathCache: @unchecked Sendable {
-    private let policy: PathPolicy
-    private let lock = NSLock()
-    private var verdicts: [String: Bool] = [:]
-
-    init(_ policy: PathPolicy) { self.policy = policy }
-
-    func isHidden(_ path: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = verdicts[path] { return known }
-        let hidden = policy.rule(for: path) == .deny
-        if verdicts.count > 200_000 { verdicts.removeAll() }
-        verdicts[path] = hidden
-        return hidden
-    }
-}
-
-/// Compiled globs, shared by connections.
-final class GlobCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var globs: [String: Glob] = [:]
-
-    func glob(_ pattern: String) -> Glob {
-        lock.lock()
-        defer { lock.unlock() }
-        if let glob = globs[pattern] { return glob }
-        let glob = Glob(pattern)
-        if globs.count > 64 { globs.removeAll() }
-        globs[pattern] = glob
-        return glob
-    }
-}
-
 /// A layout snapshot being read on a thread of its own, and the stats of its paths, started
 /// when the index was opened (the read and its checks are a few milliseconds at 100k notes:
 /// they overlap the database's opening instead of preceding it). The token the file names
