@@ -166,12 +166,18 @@ extension Toolbox {
                 throw NotesError(.notFound, "no folder \(folder) in the workspace", hint: "call list_files without a path to see the top-level folders")
             }
         }
-        _ = try session.refreshIfNeeded()
         let depth = tree ? (depthArgument ?? 3) : (recursive || glob != nil ? Int.max : (depthArgument ?? 1))
         // One level (the usual call) is the index's own listing, which builds entries only
         // for the folder's files and counts the rest by folder.
         let oneLevel = depth == 1 && !tree
-        let listing = try index.listing(folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
+        let listing: Listing
+        do {
+            _ = try session.refreshIfNeeded()
+            listing = try index.listing(folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
+        } catch where error.cause == .indexUnusable {
+            // The index's folder cannot be used (issue 34): the files are all there to walk.
+            listing = Listing.walking(workspace, folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
+        }
         let prefix = folder.relative.isEmpty ? "" : folder.relative + "/"
         var folderCounts: [String: Int] = [:]
         if oneLevel { for sub in listing.folders { folderCounts[sub.path] = sub.files } }

@@ -699,6 +699,8 @@ class DegradeDontDie(unittest.TestCase):
                 self.assertIn("Ishmael", json.dumps(text))
                 created = await call(s, "write_file", path=f"Research/agent-{label.replace(' ', '-')}.md", content="# Agent\n\nby the agent\n")
                 await call(s, "append_file", path=f"Research/agent-{label.replace(' ', '-')}.md", content="more")
+                listed = await call(s, "list_files", path="Research", recursive=True)
+                self.assertIn("Research/moby-dick/notes.md", json.dumps(listed), "list_files walks the files")
                 error = await fail(s, "search", {"query": "whale"})
                 self.assertEqual(error["code"], "io_error", error)
                 self.assertIn(why, error["message"])
