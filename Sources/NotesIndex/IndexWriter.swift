@@ -52,16 +52,40 @@ final class IndexWriter: @unchecked Sendable {
     /// path): with the known files and ``layoutTokenAfterRestats``, the layout after this refresh.
     private(set) var restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:]
 
-    init(pool: any DatabaseWriter, gone: [String: KnownFile], racyBefore: Int64,
-         bulk: Bool, policy: PathPolicy, startsEmpty: Bool = false, layoutToken: String? = nil, hiddenFlagsCurrent: Bool = false) {
+    /// How a writer writes.
+    enum Mode {
+        /// A fresh build's private, empty database (``NoteIndex/buildFresh``): bulk merging,
+        /// one transaction for the whole build, no existing row to look for.
+        case freshBuild
+        /// The live database, brought up to date.
+        case update(Update)
+    }
+
+    /// What an update of the live database starts from.
+    struct Update {
+        /// Indexed files no longer on disk, by path (a new file with one's digest is a rename).
+        var gone: [String: KnownFile] = [:]
+        /// A large refresh: FTS5 merges once at the end (``bulk``).
+        var bulk = false
+        /// The layout token read with the known files (``layoutTokenAfterRestats``), nil
+        /// when the refresh looked at some paths only.
+        var layoutToken: String?
+        /// Whether the files' hidden flags were set under the policy when the refresh began.
+        var hiddenFlagsCurrent = false
+    }
+
+    /// A writer into `pool` in `mode`; files modified after `racyBefore` (ns) are stored
+    /// with mtime 0, and the batches' hidden verdicts were decided under `policy`.
+    init(pool: any DatabaseWriter, mode: Mode, racyBefore: Int64, policy: PathPolicy) {
         self.pool = pool
-        self.hiddenFlagsCurrent = hiddenFlagsCurrent
-        self.layoutTokenAfterRestats = layoutToken
         self.policy = policy
-        self.bulk = bulk
-        self.startsEmpty = startsEmpty
-        self.gone = gone
         self.racyBefore = racyBefore
+        switch mode {
+        case .freshBuild:
+            (gone, bulk, startsEmpty, layoutTokenAfterRestats, hiddenFlagsCurrent) = ([:], true, true, nil, false)
+        case .update(let update):
+            (gone, bulk, startsEmpty, layoutTokenAfterRestats, hiddenFlagsCurrent) = (update.gone, update.bulk, false, update.layoutToken, update.hiddenFlagsCurrent)
+        }
         for (path, file) in gone where !file.digest.isEmpty { goneByDigest[file.digest, default: []].append(path) }
     }
 

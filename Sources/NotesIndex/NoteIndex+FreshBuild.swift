@@ -97,7 +97,7 @@ extension NoteIndex {
             reopen()
             return .declined
         }
-        let writer = IndexWriter(pool: queue, gone: [:], racyBefore: racyBefore, bulk: true, policy: workspace.config.policy, startsEmpty: true)
+        let writer = IndexWriter(pool: queue, mode: .freshBuild, racyBefore: racyBefore, policy: workspace.config.policy)
         // The build's file goes out to the disk while parsing goes on (SQLite spills its
         // cache as it grows), so the fsync before the swap has little left to write.
         #if canImport(Glibc)

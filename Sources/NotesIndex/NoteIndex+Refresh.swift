@@ -191,9 +191,8 @@ extension NoteIndex {
         if let writer {
             used = writer
         } else {
-            used = IndexWriter(pool: try pool, gone: gone, racyBefore: racyBefore,
-                               bulk: bulk, policy: policy,
-                               layoutToken: paths == nil ? loaded.layoutToken : nil, hiddenFlagsCurrent: hiddenFlagsCurrent)
+            let update = IndexWriter.Update(gone: gone, bulk: bulk, layoutToken: paths == nil ? loaded.layoutToken : nil, hiddenFlagsCurrent: hiddenFlagsCurrent)
+            used = IndexWriter(pool: try pool, mode: .update(update), racyBefore: racyBefore, policy: policy)
             report.outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw wrap(failure) }

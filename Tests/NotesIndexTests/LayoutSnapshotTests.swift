@@ -218,16 +218,16 @@ import Testing
         let restat = ProcessedFile(pending: PendingFile(file: ScannedFile(path: file.path, size: file.size, mtimeNanos: file.mtimeNanos + 1, inode: file.inode),
                                                         known: file), outcome: .touched)
         let current = { try index.pool.read { db in try LayoutSnapshot.currentToken(db) } }
-        var writer = IndexWriter(pool: try index.pool, gone: [:], racyBefore: .max, bulk: false,
-                                 policy: index.workspace.config.policy, layoutToken: token)
+        var writer = IndexWriter(pool: try index.pool, mode: .update(.init(layoutToken: token)), racyBefore: .max,
+                                 policy: index.workspace.config.policy)
         writer.write([restat], provenance: StatedProvenance())
         writer.finish()
         let after = try current()
         #expect(writer.layoutTokenAfterRestats == after && after != token)
         #expect(writer.restatted[file.id]?.mtimeNanos == file.mtimeNanos + 1)
         // The same, from a token that is no longer the database's.
-        writer = IndexWriter(pool: try index.pool, gone: [:], racyBefore: .max, bulk: false,
-                             policy: index.workspace.config.policy, layoutToken: token)
+        writer = IndexWriter(pool: try index.pool, mode: .update(.init(layoutToken: token)), racyBefore: .max,
+                             policy: index.workspace.config.policy)
         writer.write([restat], provenance: StatedProvenance())
         writer.finish()
         #expect(writer.layoutTokenAfterRestats == nil)
