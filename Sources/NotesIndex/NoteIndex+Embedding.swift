@@ -133,9 +133,16 @@ extension NoteIndex {
         do {
             return try pool.read { db in
                 let files = try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
-                // Files with vectors (a file edited since keeps its old ones until the next
-                // pass, and counts: its search by meaning skips the changed sections).
-                let embedded = try Int.fetchOne(db, sql: "SELECT count(DISTINCT section_id >> \(IndexSchema.sectionBits)) FROM chunks") ?? 0
+                // Files whose every section has passages (a file edited since keeps its old
+                // ones until the next pass, and counts: its search by meaning skips the
+                // changed sections); a pass stopped mid-file leaves that file uncounted.
+                let bits = IndexSchema.sectionBits
+                let embedded = try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM files f WHERE f.indexed = 1
+                    AND EXISTS (SELECT 1 FROM chunks c WHERE c.section_id BETWEEN (f.id << \(bits)) AND ((f.id + 1) << \(bits)) - 1)
+                    AND NOT EXISTS (SELECT 1 FROM sections s WHERE s.id BETWEEN (f.id << \(bits)) AND ((f.id + 1) << \(bits)) - 1
+                                    AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id))
+                    """) ?? 0
                 let model = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
                 let passages = try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
                 return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model, passages: passages)

@@ -10,6 +10,12 @@ extension NoteIndex {
         try recoveringFromDamage { () throws(NotesError) -> SearchResults in try searchOnce(query) }
     }
 
+    /// The first folder the query is limited to (`in:`, `--in`, a tool's `path`) that does
+    /// not exist: a mistake to report, not "no hits".
+    public func missingFolder(_ query: SearchQuery) -> String? {
+        query.filters.folders.first { !$0.isEmpty && !FileSystem.exists(workspace.absolutePath($0)) }
+    }
+
     func searchOnce(_ query: SearchQuery) throws(NotesError) -> SearchResults {
         if query.terms.isEmpty && !query.filters.selectsFiles && query.text.contains(where: { !$0.isWhitespace }) {
             throw NotesError(.invalidArgument, "the query '\(query.text.prefix(80))' has no words to search for",
@@ -26,7 +32,12 @@ extension NoteIndex {
         var mode = SearchMode.lexical
         var pendingVector: PendingQueryVector?
         var coverage: SemanticCoverage?
-        if query.mode != .lexical, match != nil || query.mode == .semantic, !query.semanticText.isEmpty {
+        // By default the meaning side answers questions and several words; a single word
+        // or a query with operators keeps its exact meaning (a word's vector alone finds
+        // near-anything above the floor: `xyzzy`), unless a mode is asked for.
+        let meaningByDefault = plainWords.map { $0.count >= 2 } ?? false
+        if query.mode != .lexical, query.mode != nil || meaningByDefault,
+           match != nil || query.mode == .semantic, !query.semanticText.isEmpty {
             if let embedder = query.embedder {
                 let known = try quickCoverage()
                 coverage = known
@@ -79,6 +90,7 @@ extension NoteIndex {
                 }
                 // The meaning side: the files whose passages are nearest the query's vector.
                 var nearest: [Int64: (rank: Int, passage: PassageMatch)] = [:]
+                var embeddedFiles: Set<Int64>?
                 let queryVector = try pendingVector?.wait()
                 if pendingVector != nil && queryVector == nil {
                     // The installed model is not the one the passages were embedded with.
@@ -87,6 +99,7 @@ extension NoteIndex {
                 }
                 if let queryVector {
                     let table = try vectors(db)
+                    embeddedFiles = table.files
                     var found = try Self.current(table.bestPerFile(queryVector, limit: Self.semanticDepth), table, db)
                     if let hidden, !hidden.isEmpty { found.removeAll { hidden.contains($0.file) } }
                     if filterSQL != "1" {
@@ -98,7 +111,8 @@ extension NoteIndex {
                         nearest[passage.file] = (rank, passage)
                     }
                 }
-                let order = Self.fused(ranked, nearest, mode: mode, wordsFirst: plainWords == nil, titled: titled)
+                let order = Self.fused(ranked, nearest, mode: mode, wordsFirst: plainWords == nil || plainWords!.count < 2, titled: titled,
+                                       embedded: embeddedFiles)
                 var page: [(row: Row, entry: FusedEntry)] = []
                 if query.sort == .relevance {
                     // The best files and any tied with the last of them: ties are broken by
@@ -149,11 +163,13 @@ extension NoteIndex {
                     let all: Int64 = (1 << Int64(plainWords.count)) - 1
                     for (i, (_, entry)) in page.enumerated() {
                         guard let file = entry.words, file.matched & all != all else { continue }
-                        hits[i].missing = plainWords.indices.filter { file.matched & (1 << Int64($0)) == 0 }.map { plainWords[$0].text }
+                        hits[i].missing = plainWords.indices.filter { file.matched & (1 << Int64($0)) == 0 }.map { plainWords[$0].shownText }
                     }
                     results.hits = hits
-                    results.matching = hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning } ? .allWords : .mostWords
-                    results.words = plainWords.map(\.text)
+                    if !hits.isEmpty {
+                        results.matching = hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning } ? .allWords : .mostWords
+                    }
+                    results.words = plainWords.map(\.shownText)
                 }
                 results.semantic = coverage
                 return results
@@ -218,7 +234,8 @@ extension NoteIndex {
         NotesError(.invalidArgument, query.embedder == nil
                     ? "semantic search needs the embedding model, which is not installed or does not load"
                     : "no passages are embedded with the installed model yet, so nothing can be found by meaning",
-                   hint: query.embedder == nil ? "run `notes model install`, or search with --mode lexical" : "run `notes index` to embed the workspace")
+                   hint: query.embedder == nil ? "search by words instead (mode lexical), or install the embedding model: `notes model install` (docs/search.md)"
+                                              : "run `notes index` to embed the workspace")
     }
 
     /// How many files the meaning side ranks before fusion.
@@ -290,8 +307,11 @@ extension NoteIndex {
     /// `notes search whale` still lists the files that say "whale" before the rest.
     /// A plain-words query's files whose title holds every word typed (`titled`) come first
     /// in a fused answer too: the meaning of a title like "Reading list" is far from its list.
+    /// `embedded`: the files that have vectors. A file found by words that has none yet (a
+    /// note written a moment ago) cannot be judged by meaning, so its rank by words stands
+    /// in for its rank by meaning rather than leaving it below every file both sides found.
     static func fused(_ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)], mode: SearchMode, wordsFirst: Bool,
-                      titled: Set<Int64> = []) -> [FusedEntry] {
+                      titled: Set<Int64> = [], embedded: Set<Int64>? = nil) -> [FusedEntry] {
         var entries: [FusedEntry] = []
         if nearest.isEmpty {
             entries = ranked.files.map { FusedEntry(file: $0.id, key: $0.score, relevance: -$0.score, words: $0, meaning: nil) }
@@ -306,7 +326,11 @@ extension NoteIndex {
             for (rank, file) in byWords.enumerated() {
                 let meaning = nearest[file.id]
                 var fused = 1 / (fusionK + Double(rank + 1))
-                if let meaning { fused += weight / (fusionK + Double(meaning.rank + 1)) }
+                if let meaning {
+                    fused += weight / (fusionK + Double(meaning.rank + 1))
+                } else if let embedded, !embedded.contains(file.id) {
+                    fused += weight / (fusionK + Double(rank + 1))
+                }
                 let first = wordsFirst || titled.contains(file.id)
                 entries.append(FusedEntry(file: file.id, key: -fused - (first ? 1 : 0), relevance: fused, words: file, meaning: meaning?.passage))
                 seen.insert(file.id)

@@ -204,3 +204,13 @@ public enum SearchMode: String, Sendable, Codable, CaseIterable {
 public enum SearchSort: String, Sendable, CaseIterable {
     case relevance, modified, created, path, title
 }
+
+extension QueryTerm {
+    /// The term as an answer names it (`words`, `missing`): without the punctuation around
+    /// it that the search ignores anyway ("decline?" → "decline").
+    public var shownText: String {
+        let isWordCharacter: (Character) -> Bool = { $0.isLetter || $0.isNumber }
+        guard let first = text.firstIndex(where: isWordCharacter), let last = text.lastIndex(where: isWordCharacter) else { return text }
+        return String(text[first...last])
+    }
+}

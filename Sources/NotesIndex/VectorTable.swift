@@ -110,6 +110,17 @@ struct VectorTable: Sendable {
         return VectorTable(generation: generation, dimensions: dimensions, storage: storage)
     }
 
+    /// The files that have passages.
+    var files: Set<Int64> {
+        var files = Set<Int64>(minimumCapacity: count / 2)
+        var last: Int64 = -1
+        for id in sectionIDs where id >> IndexSchema.sectionBits != last {
+            last = id >> IndexSchema.sectionBits
+            files.insert(last)
+        }
+        return files
+    }
+
     /// How many files have passages (each file's rows are adjacent).
     var fileCount: Int {
         var files = 0
@@ -242,7 +253,7 @@ extension NoteIndex {
         do {
             return try pool.read { db in
                 guard let fileID = try Int64.fetchOne(db, sql: "SELECT id FROM files WHERE path = ? AND indexed = 1", arguments: [path]) else {
-                    throw NotesError(.notFound, "\(path) is not an indexed note", hint: "check the path (it is relative to the workspace root)")
+                    throw NotesError(.notFound, "\(path) is not an indexed note", hint: "check the path: a Markdown or text file of the workspace")
                 }
                 let table = try vectors(db)
                 let means = table.meanPerFile()

@@ -239,6 +239,9 @@ extension Toolbox {
         for tag in tags { try query.applyFilter(key: "tag", value: tag) }
         if let by { try query.applyFilter(key: "by", value: by) }
         if let kind { try query.applyFilter(key: "kind", value: kind) }
+        if let folder = index.missingFolder(query) {
+            throw NotesError(.notFound, "there is no folder \(folder) in the workspace", hint: "list_files shows the folders; search without path to search everywhere")
+        }
         return SearchAnswer(try index.search(query), detail: try args.bool("detail"))
     }
 

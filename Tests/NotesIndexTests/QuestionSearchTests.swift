@@ -36,6 +36,12 @@ import Testing
         let moby = try #require(results.hits.first { $0.path == "books/moby.md" })
         #expect(moby.missing == ["industry", "decline"])
         #expect(Set(results.hits.map(\.path)) == ["history/whaling.md", "books/moby.md", "notes/industry.md"])
+        // A question mark is not part of the word the answer names.
+        let asked = try fixture.search("how did the whaling industry decline?")
+        #expect(asked.words == ["whaling", "industry", "decline"])
+        #expect(try #require(asked.hits.first { $0.path == "books/moby.md" }).missing == ["industry", "decline"])
+        // No hits: nothing to say about how they matched.
+        #expect(try fixture.search("quantum chromodynamics lattice").matching == nil)
     }
 
     @Test func wordsAllFoundSayAllWords() throws {

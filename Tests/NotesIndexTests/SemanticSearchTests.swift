@@ -103,7 +103,7 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
 
     @Test func filesWithTheWordComeFirstThenFilesByMeaning() throws {
         let (index, embedder) = try embedded()
-        let results = try fixture.search("car", index) { $0.embedder = embedder }
+        let results = try fixture.search("car", index) { $0.embedder = embedder; $0.mode = .hybrid }
         #expect(results.mode == .hybrid)
         #expect(results.hits.first?.path == "garage/car.md")
         #expect(results.hits.first?.matchedBy == .both)
@@ -118,6 +118,41 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         let lexical = try fixture.search("car", index) { $0.embedder = embedder; $0.mode = .lexical }
         #expect(lexical.hits.map(\.path) == ["garage/car.md"])
         #expect(lexical.hits.first?.matchedBy == nil)
+    }
+
+    @Test func aSingleWordOrOperatorsKeepTheirExactMeaningUnlessAModeIsAsked() throws {
+        let (index, embedder) = try embedded()
+        for query in ["car", "leviathan", "\"old automobile\"", "car AND engine", "car -winter", "cetacean OR gale"] {
+            let results = try fixture.search(query, index) { $0.embedder = embedder }
+            #expect(results.mode == .lexical, "\(query)")
+            #expect(results.hits.allSatisfy { $0.matchedBy == nil }, "\(query)")
+        }
+        #expect(try fixture.search("leviathan", index) { $0.embedder = embedder }.hits.isEmpty)
+        #expect(try fixture.search("leviathan", index) { $0.embedder = embedder; $0.mode = .hybrid }.hits.first?.path == "sea/whales.md")
+    }
+
+    @Test func aNoteNotYetEmbeddedKeepsItsRankByWords() throws {
+        let (index, embedder) = try embedded()
+        fixture.write("garage/fresh.md", "# Notes\n\nThe car engine failed in winter: car engine, winter engine.\n")
+        _ = try index.refresh()  // indexed by words, not yet embedded
+        let results = try fixture.search("car engine winter", index) { $0.embedder = embedder }
+        #expect(results.mode == .hybrid)
+        let lexical = try fixture.search("car engine winter", index) { $0.embedder = embedder; $0.mode = .lexical }
+        #expect(lexical.hits.first?.path == "garage/fresh.md")
+        #expect(results.hits.first?.path == "garage/fresh.md")
+    }
+
+    @Test func coverageCountsOnlyFilesWhoseEverySectionIsEmbedded() throws {
+        let sections = (1...12).map { "## Part \($0)\n\nStorm and gale number \($0), with more words to make it long enough.\n" }.joined(separator: "\n")
+        fixture.write("big.md", "# Big\n\n" + sections)
+        let index = try fixture.refreshed()
+        var batches = 0
+        try index.embedPending(with: ConceptEmbedder(), shouldStop: { defer { batches += 1 }; return batches >= 2 })
+        let partial = try index.semanticCoverage()
+        #expect(partial.embeddedFiles == partial.files - 1)
+        try index.embedPending(with: ConceptEmbedder())
+        let whole = try index.semanticCoverage()
+        #expect(whole.embeddedFiles == whole.files)
     }
 
     @Test func aQuestionIsAnsweredByMeaningWhenNoWordMatches() throws {
@@ -172,7 +207,7 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         fixture.write("sea/deep.md", "# Deep\n\nA leviathan rose from the deep.\n")
         _ = try index.refresh()
         try index.embedPending(with: embedder)
-        let after = try fixture.search("cetacean", fixture.open()) { $0.embedder = embedder }
+        let after = try fixture.search("cetacean", fixture.open()) { $0.embedder = embedder; $0.mode = .hybrid }
         #expect(after.hits.contains { $0.path == "sea/deep.md" && $0.matchedBy == .meaning })
         // A symbolic link in its place is not followed.
         let current = try DatabaseQueue(path: index.databasePath).read { db in try VectorTable.generation(db) }
@@ -185,10 +220,10 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
 
     @Test func filtersApplyToBothSides() throws {
         let (index, embedder) = try embedded()
-        #expect(try fixture.search("car in:sea", index) { $0.embedder = embedder }.hits.isEmpty)
-        let garage = try fixture.search("car in:garage", index) { $0.embedder = embedder }
+        #expect(try fixture.search("car in:sea", index) { $0.embedder = embedder; $0.mode = .hybrid }.hits.isEmpty)
+        let garage = try fixture.search("car in:garage", index) { $0.embedder = embedder; $0.mode = .hybrid }
         #expect(Set(garage.hits.map(\.path)) == ["garage/car.md", "garage/automobile.md"])
-        let excluded = try fixture.search("vehicle -grandfather", index) { $0.embedder = embedder }
+        let excluded = try fixture.search("vehicle -grandfather", index) { $0.embedder = embedder; $0.mode = .hybrid }
         #expect(!excluded.hits.contains { $0.path == "garage/automobile.md" })
         let semanticOnly = try fixture.search("car path:garage/auto*", index) { $0.embedder = embedder; $0.mode = .semantic }
         #expect(semanticOnly.hits.map(\.path) == ["garage/automobile.md"])
@@ -198,7 +233,7 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         let index = try fixture.refreshed()
         let noModel = try fixture.search("car", index)
         #expect(noModel.mode == .lexical && noModel.hits.map(\.path) == ["garage/car.md"])
-        let notYet = try fixture.search("car", index) { $0.embedder = ConceptEmbedder() }
+        let notYet = try fixture.search("car engine", index) { $0.embedder = ConceptEmbedder() }
         #expect(notYet.mode == .lexical && notYet.semantic?.embeddedFiles == 0)
         let error = #expect(throws: NotesError.self) { try fixture.search("car", index) { $0.mode = .semantic } }
         #expect(error?.code == .invalidArgument)

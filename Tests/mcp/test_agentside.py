@@ -337,6 +337,11 @@ class InputHygieneAndAnnotations(unittest.IsolatedAsyncioTestCase):
             self.assertIn("by words only", empty["next"])  # the test server has no model
             found = await call(s, "search", query="whale", limit=100)
             self.assertNotIn("next", found)
+            # A folder that does not exist is a mistake to report, not "no hits".
+            for arguments in ({"query": "whale", "path": "Nope"}, {"query": "whale in:Nope"}):
+                missing = await fail(s, "search", arguments)
+                self.assertEqual(missing["code"], "not_found")
+                self.assertIn("list_files", missing["hint"])
 
     async def test_tools_list_is_small_and_repeats_no_description(self):
         async with session(self.ws) as s:

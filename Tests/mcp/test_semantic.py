@@ -30,7 +30,7 @@ class SearchByMeaning(unittest.TestCase):
     async def wait_embedded(self, s, seconds=240):
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            answer = await call(s, "search", query="whale", limit=1)
+            answer = await call(s, "search", query="whale hunting", limit=1)
             coverage = answer.get("semantic") or {}
             if coverage.get("files") and coverage.get("embedded_files") == coverage.get("files"):
                 return answer
@@ -44,7 +44,7 @@ class SearchByMeaning(unittest.TestCase):
                 self.assertIn("related", tools)
                 self.assertIn("mode", tools["search"].input_schema["properties"])
                 # The first search answers at once, by whatever vectors exist.
-                first = await call(s, "search", query="whale", limit=3)
+                first = await call(s, "search", query="whale hunting", limit=3)
                 self.assertTrue(first["hits"])
                 self.assertLessEqual(first["semantic"]["embedded_files"], first["semantic"]["files"])
                 context = await call(s, "get_context")
@@ -71,6 +71,11 @@ class SearchByMeaning(unittest.TestCase):
                 await self.wait_embedded(s)
                 songs = await call(s, "search", query="music the crew performed during labour", mode="semantic", limit=2)
                 self.assertEqual(songs["hits"][0]["path"], "Research/sea-shanties.md")
+                # A single word and a quoted phrase keep their exact meaning: no hits by meaning.
+                for query in ("xyzzy", '"flying teapot"', "whale AND xyzzy"):
+                    exact = await call(s, "search", query=query)
+                    self.assertEqual((exact["mode"], exact["hits"]), ("lexical", []), query)
+                    self.assertIn("next", exact)
         asyncio.run(go())
 
     def test_without_a_model_search_runs_by_words_and_says_why(self):

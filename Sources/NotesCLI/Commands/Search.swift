@@ -118,7 +118,7 @@ extension NotesCommand {
             }
             // A path that does not exist is a mistake, not "no hits" (`--in` and `in:` alike;
             // a file is a path prefix too).
-            for folder in search.filters.folders where !folder.isEmpty && !FileSystem.exists(index.workspace.absolutePath(folder)) {
+            if let folder = index.missingFolder(search) {
                 throw NotesError(.notFound, "there is no \(folder) in the workspace", hint: "check the path; `notes list` shows the folders")
             }
             search.withSnippets = !paths
