@@ -57,10 +57,6 @@ let package = Package(
         // `openat2` with RESOLVE_NO_SYMLINKS (no glibc wrapper): reads that refuse a folder
         // swapped for a symlink in one system call (Sources/CNoFollowOpen/include/no_follow_open.h).
         .target(name: "CNoFollowOpen"),
-        // `sync_file_range` (declared only under _GNU_SOURCE): a fresh index build starts
-        // writing its file out while it still parses, so the final fsync has little left
-        // (Sources/CWriteback/include/writeback.h).
-        .target(name: "CWriteback"),
         // `statfs`'s filesystem type (not visible through Swift's Glibc module): whether folder
         // ctimes can be trusted to skip listing unchanged folders (Sources/CFolderTimes/include/folder_times.h).
         .target(name: "CFolderTimes"),
@@ -102,7 +98,7 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "CTokenReplay", "CSQLiteWAL", "CSQLiteSetup", "CWriteback", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["NotesCore", "NotesDocuments", "CTokenReplay", "CSQLiteWAL", "CSQLiteSetup", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings),
         // A workspace opened for work: the index, and the change history its refreshes
@@ -161,7 +157,7 @@ let package = Package(
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "CCmark", "CMarkdownArena", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesSession", "CTokenReplay", "CWriteback", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
+        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesSession", "CTokenReplay", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesSession", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesEmbeddingTests", dependencies: ["NotesEmbedding", "NotesTestSupport"], swiftSettings: strictSettings),

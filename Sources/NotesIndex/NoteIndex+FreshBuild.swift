@@ -1,4 +1,3 @@
-import CWriteback
 import Foundation
 import GRDB
 import NotesCore
@@ -98,18 +97,8 @@ extension NoteIndex {
             return .declined
         }
         let writer = IndexWriter(pool: queue, mode: .freshBuild, racyBefore: racyBefore, policy: workspace.config.policy)
-        // The build's file goes out to the disk while parsing goes on (SQLite spills its
-        // cache as it grows), so the fsync before the swap has little left to write.
-        #if canImport(Glibc)
-        let written = Glibc.open(temporary, O_RDONLY | O_CLOEXEC)
-        #else
-        let written = Darwin.open(temporary, O_RDONLY | O_CLOEXEC)
-        #endif
-        defer { if written >= 0 { close(written) } }
-        let startWriteback = { if written >= 0 { _ = notes_start_writeback(written) } }
-        report.outsideEdits = index(work, with: writer, report: &report, progress: progress, afterEachBatch: startWriteback)
+        report.outsideEdits = index(work, with: writer, report: &report, progress: progress)
         writer.finish()
-        startWriteback()
         do {
             if let failure = writer.failure { throw failure }
             let began = Timestamp.now()

@@ -354,8 +354,7 @@ extension NoteIndex {
     /// answers with the provenance its rows are written with (``ChangeLedger``); returns them
     /// all. The caller finishes the writer.
     func index(_ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
-               progress: (@Sendable (RefreshProgress) -> Void)?,
-               afterEachBatch: (() -> Void)? = nil) -> [OutsideEdit] {
+               progress: (@Sendable (RefreshProgress) -> Void)?) -> [OutsideEdit] {
         var outsideEdits: [OutsideEdit] = []
         let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root, policy: workspace.config.policy)
         let inFlight = DispatchSemaphore(value: 2)
@@ -401,7 +400,6 @@ extension NoteIndex {
                 writer.write(items, provenance: provenance)
                 inFlight.signal()
             }
-            afterEachBatch?()
         }
         writeQueue.sync {}
         return outsideEdits

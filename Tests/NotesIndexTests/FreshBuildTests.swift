@@ -1,4 +1,3 @@
-import CWriteback
 import Foundation
 import GRDB
 import NotesCore
@@ -164,22 +163,6 @@ import Testing
         #expect(try smallIndex.rebuild().added == 5)
         #expect(inode(smallIndex.databasePath) != smallBefore, "a small rebuild builds aside too (refilling in place showed other processes an emptied index)")
         #expect(try small.search("tag:red keyword", smallIndex).hits.map(\.path).sorted() == ["a.md", "b.md"])
-    }
-
-    /// The hint a build gives the kernel so its final fsync has little left (Linux); it
-    /// must act on an open file and report a bad descriptor, not ignore it.
-    @Test func writebackStartsOnAFileAndRefusesABadDescriptor() throws {
-        let f = IndexFixture(filler: 0)
-        let path = f.root + "/written.bin"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 1 << 20)))
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        try #require(fd >= 0)
-        #expect(notes_start_writeback(fd) == 0)
-        close(fd)
-        // -1, not the closed number: tests run in parallel and another may reuse it.
-        errno = 0
-        #expect(notes_start_writeback(-1) == -1)
-        #expect(errno == EBADF)
     }
 
     @Test func aLeftoverFromACrashedBuildIsRemovedByTheNextOpen() throws {
