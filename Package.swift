@@ -51,9 +51,6 @@ let package = Package(
         // The index's WAL kept between processes, so read-only commands write nothing
         // (`sqlite3_db_config` is variadic; see Sources/CSQLiteWAL/include/wal_sharing.h).
         .target(name: "CSQLiteWAL", linkerSettings: [.linkedLibrary("sqlite3")]),
-        // SQLite's process-wide settings before the first connection (memory statistics
-        // off; `sqlite3_config` is variadic; Sources/CSQLiteSetup/include/sqlite_setup.h).
-        .target(name: "CSQLiteSetup", linkerSettings: [.linkedLibrary("sqlite3")]),
         // `openat2` with RESOLVE_NO_SYMLINKS (no glibc wrapper): reads that refuse a folder
         // swapped for a symlink in one system call (Sources/CNoFollowOpen/include/no_follow_open.h).
         .target(name: "CNoFollowOpen"),
@@ -98,7 +95,7 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "CTokenReplay", "CSQLiteWAL", "CSQLiteSetup", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["NotesCore", "NotesDocuments", "CTokenReplay", "CSQLiteWAL", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings),
         // A workspace opened for work: the index, and the change history its refreshes

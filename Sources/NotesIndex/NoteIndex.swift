@@ -1,4 +1,3 @@
-import CSQLiteSetup
 import Foundation
 import GRDB
 import NotesCore
@@ -84,8 +83,6 @@ public final class NoteIndex: Sendable {
     /// that opens a workspace passes one (NotesSession's `WorkspaceSession`).
     public init(workspace: Workspace, directory: String, longLived: Bool = false, refreshingSoon: Bool = false, waitForBuilders: Bool = true,
                 ledger: (any ChangeLedger)? = nil) throws(NotesError) {
-        // Before this process's first connection (CSQLiteSetup); too late is harmless.
-        _ = notes_sqlite_setup()
         self.workspace = workspace
         self.directory = directory
         self.ledger = ledger
