@@ -44,19 +44,18 @@ let package = Package(
         // hashes shorter inputs itself, so commands that hash nothing but the workspace path
         // skip loading it (no pkgConfig here, which would add -lcrypto; see Sources/CCrypto/shim.h).
         .systemLibrary(name: "CCrypto"),
+        // SQLite in C, over the system SQLite's headers (Sources/CSQLiteExtensions/include/):
         // FTS5 tokens recorded on the parsing threads and replayed by the writer's INSERTs, so
-        // the single writer skips tokenizing (C: it sits between two FTS5 C interfaces; see
-        // Sources/CTokenReplay/include/token_replay.h). Uses the system SQLite's headers.
-        .target(name: "CTokenReplay", linkerSettings: [.linkedLibrary("sqlite3")]),
-        // The index's WAL kept between processes, so read-only commands write nothing
-        // (`sqlite3_db_config` is variadic; see Sources/CSQLiteWAL/include/wal_sharing.h).
-        .target(name: "CSQLiteWAL", linkerSettings: [.linkedLibrary("sqlite3")]),
-        // `openat2` with RESOLVE_NO_SYMLINKS (no glibc wrapper): reads that refuse a folder
-        // swapped for a symlink in one system call (Sources/CNoFollowOpen/include/no_follow_open.h).
-        .target(name: "CNoFollowOpen"),
-        // `statfs`'s filesystem type (not visible through Swift's Glibc module): whether folder
-        // ctimes can be trusted to skip listing unchanged folders (Sources/CFolderTimes/include/folder_times.h).
-        .target(name: "CFolderTimes"),
+        // the single writer skips tokenizing (it sits between two FTS5 C interfaces:
+        // token_replay.h); the index's WAL kept between processes, so read-only commands write
+        // nothing (`sqlite3_db_config` is variadic: wal_sharing.h).
+        .target(name: "CSQLiteExtensions", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // POSIX and Linux calls Swift's Glibc module does not offer (Sources/CSystemCalls/include/):
+        // `openat2` with RESOLVE_NO_SYMLINKS (no glibc wrapper), reads that refuse a folder
+        // swapped for a symlink in one system call (no_follow_open.h); `statfs`'s filesystem
+        // type, whether folder ctimes can be trusted to skip listing unchanged folders
+        // (folder_times.h).
+        .target(name: "CSystemCalls"),
         // cmark's allocations in a per-thread arena: nodes and buffers carved from kept
         // chunks, freed all at once (Sources/CMarkdownArena/include/markdown_arena.h).
         .target(name: "CMarkdownArena", dependencies: ["CCmark"]),
@@ -77,7 +76,7 @@ let package = Package(
         // Workspace, paths, the walk, front matter, provenance, versions, config.
         .target(
             name: "NotesCore",
-            dependencies: ["CCrypto", "CNoFollowOpen", "CFolderTimes", .product(name: "Yams", package: "Yams")],
+            dependencies: ["CCrypto", "CSystemCalls", .product(name: "Yams", package: "Yams")],
             // Optimised in debug builds too: the walk, front matter and line handling run over
             // every file of a workspace, which at -Onone would make the tests crawl.
             swiftSettings: strictSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]),
@@ -95,7 +94,7 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "CTokenReplay", "CSQLiteWAL", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["NotesCore", "NotesDocuments", "CSQLiteExtensions", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: strictSettings),
         // A workspace opened for work: the index, and the change history its refreshes
@@ -154,7 +153,7 @@ let package = Package(
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "CCmark", "CMarkdownArena", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesSession", "CTokenReplay", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
+        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesSession", "CSQLiteExtensions", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
         .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesSession", "NotesTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "NotesEmbeddingTests", dependencies: ["NotesEmbedding", "NotesTestSupport"], swiftSettings: strictSettings),

@@ -1,4 +1,4 @@
-import CNoFollowOpen
+import CSystemCalls
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

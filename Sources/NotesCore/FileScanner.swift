@@ -1,4 +1,4 @@
-import CFolderTimes
+import CSystemCalls
 import Dispatch
 
 #if canImport(Glibc)

@@ -1,8 +1,8 @@
-import CTokenReplay
+import CSQLiteExtensions
 import GRDB
 import GRDBSQLite
 
-/// FTS5 tokenizing moved off the writer (Sources/CTokenReplay): the parsing threads record
+/// FTS5 tokenizing moved off the writer (Sources/CSQLiteExtensions/include/token_replay.h): the parsing threads record
 /// the tokens of each text (``RecordedTokens``), and the writer's INSERT replays them.
 /// FTS5 tokenizes every indexed column inside the INSERT, on the one thread that holds the
 /// write lock: a large share of the writer's time on large notes

@@ -1,4 +1,4 @@
-import CSQLiteWAL
+import CSQLiteExtensions
 import GRDB
 import GRDBSQLite
 import NotesCore

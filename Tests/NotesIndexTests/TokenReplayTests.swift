@@ -1,4 +1,4 @@
-import CTokenReplay
+import CSQLiteExtensions
 import Foundation
 import GRDB
 import NotesCore
@@ -7,7 +7,7 @@ import NotesTestSupport
 import Testing
 
 /// The writer inserts FTS rows from tokens recorded on the parsing threads (TokenReplay,
-/// Sources/CTokenReplay). A replay must index exactly what tokenizing would have, and must
+/// Sources/CSQLiteExtensions/include/token_replay.h). A replay must index exactly what tokenizing would have, and must
 /// really happen (otherwise the writer silently does the work twice).
 @Suite struct TokenReplayTests {
     func database() throws -> DatabaseQueue {
