@@ -37,7 +37,8 @@ let package = Package(
         // the shim opens libopenblas.so.0 when the first model loads, after choosing its kernels
         // from the CPU's features (Debian's OpenBLAS 0.3.21 runs SSE3 kernels on CPUs it does not
         // know), and so other commands skip loading it and libgfortran (Sources/COpenBLAS/shim.h).
-        .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]),
+        .systemLibrary(
+            name: "COpenBLAS", providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]),
         // SHA-256 from OpenSSL's libcrypto (headers from libssl-dev, which libcurl4-openssl-dev
         // pulls in): hardware SHA extensions where the CPU has them; see docs/decisions.md.
         // Not linked: the shim opens libcrypto.so.3 on the first hash of 128 bytes or more and
@@ -94,8 +95,11 @@ let package = Package(
         // The per-device SQLite FTS5 index: schema, refresh, query language, search.
         .target(
             name: "NotesIndex",
-            dependencies: ["NotesCore", "NotesDocuments", "CSQLiteExtensions", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: [
+                "NotesCore", "NotesDocuments", "CSQLiteExtensions",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings),
         // A workspace opened for work: the index, and the change history its refreshes
         // settle outside edits with (the index is a cache and never writes the history).
@@ -107,13 +111,19 @@ let package = Package(
         // built-in agent, transport-neutral (JSON in, JSON out).
         .target(
             name: "NotesTools",
-            dependencies: ["NotesCore", "NotesDocuments", "NotesStore", "NotesIndex", "NotesSession", "NotesNetwork", "NotesEmbedding"],
+            dependencies: [
+                "NotesCore", "NotesDocuments", "NotesStore", "NotesIndex", "NotesSession",
+                "NotesNetwork", "NotesEmbedding",
+            ],
             swiftSettings: strictSettings),
         // `notes agent`: the model providers (Anthropic, OpenAI-compatible), the tool loop over
         // NotesTools, checkpoints in Chats/<id>.json, budgets and cost.
         .target(
             name: "NotesAgent",
-            dependencies: ["NotesCore", "NotesStore", "NotesIndex", "NotesSession", "NotesTools", "NotesNetwork"],
+            dependencies: [
+                "NotesCore", "NotesStore", "NotesIndex", "NotesSession", "NotesTools",
+                "NotesNetwork",
+            ],
             swiftSettings: strictSettings),
         // Fuzz targets (docs/reliability.md): a replay tool in normal builds, a libFuzzer
         // binary with `-sanitize=fuzzer -DFUZZING` (scripts/fuzz).
@@ -140,7 +150,8 @@ let package = Package(
         .executableTarget(
             name: "NotesCLI",
             dependencies: [
-                "NotesCore", "NotesDocuments", "NotesIndex", "NotesSession", "NotesStore", "NotesTools", "NotesAgent", "NotesNetwork", "NotesEmbedding",
+                "NotesCore", "NotesDocuments", "NotesIndex", "NotesSession", "NotesStore",
+                "NotesTools", "NotesAgent", "NotesNetwork", "NotesEmbedding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings),
@@ -151,14 +162,42 @@ let package = Package(
             swiftSettings: strictSettings),
         // Temp folders, repository paths and a process runner, for tests only.
         .target(name: "NotesTestSupport", swiftSettings: strictSettings),
-        .testTarget(name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesDocumentsTests", dependencies: ["NotesDocuments", "CCmark", "CMarkdownArena", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesIndexTests", dependencies: ["NotesIndex", "NotesSession", "CSQLiteExtensions", "NotesDocuments", "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strictSettings),
-        .testTarget(name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesToolsTests", dependencies: ["NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesSession", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesEmbeddingTests", dependencies: ["NotesEmbedding", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesAgentTests", dependencies: ["NotesAgent", "NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesNetwork", "NotesTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "NotesCLITests", dependencies: ["NotesCore", "NotesTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotesCoreTests", dependencies: ["NotesCore", "NotesTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotesDocumentsTests",
+            dependencies: ["NotesDocuments", "CCmark", "CMarkdownArena", "NotesTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotesIndexTests",
+            dependencies: [
+                "NotesIndex", "NotesSession", "CSQLiteExtensions", "NotesDocuments",
+                "NotesTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotesStoreTests", dependencies: ["NotesStore", "NotesTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotesToolsTests",
+            dependencies: [
+                "NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesSession",
+                "NotesTestSupport",
+            ], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotesEmbeddingTests", dependencies: ["NotesEmbedding", "NotesTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NotesAgentTests",
+            dependencies: [
+                "NotesAgent", "NotesTools", "NotesCore", "NotesStore", "NotesIndex", "NotesNetwork",
+                "NotesTestSupport",
+            ], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NotesCLITests", dependencies: ["NotesCore", "NotesTestSupport"],
+            swiftSettings: strictSettings),
     ]
 )

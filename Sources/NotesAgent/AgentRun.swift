@@ -4,9 +4,9 @@ import NotesNetwork
 import NotesTools
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs one session of the built-in agent (docs/spec.md §9): ask the model, run the tool calls it
@@ -29,8 +29,11 @@ public final class AgentRun {
     public let cancellation: Cancellation
     let system: String
 
-    public init(session: ChatSession, archive: ChatArchive, toolbox: Toolbox, provider: any ModelProvider, config: AgentConfig,
-                observer: any AgentObserver, cancellation: Cancellation, system: String) {
+    public init(
+        session: ChatSession, archive: ChatArchive, toolbox: Toolbox, provider: any ModelProvider,
+        config: AgentConfig,
+        observer: any AgentObserver, cancellation: Cancellation, system: String
+    ) {
         self.session = session
         self.archive = archive
         self.toolbox = toolbox
@@ -74,22 +77,32 @@ public final class AgentRun {
                 return try stop(.completed, "end_turn", "done")
             }
             if session.turns >= session.maxTurns {
-                return try stop(.interrupted, "max_turns", "the budget of \(session.maxTurns) turns is used up; continue with notes agent --resume \(session.id) --max-turns \(session.maxTurns * 2)")
+                return try stop(
+                    .interrupted, "max_turns",
+                    "the budget of \(session.maxTurns) turns is used up; continue with notes agent --resume \(session.id) --max-turns \(session.maxTurns * 2)"
+                )
             }
             if session.usage.total >= session.maxTokens {
-                return try stop(.interrupted, "max_tokens", "the budget of \(session.maxTokens) tokens is used up (\(session.usage.total) used); continue with notes agent --resume \(session.id) --max-tokens \(session.maxTokens * 2)")
+                return try stop(
+                    .interrupted, "max_tokens",
+                    "the budget of \(session.maxTokens) tokens is used up (\(session.usage.total) used); continue with notes agent --resume \(session.id) --max-tokens \(session.maxTokens * 2)"
+                )
             }
             guard let reply = try requestWithRetries() else { return }
             session.turns += 1
             session.usage = session.usage + reply.usage
             session.cost = session.usage.cost(at: config.prices[session.model])
-            let message = ChatMessage(role: .assistant, content: reply.content.isEmpty ? [.text("")] : reply.content)
+            let message = ChatMessage(
+                role: .assistant, content: reply.content.isEmpty ? [.text("")] : reply.content)
             session.messages.append(message)
             session.pending = message.toolCalls.map(PendingCall.init)
             try save()
             observer.turnEnded(session: session)
             if message.toolCalls.isEmpty {
-                let note = reply.stopReason == "max_tokens" ? "done (the answer reached the output limit of \(config.maxOutputTokens) tokens)" : "done"
+                let note =
+                    reply.stopReason == "max_tokens"
+                    ? "done (the answer reached the output limit of \(config.maxOutputTokens) tokens)"
+                    : "done"
                 return try stop(.completed, reply.stopReason, note)
             }
         }
@@ -98,35 +111,54 @@ public final class AgentRun {
     /// One model request, retried on transient failures with exponential backoff and
     /// jitter (or the server's Retry-After). Nil when the session stopped instead.
     private func requestWithRetries() throws(NotesError) -> ModelReply? {
-        let request = ModelRequest(model: session.model, system: system, messages: session.messages, tools: toolbox.tools,
-                                   maxOutputTokens: max(256, min(config.maxOutputTokens, session.maxTokens - session.usage.total)))
+        let request = ModelRequest(
+            model: session.model, system: system, messages: session.messages, tools: toolbox.tools,
+            maxOutputTokens: max(
+                256, min(config.maxOutputTokens, session.maxTokens - session.usage.total)))
         var attempt = 1
         while true {
             do throws(ProviderFailure) {
-                return try provider.complete(request, cancellation: cancellation) { [observer] piece in observer.text(piece) }
+                return try provider.complete(request, cancellation: cancellation) {
+                    [observer] piece in observer.text(piece)
+                }
             } catch {
                 switch error {
                 case .cancelled:
                     try stop(.interrupted, "signal", "interrupted")
                     return nil
                 case .offline(let why):
-                    try stop(.interrupted, "offline", "offline: \(why); nothing is lost: notes agent --resume \(session.id)")
+                    try stop(
+                        .interrupted, "offline",
+                        "offline: \(why); nothing is lost: notes agent --resume \(session.id)")
                     return nil
                 case .unauthorized(let why):
-                    let variable = provider.name == "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"
-                    try stop(.interrupted, "auth", "the API refused the key (\(why)); check \(variable), then notes agent --resume \(session.id)")
+                    let variable =
+                        provider.name == "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"
+                    try stop(
+                        .interrupted, "auth",
+                        "the API refused the key (\(why)); check \(variable), then notes agent --resume \(session.id)"
+                    )
                     return nil
                 case .rejected(let status, let why):
-                    try stop(.failed, "api_error", "the API rejected the request (\(status == 0 ? "" : "\(status): ")\(why))")
+                    try stop(
+                        .failed, "api_error",
+                        "the API rejected the request (\(status == 0 ? "" : "\(status): ")\(why))")
                     return nil
                 case .transient(let status, let why, let retryAfter):
                     guard attempt < config.retryAttempts else {
-                        try stop(.interrupted, "api_unavailable", "the API kept failing (\(status.map { "\($0): " } ?? "")\(why)) after \(attempt) attempts; notes agent --resume \(session.id) continues")
+                        try stop(
+                            .interrupted, "api_unavailable",
+                            "the API kept failing (\(status.map { "\($0): " } ?? "")\(why)) after \(attempt) attempts; notes agent --resume \(session.id) continues"
+                        )
                         return nil
                     }
-                    let backoff = min(60, config.retryBaseDelay * pow(2, Double(attempt - 1))) * Double.random(in: 0.5...1.0)
+                    let backoff =
+                        min(60, config.retryBaseDelay * pow(2, Double(attempt - 1)))
+                        * Double.random(in: 0.5...1.0)
                     let delay = retryAfter.map { min(max($0, 0), 60) } ?? backoff
-                    observer.notice("API unavailable (\(status.map { "\($0): " } ?? "")\(why)); retrying in \(String(format: "%.1f", delay)) s (attempt \(attempt + 1) of \(config.retryAttempts))")
+                    observer.notice(
+                        "API unavailable (\(status.map { "\($0): " } ?? "")\(why)); retrying in \(String(format: "%.1f", delay)) s (attempt \(attempt + 1) of \(config.retryAttempts))"
+                    )
                     attempt += 1
                     if !pause(delay) {
                         try stop(.interrupted, "signal", "interrupted")
@@ -157,13 +189,17 @@ public final class AgentRun {
                 continue
             case .started:
                 // The process stopped while this call ran: it may or may not have taken effect.
-                let message = "this call was interrupted (the process stopped while it ran) and was not run again: it may or may not have taken effect. Check with read_file or file_history before trying it again."
-                let outcome = ToolOutcome.failure(NotesError(.internal, message, hint: "check the file before repeating the call"))
+                let message =
+                    "this call was interrupted (the process stopped while it ran) and was not run again: it may or may not have taken effect. Check with read_file or file_history before trying it again."
+                let outcome = ToolOutcome.failure(
+                    NotesError(.internal, message, hint: "check the file before repeating the call")
+                )
                 session.pending[index].status = .done
                 session.pending[index].result = outcome.text
                 session.pending[index].isError = true
                 try save()
-                observer.toolFinished(call, outcome: outcome, note: "not run again after the interruption")
+                observer.toolFinished(
+                    call, outcome: outcome, note: "not run again after the interruption")
             case .pending:
                 if cancellation.isCancelled {
                     try stop(.interrupted, "signal", "interrupted")
@@ -175,7 +211,9 @@ public final class AgentRun {
                 var outcome = execute(call)
                 var note: String?
                 AgentFaults.reach(.toolRan, tool: call.name)
-                if outcome.errorCode == "user_edited", let resolved = try askPerson(call, refusal: outcome, index: index) {
+                if outcome.errorCode == "user_edited",
+                    let resolved = try askPerson(call, refusal: outcome, index: index)
+                {
                     (outcome, note) = resolved
                 }
                 let text = truncated(outcome.text)
@@ -186,7 +224,9 @@ public final class AgentRun {
                 observer.toolFinished(call, outcome: outcome, note: note)
             }
         }
-        let results: [ContentBlock] = session.pending.map { .toolResult(toolUseID: $0.call.id, content: $0.result ?? "", isError: $0.isError) }
+        let results: [ContentBlock] = session.pending.map {
+            .toolResult(toolUseID: $0.call.id, content: $0.result ?? "", isError: $0.isError)
+        }
         session.messages.append(ChatMessage(role: .user, content: results))
         session.pending = []
         try save()
@@ -195,7 +235,8 @@ public final class AgentRun {
 
     private func execute(_ call: ToolCall, extra: [String: JSONValue] = [:]) -> ToolOutcome {
         guard case .object(var arguments) = call.input else {
-            return ToolOutcome.failure(NotesError(.invalidArgument, "the arguments of \(call.name) must be a JSON object"))
+            return ToolOutcome.failure(
+                NotesError(.invalidArgument, "the arguments of \(call.name) must be a JSON object"))
         }
         for (key, value) in extra { arguments[key] = value }
         return toolbox.call(call.name, arguments: arguments)
@@ -203,13 +244,22 @@ public final class AgentRun {
 
     /// A `user_edited` refusal: at a terminal, ask the person (yes / no / merge / propose)
     /// and repeat the call as they decide; with nobody to ask, keep the refusal and say so.
-    private func askPerson(_ call: ToolCall, refusal: ToolOutcome, index: Int) throws(NotesError) -> (ToolOutcome, String?)? {
+    private func askPerson(_ call: ToolCall, refusal: ToolOutcome, index: Int) throws(NotesError)
+        -> (ToolOutcome, String?)?
+    {
         guard case .object(let details)? = try? JSONValue.parse(refusal.json) else { return nil }
         var choices: [UserDecision] = [.yes, .no]
         if call.name == "write_file" { choices += [.merge, .propose] }
-        let lost: [String] = { if case .array(let lines)? = details["lost_lines"] { return lines.compactMap(\.stringValue) } else { return [] } }()
-        let question = UserQuestion(call: call, path: details["path"]?.stringValue ?? call.input["path"]?.stringValue ?? "",
-                                    diff: details["diff"]?.stringValue, lostLines: lost, choices: choices)
+        let lost: [String] = {
+            if case .array(let lines)? = details["lost_lines"] {
+                return lines.compactMap(\.stringValue)
+            } else {
+                return []
+            }
+        }()
+        let question = UserQuestion(
+            call: call, path: details["path"]?.stringValue ?? call.input["path"]?.stringValue ?? "",
+            diff: details["diff"]?.stringValue, lostLines: lost, choices: choices)
         // Waiting: a refused call changed nothing, so on resume it runs (and asks) again.
         session.pending[index].status = .pending
         try session.move(to: .waitingForUser)
@@ -220,23 +270,41 @@ public final class AgentRun {
         try save()
         switch decision {
         case nil:
-            observer.notice("\(question.path) has the person's edits; nobody is at the terminal to ask, so it was not overwritten")
-            return (refusal, "Nobody is at the terminal to ask the person, so their edits were kept. Do not overwrite them: use edit_file on your own lines, on_conflict \"merge\", or \"propose\".")
+            observer.notice(
+                "\(question.path) has the person's edits; nobody is at the terminal to ask, so it was not overwritten"
+            )
+            return (
+                refusal,
+                "Nobody is at the terminal to ask the person, so their edits were kept. Do not overwrite them: use edit_file on your own lines, on_conflict \"merge\", or \"propose\"."
+            )
         case .no?:
-            return (refusal, "The person said no: keep their text as it is. You may propose changes instead (on_conflict \"propose\").")
+            return (
+                refusal,
+                "The person said no: keep their text as it is. You may propose changes instead (on_conflict \"propose\")."
+            )
         case .yes?:
-            return repeated(call, ["confirm_user_edits": .bool(true)], "The person agreed to replace their edits.", "The person agreed to replace their edits, but the write failed")
+            return repeated(
+                call, ["confirm_user_edits": .bool(true)],
+                "The person agreed to replace their edits.",
+                "The person agreed to replace their edits, but the write failed")
         case .merge?:
-            return repeated(call, ["on_conflict": .string("merge")], "The person chose to merge: both your change and their edits are kept.",
-                            "The person chose to merge, but it could not be done (see the error); their text is unchanged")
+            return repeated(
+                call, ["on_conflict": .string("merge")],
+                "The person chose to merge: both your change and their edits are kept.",
+                "The person chose to merge, but it could not be done (see the error); their text is unchanged"
+            )
         case .propose?:
-            return repeated(call, ["on_conflict": .string("propose")], "The person chose to review your version as a proposal (notes review).",
-                            "The person chose a proposal, but it could not be stored (see the error)")
+            return repeated(
+                call, ["on_conflict": .string("propose")],
+                "The person chose to review your version as a proposal (notes review).",
+                "The person chose a proposal, but it could not be stored (see the error)")
         }
     }
 
     /// Runs `call` again with `extra` arguments, noting how it went for the model.
-    private func repeated(_ call: ToolCall, _ extra: [String: JSONValue], _ success: String, _ failure: String) -> (ToolOutcome, String?) {
+    private func repeated(
+        _ call: ToolCall, _ extra: [String: JSONValue], _ success: String, _ failure: String
+    ) -> (ToolOutcome, String?) {
         let outcome = execute(call, extra: extra)
         return (outcome, outcome.isError ? failure + "." : success)
     }
@@ -247,10 +315,12 @@ public final class AgentRun {
         guard text.utf8.count > limit else { return text }
         var cut = text.utf8.prefix(limit)
         while !cut.isEmpty, String(cut) == nil { cut = cut.dropLast() }
-        return (String(cut) ?? "") + "\n[cut: the result is \(text.utf8.count) bytes, over the \(limit)-byte limit for one tool result; read files in pages with offset and limit]"
+        return (String(cut) ?? "")
+            + "\n[cut: the result is \(text.utf8.count) bytes, over the \(limit)-byte limit for one tool result; read files in pages with offset and limit]"
     }
 
-    private func stop(_ state: SessionState, _ reason: String, _ message: String) throws(NotesError) {
+    private func stop(_ state: SessionState, _ reason: String, _ message: String) throws(NotesError)
+    {
         try session.move(to: state)
         session.stopReason = reason
         session.stopMessage = message

@@ -18,13 +18,18 @@ public enum ContentBlock: Sendable, Equatable, Codable {
         switch try c.decode(String.self, forKey: .type) {
         case "text": self = .text(try c.decode(String.self, forKey: .text))
         case "tool_use":
-            self = .toolUse(id: try c.decode(String.self, forKey: .id), name: try c.decode(String.self, forKey: .name),
-                            input: try c.decodeIfPresent(JSONValue.self, forKey: .input) ?? .object([:]))
+            self = .toolUse(
+                id: try c.decode(String.self, forKey: .id),
+                name: try c.decode(String.self, forKey: .name),
+                input: try c.decodeIfPresent(JSONValue.self, forKey: .input) ?? .object([:]))
         case "tool_result":
-            self = .toolResult(toolUseID: try c.decode(String.self, forKey: .toolUseID), content: try c.decode(String.self, forKey: .content),
-                               isError: try c.decodeIfPresent(Bool.self, forKey: .isError) ?? false)
+            self = .toolResult(
+                toolUseID: try c.decode(String.self, forKey: .toolUseID),
+                content: try c.decode(String.self, forKey: .content),
+                isError: try c.decodeIfPresent(Bool.self, forKey: .isError) ?? false)
         case let other:
-            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown content block type \(other)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c, debugDescription: "unknown content block type \(other)")
         }
     }
 
@@ -68,7 +73,13 @@ public struct ChatMessage: Sendable, Equatable, Codable {
 
     /// The tool calls of an assistant message, in order.
     public var toolCalls: [ToolCall] {
-        content.compactMap { if case .toolUse(let id, let name, let input) = $0 { ToolCall(id: id, name: name, input: input) } else { nil } }
+        content.compactMap {
+            if case .toolUse(let id, let name, let input) = $0 {
+                ToolCall(id: id, name: name, input: input)
+            } else {
+                nil
+            }
+        }
     }
 }
 

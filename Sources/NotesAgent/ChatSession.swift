@@ -11,7 +11,9 @@ public enum SessionState: String, Sendable, Codable, CaseIterable {
     public func canMove(to next: SessionState) -> Bool {
         switch (self, next) {
         case (.idle, .running): true
-        case (.running, .waitingForUser), (.running, .completed), (.running, .failed), (.running, .interrupted): true
+        case (.running, .waitingForUser), (.running, .completed), (.running, .failed),
+            (.running, .interrupted):
+            true
         case (.interrupted, .running), (.waitingForUser, .running): true
         default: false
         }
@@ -96,7 +98,10 @@ public struct ChatSession: Sendable, Equatable, Codable {
     public var maxTurns: Int
     public var maxTokens: Int
 
-    public init(id: String, title: String, task: String, provider: String, model: String, maxTurns: Int, maxTokens: Int, now: Double) {
+    public init(
+        id: String, title: String, task: String, provider: String, model: String, maxTurns: Int,
+        maxTokens: Int, now: Double
+    ) {
         self.id = id
         self.title = title
         self.task = task
@@ -113,8 +118,11 @@ public struct ChatSession: Sendable, Equatable, Codable {
     /// Moves to `next`, or fails for a move docs/spec.md §9.2 does not allow.
     public mutating func move(to next: SessionState) throws(NotesError) {
         guard state.canMove(to: next) else {
-            throw NotesError(.invalidArgument, "session \(id) is \(state.rawValue) and cannot become \(next.rawValue)",
-                             hint: state == .completed || state == .failed ? "start a new session with notes agent TASK" : "see notes agent --list")
+            throw NotesError(
+                .invalidArgument,
+                "session \(id) is \(state.rawValue) and cannot become \(next.rawValue)",
+                hint: state == .completed || state == .failed
+                    ? "start a new session with notes agent TASK" : "see notes agent --list")
         }
         state = next
     }

@@ -10,7 +10,10 @@ public struct ModelRequest: Sendable {
     public var tools: [ToolDefinition]
     public var maxOutputTokens: Int
 
-    public init(model: String, system: String, messages: [ChatMessage], tools: [ToolDefinition], maxOutputTokens: Int) {
+    public init(
+        model: String, system: String, messages: [ChatMessage], tools: [ToolDefinition],
+        maxOutputTokens: Int
+    ) {
         self.model = model
         self.system = system
         self.messages = messages
@@ -65,7 +68,8 @@ public protocol ModelProvider: Sendable {
     var baseURL: String { get }
     /// Sends `request` and streams the answer: `onText` gets each piece of text as it
     /// arrives. Returns the whole answer once the stream ends.
-    func complete(_ request: ModelRequest, cancellation: Cancellation, onText: (String) -> Void) throws(ProviderFailure) -> ModelReply
+    func complete(_ request: ModelRequest, cancellation: Cancellation, onText: (String) -> Void)
+        throws(ProviderFailure) -> ModelReply
 }
 
 /// The HTTP exchange and error mapping both providers share.
@@ -75,9 +79,16 @@ struct StreamingExchange {
 
     /// POSTs `body` and feeds the SSE events of a 200 answer to `onEvent`; any other
     /// status becomes a ``ProviderFailure`` with the API's own message.
-    func post(url: String, headers: [(name: String, value: String)], body: Data, cancellation: Cancellation,
-              onEvent: (ServerSentEvent) throws(ProviderFailure) -> Void) throws(ProviderFailure) {
-        var request = HTTPRequest(url: url, method: "POST", headers: headers + [("content-type", "application/json"), ("accept", "text/event-stream")], body: Array(body))
+    func post(
+        url: String, headers: [(name: String, value: String)], body: Data,
+        cancellation: Cancellation,
+        onEvent: (ServerSentEvent) throws(ProviderFailure) -> Void
+    ) throws(ProviderFailure) {
+        var request = HTTPRequest(
+            url: url, method: "POST",
+            headers: headers + [
+                ("content-type", "application/json"), ("accept", "text/event-stream"),
+            ], body: Array(body))
         request.totalTimeout = 0
         request.idleTimeout = idleTimeout
         request.connectTimeout = 15
@@ -105,14 +116,18 @@ struct StreamingExchange {
             switch error {
             case .offline(let why): throw .offline(why)
             case .cancelled: throw .cancelled
-            case .timeout(let why), .connectionLost(let why): throw .transient(status: nil, message: why, retryAfter: nil)
-            case .tooLarge: throw .transient(status: nil, message: "the answer was larger than 64 MB", retryAfter: nil)
+            case .timeout(let why), .connectionLost(let why):
+                throw .transient(status: nil, message: why, retryAfter: nil)
+            case .tooLarge:
+                throw .transient(
+                    status: nil, message: "the answer was larger than 64 MB", retryAfter: nil)
             case .failed(let why): throw .rejected(status: 0, message: why)
             }
         }
         if let streamFailure { throw streamFailure }
         guard response.status == 200 else {
-            throw Self.failure(status: response.status, body: errorBody, retryAfter: response.retryAfter)
+            throw Self.failure(
+                status: response.status, body: errorBody, retryAfter: response.retryAfter)
         }
         for event in parser.finish() { try onEvent(event) }
     }
@@ -122,7 +137,8 @@ struct StreamingExchange {
         let message = apiMessage(body) ?? "HTTP \(status)"
         switch status {
         case 401, 403: return .unauthorized(message)
-        case 408, 409, 425, 429, 500...599: return .transient(status: status, message: message, retryAfter: retryAfter)
+        case 408, 409, 425, 429, 500...599:
+            return .transient(status: status, message: message, retryAfter: retryAfter)
         default: return .rejected(status: status, message: message)
         }
     }
@@ -130,10 +146,14 @@ struct StreamingExchange {
     /// `error.message` from either API's error object.
     static func apiMessage(_ body: [UInt8]) -> String? {
         guard case .object(let object)? = try? JSONValue.parse(Data(body)) else {
-            let text = String(decoding: body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: body.prefix(300), as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             return text.isEmpty ? nil : text
         }
-        if case .object(let error)? = object["error"], case .string(let message)? = error["message"] { return message }
+        if case .object(let error)? = object["error"], case .string(let message)? = error["message"]
+        {
+            return message
+        }
         if case .string(let message)? = object["message"] { return message }
         return nil
     }

@@ -5,7 +5,8 @@ import NotesTools
 /// working with the person's content, and the workspace as `get_context` sees it
 /// (context.md, the overview, the person's recent changes, pending proposals).
 public enum SystemPrompt {
-    public static func render(context: ToolOutcome, workspaceName: String, today: String) -> String {
+    public static func render(context: ToolOutcome, workspaceName: String, today: String) -> String
+    {
         let overview = context.isError ? "(get_context failed: \(context.text))" : context.text
         return """
             You are the assistant built into `notes`, working in a folder of plain files that you share with a person \

@@ -58,19 +58,28 @@ struct NotesCommand: ParsableCommand {
                 print(fullMessage(for: error))
                 Foundation.exit(0)
             }
-            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            let message =
+                message(for: error).split(separator: "\n").first.map(String.init)
+                ?? "invalid arguments"
             let cleaned = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-            fail(NotesError(.invalidArgument, cleaned.prefix(1).lowercased() + cleaned.dropFirst(), hint: "see `notes help`"), json: wantsJSON)
+            fail(
+                NotesError(
+                    .invalidArgument, cleaned.prefix(1).lowercased() + cleaned.dropFirst(),
+                    hint: "see `notes help`"), json: wantsJSON)
         }
     }
 
     /// `notes help TOPIC`: ArgumentParser prints the general help for a topic it does not know
     /// (exit 0); an unknown topic is an error like any other bad input.
     static func checkHelpTopic(_ arguments: [String]) throws {
-        guard arguments.first == "help", arguments.count > 1, !arguments[1].hasPrefix("-") else { return }
+        guard arguments.first == "help", arguments.count > 1, !arguments[1].hasPrefix("-") else {
+            return
+        }
         let names = configuration.subcommands.map { $0._commandName }
         guard names.contains(arguments[1]) else {
-            throw NotesError(.invalidArgument, "no help topic '\(arguments[1])'", hint: "the commands are: \(names.filter { $0 != "help" }.joined(separator: ", "))")
+            throw NotesError(
+                .invalidArgument, "no help topic '\(arguments[1])'",
+                hint: "the commands are: \(names.filter { $0 != "help" }.joined(separator: ", "))")
         }
     }
 
@@ -94,10 +103,13 @@ struct NotesCommand: ParsableCommand {
     /// are; every other argument is text, whatever it starts with, and is passed after `--`.
     /// A word that looks like a long option (`--sectoin`) is still refused as unknown.
     static func takingFreeTextAsTyped(_ arguments: [String]) -> [String] {
-        guard let command = arguments.first, let known = freeTextCommands[command] else { return arguments }
+        guard let command = arguments.first, let known = freeTextCommands[command] else {
+            return arguments
+        }
         let values = known.values.union(["-w", "--workspace", "--index-dir"])
         let flags = known.flags.union(["-h", "--help"])
-        var options: [String] = [], text: [String] = []
+        var options: [String] = []
+        var text: [String] = []
         var i = 1
         while i < arguments.count {
             let arg = arguments[i]
@@ -108,9 +120,15 @@ struct NotesCommand: ParsableCommand {
             }
             if values.contains(arg), i < arguments.count {
                 // `--section=VALUE`, so that a value starting with "-" stays a value.
-                if arg.hasPrefix("--") { options.append(arg + "=" + arguments[i]) } else { options += [arg, arguments[i]] }
+                if arg.hasPrefix("--") {
+                    options.append(arg + "=" + arguments[i])
+                } else {
+                    options += [arg, arguments[i]]
+                }
                 i += 1
-            } else if flags.contains(arg) || values.contains(arg) || values.contains(String(arg.prefix { $0 != "=" })) {
+            } else if flags.contains(arg) || values.contains(arg)
+                || values.contains(String(arg.prefix { $0 != "=" }))
+            {
                 options.append(arg)
             } else if arg.hasPrefix("--"), arg.dropFirst(2).first?.isLetter == true {
                 options.append(arg)  // an unknown long option: ArgumentParser refuses it
@@ -153,9 +171,16 @@ struct NotesCommand: ParsableCommand {
         var afterDoubleDash = false
         var takesValue = false
         for arg in arguments[(search + 1)...] {
-            defer { takesValue = !afterDoubleDash && ["-w"].contains(arg) || (arg.hasPrefix("--") && !arg.contains("=") && Search.valueOptions.contains(arg)) }
+            defer {
+                takesValue =
+                    !afterDoubleDash && ["-w"].contains(arg)
+                    || (arg.hasPrefix("--") && !arg.contains("=")
+                        && Search.valueOptions.contains(arg))
+            }
             if arg == "--" { afterDoubleDash = true }
-            if !afterDoubleDash && !takesValue && arg.count > 2 && arg.hasPrefix("-") && !arg.hasPrefix("--") && Double(arg) == nil {
+            if !afterDoubleDash && !takesValue && arg.count > 2 && arg.hasPrefix("-")
+                && !arg.hasPrefix("--") && Double(arg) == nil
+            {
                 result += ["NOT", String(arg.dropFirst())]
             } else {
                 result.append(arg)
@@ -166,7 +191,8 @@ struct NotesCommand: ParsableCommand {
 
     /// Commands whose work is a change to the files (their output only reports it).
     static let changingCommands: Set<String> = [
-        "write", "append", "edit", "rm", "mv", "restore", "journal", "remember", "new", "review", "gc", "init", "index", "context",
+        "write", "append", "edit", "rm", "mv", "restore", "journal", "remember", "new", "review",
+        "gc", "init", "index", "context",
     ]
 
     /// Ends a command whose work is done, deciding what an output error means (issue 34
@@ -176,13 +202,21 @@ struct NotesCommand: ParsableCommand {
     /// says the report was lost; for a command whose work is its output (search, read, list,
     /// log, status…) the output is lost: exit 2.
     static func finishOutput(command: String, status: Int32) -> Never {
-        guard let failure = StandardStreams.outputFailure, failure != EPIPE else { Foundation.exit(status) }
-        if changingCommands.contains(command) {
-            let done = ["index", "gc", "init"].contains(command) ? "the work was done" : "the change was made"
-            StandardStreams.writeError("notes: \(done), but its report could not be written to standard output (\(String(cString: strerror(failure))))\n")
+        guard let failure = StandardStreams.outputFailure, failure != EPIPE else {
             Foundation.exit(status)
         }
-        StandardStreams.writeError("notes: the output could not be written to standard output (\(String(cString: strerror(failure)))) (check where it goes: a full disk, a closed descriptor)\n")
+        if changingCommands.contains(command) {
+            let done =
+                ["index", "gc", "init"].contains(command)
+                ? "the work was done" : "the change was made"
+            StandardStreams.writeError(
+                "notes: \(done), but its report could not be written to standard output (\(String(cString: strerror(failure))))\n"
+            )
+            Foundation.exit(status)
+        }
+        StandardStreams.writeError(
+            "notes: the output could not be written to standard output (\(String(cString: strerror(failure)))) (check where it goes: a full disk, a closed descriptor)\n"
+        )
         Foundation.exit(2)
     }
 
@@ -191,7 +225,11 @@ struct NotesCommand: ParsableCommand {
             struct Body: Encodable {
                 var code: String, message: String, hint: String?, details: ErrorDetails?
             }
-            let body = ["error": Body(code: error.code.rawValue, message: error.message, hint: error.hint, details: error.details)]
+            let body = [
+                "error": Body(
+                    code: error.code.rawValue, message: error.message, hint: error.hint,
+                    details: error.details)
+            ]
             if !StandardStreams.writeOutput(((try? JSONOutput.line(body)) ?? "{}\n")) {
                 StandardStreams.writeError("notes: \(error.description)\n")
             }
@@ -201,7 +239,9 @@ struct NotesCommand: ParsableCommand {
             if let details = error.details {
                 if let conflicts = details.conflicts {
                     for c in conflicts.prefix(10) {
-                        StandardStreams.writeError("  conflict at line \(c.line):\n    theirs: \(c.theirs.trimmingCharacters(in: .newlines))\n    ours:   \(c.ours.trimmingCharacters(in: .newlines))\n")
+                        StandardStreams.writeError(
+                            "  conflict at line \(c.line):\n    theirs: \(c.theirs.trimmingCharacters(in: .newlines))\n    ours:   \(c.ours.trimmingCharacters(in: .newlines))\n"
+                        )
                     }
                 } else if let diff = details.diff, !diff.isEmpty {
                     StandardStreams.writeError(diff)

@@ -20,7 +20,10 @@ public struct AgentConfig: Sendable, Equatable {
     public var baseURL: String?
     /// Tier (`fast`, `balanced`, `powerful`) → model id, per provider.
     public var tiers: [String: [String: String]] = [
-        "anthropic": ["fast": "claude-haiku-4-5", "balanced": "claude-sonnet-4-5", "powerful": "claude-opus-4-5"],
+        "anthropic": [
+            "fast": "claude-haiku-4-5", "balanced": "claude-sonnet-4-5",
+            "powerful": "claude-opus-4-5",
+        ],
         "openai": ["fast": "gpt-4.1-mini", "balanced": "gpt-4.1", "powerful": "o3"],
     ]
     public var defaultTier = "balanced"
@@ -54,37 +57,72 @@ public struct AgentConfig: Sendable, Equatable {
 
     /// Reads the `agent:` mapping, reporting bad keys and values through `report`.
     mutating func parse(_ node: Node, report: (String, Node?) -> Void) {
-        guard let mapping = node.mapping else { report("'agent' must be a mapping (provider, base_url, tiers, prices…)", node); return }
+        guard let mapping = node.mapping else {
+            report("'agent' must be a mapping (provider, base_url, tiers, prices…)", node)
+            return
+        }
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
             switch key {
             case "provider":
-                if let s = value.string, ["anthropic", "openai"].contains(s) { provider = s } else { report("'agent.provider' must be anthropic or openai", value) }
+                if let s = value.string, ["anthropic", "openai"].contains(s) {
+                    provider = s
+                } else {
+                    report("'agent.provider' must be anthropic or openai", value)
+                }
             case "base_url":
-                if let s = value.string, s.hasPrefix("http://") || s.hasPrefix("https://") { baseURL = s } else { report("'agent.base_url' must be an http or https URL", value) }
+                if let s = value.string, s.hasPrefix("http://") || s.hasPrefix("https://") {
+                    baseURL = s
+                } else {
+                    report("'agent.base_url' must be an http or https URL", value)
+                }
             case "tier":
-                if let s = value.string, Self.tierNames.contains(s) { defaultTier = s } else { report("'agent.tier' must be fast, balanced or powerful", value) }
+                if let s = value.string, Self.tierNames.contains(s) {
+                    defaultTier = s
+                } else {
+                    report("'agent.tier' must be fast, balanced or powerful", value)
+                }
             case "tiers":
                 // Either {fast: model, …} (for the configured provider) or {anthropic: {fast: …}, openai: {…}}.
-                guard let entries = value.mapping else { report("'agent.tiers' must map fast/balanced/powerful to model ids", value); continue }
+                guard let entries = value.mapping else {
+                    report("'agent.tiers' must map fast/balanced/powerful to model ids", value)
+                    continue
+                }
                 for (k, v) in entries {
                     let name = k.string ?? ""
                     if Self.tierNames.contains(name), let model = v.string {
                         tiers["*", default: [:]][name] = model
                     } else if ["anthropic", "openai"].contains(name), let inner = v.mapping {
                         for (tk, tv) in inner {
-                            if let tier = tk.string, Self.tierNames.contains(tier), let model = tv.string { tiers[name, default: [:]][tier] = model }
-                            else { report("'agent.tiers.\(name)' must map fast/balanced/powerful to model ids", tk) }
+                            if let tier = tk.string, Self.tierNames.contains(tier),
+                                let model = tv.string
+                            {
+                                tiers[name, default: [:]][tier] = model
+                            } else {
+                                report(
+                                    "'agent.tiers.\(name)' must map fast/balanced/powerful to model ids",
+                                    tk)
+                            }
                         }
                     } else {
                         report("unknown tier '\(name)' (use fast, balanced, powerful)", k)
                     }
                 }
             case "prices":
-                guard let entries = value.mapping else { report("'agent.prices' must map model ids to {input, output} per million tokens", value); continue }
+                guard let entries = value.mapping else {
+                    report(
+                        "'agent.prices' must map model ids to {input, output} per million tokens",
+                        value)
+                    continue
+                }
                 for (k, v) in entries {
-                    guard let model = k.string, let fields = v.mapping, let input = fields["input"]?.float, let output = fields["output"]?.float, input >= 0, output >= 0 else {
-                        report("'agent.prices.\(k.string ?? "")' must be {input: dollars, output: dollars} per million tokens", v)
+                    guard let model = k.string, let fields = v.mapping,
+                        let input = fields["input"]?.float, let output = fields["output"]?.float,
+                        input >= 0, output >= 0
+                    else {
+                        report(
+                            "'agent.prices.\(k.string ?? "")' must be {input: dollars, output: dollars} per million tokens",
+                            v)
                         continue
                     }
                     prices[model] = Price(input: input, output: output)
@@ -92,19 +130,32 @@ public struct AgentConfig: Sendable, Equatable {
             case "max_turns": positive(value, "max_turns") { maxTurns = $0 }
             case "max_tokens": positive(value, "max_tokens") { maxTokens = $0 }
             case "max_output_tokens": positive(value, "max_output_tokens") { maxOutputTokens = $0 }
-            case "max_tool_result_bytes": positive(value, "max_tool_result_bytes") { maxToolResultBytes = $0 }
+            case "max_tool_result_bytes":
+                positive(value, "max_tool_result_bytes") { maxToolResultBytes = $0 }
             case "retry_attempts": positive(value, "retry_attempts") { retryAttempts = $0 }
             case "retry_base_delay":
-                if let d = value.float, d >= 0 { retryBaseDelay = d } else { report("'agent.retry_base_delay' must be a number of seconds", value) }
+                if let d = value.float, d >= 0 {
+                    retryBaseDelay = d
+                } else {
+                    report("'agent.retry_base_delay' must be a number of seconds", value)
+                }
             case "idle_timeout":
-                if let d = value.float, d > 0 { idleTimeout = d } else { report("'agent.idle_timeout' must be a number of seconds", value) }
+                if let d = value.float, d > 0 {
+                    idleTimeout = d
+                } else {
+                    report("'agent.idle_timeout' must be a number of seconds", value)
+                }
             default:
                 report("unknown setting 'agent.\(key)'", keyNode)
             }
         }
 
         func positive(_ node: Node, _ name: String, _ set: (Int) -> Void) {
-            if let n = node.int, n > 0 { set(n) } else { report("'agent.\(name)' must be a positive integer", node) }
+            if let n = node.int, n > 0 {
+                set(n)
+            } else {
+                report("'agent.\(name)' must be a positive integer", node)
+            }
         }
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `.notes/config.yml` as a long-lived process sees it: the settings last loaded, and the
 /// file's stat stamp then, so a change (the person adds a protected path while an MCP
@@ -45,13 +46,16 @@ final class ConfigFile: @unchecked Sendable {
         guard now != loadedStamp else { return false }
         loadedStamp = now
         let fresh = WorkspaceConfig.load(root: root)
-        if let warning = fresh.unreadableWarning, loaded.unreadableWarning == nil || loaded.keptLastGood {
+        if let warning = fresh.unreadableWarning,
+            loaded.unreadableWarning == nil || loaded.keptLastGood
+        {
             // A broken edit keeps the settings in force (issue 34 item 9): an agent must
             // not gain access because the person's file has a typo.
             var kept = loaded
             kept.diagnostics = fresh.diagnostics
-            kept.unreadableWarning = warning.replacingOccurrences(of: "every path is protected for the agent until the person fixes it",
-                                                                  with: "the settings loaded before it broke stay in force until the person fixes it")
+            kept.unreadableWarning = warning.replacingOccurrences(
+                of: "every path is protected for the agent until the person fixes it",
+                with: "the settings loaded before it broke stay in force until the person fixes it")
             kept.keptLastGood = true
             guard kept.unreadableWarning != loaded.unreadableWarning else { return false }
             loaded = kept
@@ -66,6 +70,7 @@ final class ConfigFile: @unchecked Sendable {
     static func stamp(_ path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return "absent" }
-        return "\(info.st_ino)-\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
+        return
+            "\(info.st_ino)-\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
     }
 }

@@ -35,7 +35,10 @@ public enum FileFormat: String, Sendable, Codable {
     /// The format of the file at a workspace-relative path.
     public init(path: String) {
         let name = path.lastPathSegment
-        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { self = .other; return }
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else {
+            self = .other
+            return
+        }
         let ext = name[name.index(after: dot)...].lowercased()
         switch ext {
         case "md", "markdown": self = .markdown

@@ -1,8 +1,9 @@
 import CSystemCalls
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads a file's bytes without ever blocking on a FIFO or device, following a final
@@ -24,7 +25,9 @@ public enum FileBytes {
     /// link points to. Linux's `openat2` refuses such a path in the kernel (one system
     /// call); where it is missing, the file is opened with O_NOFOLLOW and the descriptor's
     /// real path compared with `path` afterwards (`/proc/self/fd`).
-    public static func read(path: String, maxBytes: Int, checkingLocation: Bool = false) throws(Failure) -> [UInt8] {
+    public static func read(path: String, maxBytes: Int, checkingLocation: Bool = false)
+        throws(Failure) -> [UInt8]
+    {
         var fd: Int32 = -1
         var refusedLinks = false
         if checkingLocation && NoSymlinkOpen.isAvailable {
@@ -32,7 +35,8 @@ public enum FileBytes {
             if fd >= 0 || !NoSymlinkOpen.isUnsupported(errno) {
                 refusedLinks = true
             } else {
-                if errno != EPERM { NoSymlinkOpen.isAvailable = false }  // EPERM: a seccomp filter, maybe per call
+                // EPERM: a seccomp filter, maybe per call
+                if errno != EPERM { NoSymlinkOpen.isAvailable = false }
             }
         }
         if !refusedLinks { fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
@@ -46,11 +50,14 @@ public enum FileBytes {
                 let isLink = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
                 throw isLink ? .notRegularFile : .notFound
             }
-            if e == ELOOP || e == ENXIO || e == ENODEV { throw .notRegularFile }  // a link, a socket, a device
+            // a link, a socket, a device
+            if e == ELOOP || e == ENXIO || e == ENODEV { throw .notRegularFile }
             throw .unreadable(errno: e)
         }
         defer { close(fd) }
-        if checkingLocation, !refusedLinks, !FileSystem.descriptor(fd, isAt: path) { throw .notFound }
+        if checkingLocation, !refusedLinks, !FileSystem.descriptor(fd, isAt: path) {
+            throw .notFound
+        }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile }
@@ -64,7 +71,9 @@ public enum FileBytes {
         var bytes = [UInt8](repeating: 0, count: size)
         var total = 0
         while total < size {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, size - total) }
+            let n = bytes.withUnsafeMutableBytes {
+                Glibc.read(fd, $0.baseAddress! + total, size - total)
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .unreadable(errno: errno)

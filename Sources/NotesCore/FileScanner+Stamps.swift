@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What the index knew after the last walk: the folders' stamps and the files' paths.
@@ -55,12 +55,18 @@ extension FileScanner {
     ///
     /// Falls back to the full walk when there are no stamps, on a filesystem whose folder
     /// times are not trusted, or when the known files do not fit the known folders.
-    public func scan(knowing known: KnownLayout, trustingChangesBefore: Int64, prefetched: StatPrefetch? = nil) -> WorkspaceScan {
+    public func scan(
+        knowing known: KnownLayout, trustingChangesBefore: Int64, prefetched: StatPrefetch? = nil
+    ) -> WorkspaceScan {
         let stamping = stampRules(trustBefore: trustingChangesBefore)
         let fullWalk = { scan(below: "", stamping: stamping) }
         guard stamping.trusted, !known.folders.isEmpty else { return fullWalk() }
-        let stats = (prefetched ?? StatPrefetch.all(root: root, folders: known.folders.map(\.path), files: known.files)).results()
-        guard stats.folders.count == known.folders.count, stats.files.count == known.files.count else {
+        let stats =
+            (prefetched
+            ?? StatPrefetch.all(root: root, folders: known.folders.map(\.path), files: known.files))
+            .results()
+        guard stats.folders.count == known.folders.count, stats.files.count == known.files.count
+        else {
             return fullWalk()
         }
 
@@ -75,7 +81,9 @@ extension FileScanner {
             guard let parent = index[Self.parentPath(folder.path)] else { return fullWalk() }
             childrenOf[parent].append(i)
         }
-        let unchanged = folders.indices.map { i in stats.folders[i].map { stamping.unchanged($0, since: folders[i]) } ?? false }
+        let unchanged = folders.indices.map { i in
+            stats.folders[i].map { stamping.unchanged($0, since: folders[i]) } ?? false
+        }
 
         // When most folders changed (a copied workspace, a restored backup), the parallel
         // full walk is faster than listing them one by one.
@@ -96,14 +104,19 @@ extension FileScanner {
                 for child in childrenOf[i] { visit(child, parent: nil) }
                 return
             }
-            let opened = parent.map { openChild(Self.lastName(folder.path), in: $0, path: folder.path, into: &result) } ?? openFolder(folder.path)
+            let opened =
+                parent.map {
+                    openChild(Self.lastName(folder.path), in: $0, path: folder.path, into: &result)
+                } ?? openFolder(folder.path)
             guard let dir = opened else {
                 result.goneFolders.append(folder.path)
                 return
             }
             defer { closedir(dir) }
             var subfolders: [(name: String, path: String)] = []
-            list(dir, relative: folder.path, stamping: stamping, into: &result, subfolders: &subfolders)
+            list(
+                dir, relative: folder.path, stamping: stamping, into: &result,
+                subfolders: &subfolders)
             let listedPaths = Set(subfolders.map(\.path))
             for child in childrenOf[i] where !listedPaths.contains(folders[child].path) {
                 result.goneFolders.append(folders[child].path)
@@ -111,7 +124,9 @@ extension FileScanner {
             for sub in subfolders {
                 if let child = index[sub.path] {
                     visit(child, parent: dirfd(dir))
-                } else if let childDir = openChild(sub.name, in: dirfd(dir), path: sub.path, into: &result) {
+                } else if let childDir = openChild(
+                    sub.name, in: dirfd(dir), path: sub.path, into: &result)
+                {
                     // A new folder: everything below it is new too.
                     walkOpen(childDir, relative: sub.path, stamping: stamping, into: &result)
                 }
@@ -128,7 +143,9 @@ extension FileScanner {
                 guard let parent = index[Self.parentPath(path)] else {
                     // A file of a folder that has no stamp: the index's picture is not one
                     // this walk can build on.
-                    if isIncluded(path) && !isBelowAny(path, result.goneFolders) { return fullWalk() }
+                    if isIncluded(path) && !isBelowAny(path, result.goneFolders) {
+                        return fullWalk()
+                    }
                     continue
                 }
                 if !trusted[parent] { continue }  // listed, or gone

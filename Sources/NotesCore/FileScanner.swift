@@ -2,9 +2,9 @@ import CSystemCalls
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One regular file found by the walk, with the stat facts used for change detection.
@@ -58,9 +58,15 @@ public struct WorkspaceScan: Sendable {
     mutating func settleUnreadable() {
         guard !unreadableFolders.isEmpty else { return }
         let parents = Set(unreadableFolders.map(FileScanner.parentPath))
-        for i in listed.indices where parents.contains(listed[i].stamp.path) { listed[i].stamp.changeNanos = 0 }
+        for i in listed.indices where parents.contains(listed[i].stamp.path) {
+            listed[i].stamp.changeNanos = 0
+        }
         skipped += unreadableFolders.sorted().map {
-            Diagnostic(path: $0, code: .unreadable, message: "folder cannot be read (permission denied); its files are not listed or searched")
+            Diagnostic(
+                path: $0, code: .unreadable,
+                message:
+                    "folder cannot be read (permission denied); its files are not listed or searched"
+            )
         }
         unreadableFolders = []
     }
@@ -71,7 +77,11 @@ public struct WorkspaceScan: Sendable {
         files += other.files
         conflictCopies += other.conflictCopies
         skipped += other.skipped
-        listed += other.listed.map { var folder = $0; folder.files = (folder.files.lowerBound + offset)..<(folder.files.upperBound + offset); return folder }
+        listed += other.listed.map {
+            var folder = $0
+            folder.files = (folder.files.lowerBound + offset)..<(folder.files.upperBound + offset)
+            return folder
+        }
         goneFolders += other.goneFolders
         foldersSkipped += other.foldersSkipped
         unreadableFolders += other.unreadableFolders
@@ -124,7 +134,8 @@ struct StampRules: Sendable {
     /// The stamp to record for a folder with `facts` (from `fstat` before it was listed).
     func stamp(path: String, _ facts: StatFacts, complete: Bool) -> FolderStamp {
         let change = facts.ctimeNanos
-        let kept = trusted && complete && facts.device == device && change > 0 && change < trustBefore
+        let kept =
+            trusted && complete && facts.device == device && change > 0 && change < trustBefore
         return FolderStamp(path: path, inode: facts.inode, changeNanos: kept ? change : 0)
     }
 
@@ -175,7 +186,10 @@ public struct FileScanner: Sendable {
         while !frontier.isEmpty && frontier.count < 64 && rounds < 4 {
             var next: [ChildFolder] = []
             for folder in frontier {
-                guard let dir = openChild(folder.name, in: folder.parent, path: folder.path, into: &result) else { continue }
+                guard
+                    let dir = openChild(
+                        folder.name, in: folder.parent, path: folder.path, into: &result)
+                else { continue }
                 listed.append(dir)
                 next += children(of: dir, relative: folder.path, stamping: stamping, into: &result)
             }
@@ -186,7 +200,9 @@ public struct FileScanner: Sendable {
         let parts = ParallelSlots<WorkspaceScan>(count: folders.count)
         DispatchQueue.concurrentPerform(iterations: folders.count) { i in
             var part = WorkspaceScan()
-            if let dir = openChild(folders[i].name, in: folders[i].parent, path: folders[i].path, into: &part) {
+            if let dir = openChild(
+                folders[i].name, in: folders[i].parent, path: folders[i].path, into: &part)
+            {
                 walkOpen(dir, relative: folders[i].path, stamping: stamping, into: &part)
             }
             parts.set(i, part)
@@ -206,7 +222,9 @@ public struct FileScanner: Sendable {
     func stampRules(trustBefore: Int64) -> StampRules {
         var info = stat()
         guard trustBefore > 0, lstat(root.isEmpty ? "/" : root, &info) == 0 else { return .none }
-        return StampRules(device: UInt64(info.st_dev), trustBefore: trustBefore, trusted: Self.keepsFolderTimes(root))
+        return StampRules(
+            device: UInt64(info.st_dev), trustBefore: trustBefore,
+            trusted: Self.keepsFolderTimes(root))
     }
 
     /// Whether the filesystem at `path` is one whose folder ctimes move on every change of
@@ -225,7 +243,10 @@ public struct FileScanner: Sendable {
 
     /// Lists the open folder `dir` (left open): its files go into `result`, its included
     /// sub-folders (sorted) are returned.
-    private func children(of dir: OpaquePointer, relative: String, stamping: StampRules, into result: inout WorkspaceScan) -> [ChildFolder] {
+    private func children(
+        of dir: OpaquePointer, relative: String, stamping: StampRules,
+        into result: inout WorkspaceScan
+    ) -> [ChildFolder] {
         var subfolders: [(name: String, path: String)] = []
         list(dir, relative: relative, stamping: stamping, into: &result, subfolders: &subfolders)
         let parent = dirfd(dir)
@@ -245,7 +266,9 @@ public struct FileScanner: Sendable {
     }
 
     /// ``openChild(_:in:)``, noting `path` as unreadable when permission is what refused it.
-    func openChild(_ name: String, in parent: Int32, path: String, into result: inout WorkspaceScan) -> OpaquePointer? {
+    func openChild(_ name: String, in parent: Int32, path: String, into result: inout WorkspaceScan)
+        -> OpaquePointer?
+    {
         let dir = openChild(name, in: parent)
         if dir == nil, errno == EACCES || errno == EPERM { result.unreadableFolders.append(path) }
         return dir
@@ -273,7 +296,10 @@ public struct FileScanner: Sendable {
             } else if type == S_IFREG {
                 result.files.append(ScannedFile(path: path, StatFacts(info)))
             } else if type != S_IFLNK, FileFormat(path: path).isIndexed {
-                result.skipped.append(Diagnostic(path: path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
+                result.skipped.append(
+                    Diagnostic(
+                        path: path, code: .notRegularFile,
+                        message: "not a regular file (FIFO, socket or device); skipped"))
             }
         }
         return result
@@ -312,13 +338,18 @@ public struct FileScanner: Sendable {
     /// opened relative to its parent's descriptor with O_NOFOLLOW: a name swapped for a
     /// symlink fails to open, so nothing outside is walked, with no per-folder path lookup
     /// or real-path check (a no-change refresh of 100k notes is bound by these system calls).
-    func walkOpen(_ dir: OpaquePointer, relative: String, stamping: StampRules, into result: inout WorkspaceScan) {
+    func walkOpen(
+        _ dir: OpaquePointer, relative: String, stamping: StampRules,
+        into result: inout WorkspaceScan
+    ) {
         defer { closedir(dir) }
         var subfolders: [(name: String, path: String)] = []
         list(dir, relative: relative, stamping: stamping, into: &result, subfolders: &subfolders)
         let parent = dirfd(dir)
         for sub in subfolders {
-            guard let child = openChild(sub.name, in: parent, path: sub.path, into: &result) else { continue }
+            guard let child = openChild(sub.name, in: parent, path: sub.path, into: &result) else {
+                continue
+            }
             walkOpen(child, relative: sub.path, stamping: stamping, into: &result)
         }
     }
@@ -331,7 +362,10 @@ public struct FileScanner: Sendable {
     /// `stat`), then the files are stat'ed: in chunks on every core when the folder is large
     /// (a flat folder of thousands of notes is common, and its stats are most of a walk),
     /// in order either way, so the walk's output does not depend on the schedule.
-    func list(_ dir: OpaquePointer, relative: String, stamping: StampRules, into result: inout WorkspaceScan, subfolders found: inout [(name: String, path: String)]) {
+    func list(
+        _ dir: OpaquePointer, relative: String, stamping: StampRules,
+        into result: inout WorkspaceScan, subfolders found: inout [(name: String, path: String)]
+    ) {
         let dirFD = dirfd(dir)
         var folderInfo = stat()
         let stamped = stamping.trusted && fstat(dirFD, &folderInfo) == 0
@@ -364,7 +398,9 @@ public struct FileScanner: Sendable {
         }
         let parts: [Listing]
         if entries.count >= Self.parallelStatThreshold {
-            let chunks = stride(from: 0, to: entries.count, by: Self.statChunk).map { $0..<min($0 + Self.statChunk, entries.count) }
+            let chunks = stride(from: 0, to: entries.count, by: Self.statChunk).map {
+                $0..<min($0 + Self.statChunk, entries.count)
+            }
             let slots = ParallelSlots<Listing>(count: chunks.count)
             let all = entries
             DispatchQueue.concurrentPerform(iterations: chunks.count) { i in
@@ -389,8 +425,14 @@ public struct FileScanner: Sendable {
         found += subfolders
         // A folder with entries the index does not hold (conflict copies, special files) is
         // listed on every walk, so they are reported every time.
-        let stamp = stamped ? stamping.stamp(path: relative, StatFacts(folderInfo), complete: complete) : FolderStamp(path: relative, inode: 0, changeNanos: 0)
-        result.listed.append(ListedFolder(stamp: stamp, files: firstFile..<result.files.count, subfolders: subfolders.map(\.path)))
+        let stamp =
+            stamped
+            ? stamping.stamp(path: relative, StatFacts(folderInfo), complete: complete)
+            : FolderStamp(path: relative, inode: 0, changeNanos: 0)
+        result.listed.append(
+            ListedFolder(
+                stamp: stamp, files: firstFile..<result.files.count,
+                subfolders: subfolders.map(\.path)))
     }
 
     /// A folder entry that needs a `stat` to be placed (a file, or of unknown type).
@@ -427,7 +469,10 @@ public struct FileScanner: Sendable {
         if type == S_IFREG {
             listing.scan.files.append(ScannedFile(path: entry.path, StatFacts(info)))
         } else if type != S_IFLNK, FileFormat(path: entry.path).isIndexed {
-            listing.scan.skipped.append(Diagnostic(path: entry.path, code: .notRegularFile, message: "not a regular file (FIFO, socket or device); skipped"))
+            listing.scan.skipped.append(
+                Diagnostic(
+                    path: entry.path, code: .notRegularFile,
+                    message: "not a regular file (FIFO, socket or device); skipped"))
         }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Small POSIX facts used across the package.
@@ -14,9 +15,15 @@ public enum FileSystem {
         guard let dir = opendir(directory) else { return }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            guard name.hasPrefix(prefix), let digits = name.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false).first,
-                  let pid = Int32(digits), pid > 0, pid != getpid() else { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
+            guard name.hasPrefix(prefix),
+                let digits = name.dropFirst(prefix.count).split(
+                    separator: ".", omittingEmptySubsequences: false
+                ).first,
+                let pid = Int32(digits), pid > 0, pid != getpid()
+            else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + name) }
         }
     }
@@ -42,14 +49,14 @@ public enum FileSystem {
     /// cannot say. A file deleted since it was opened gets a " (deleted)" suffix on Linux.
     public static func descriptorPath(_ fd: Int32) -> String? {
         #if os(Linux)
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+            guard n > 0 else { return nil }
+            return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #else
-        var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN) + 1)
-        guard fcntl(fd, F_GETPATH, &buffer) == 0 else { return nil }
-        return String(cString: buffer)
+            var buffer = [CChar](repeating: 0, count: Int(MAXPATHLEN) + 1)
+            guard fcntl(fd, F_GETPATH, &buffer) == 0 else { return nil }
+            return String(cString: buffer)
         #endif
     }
 
@@ -78,7 +85,8 @@ public enum FileSystem {
         for part in path.split(separator: "/") {
             current += "/" + part
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw NotesError.system(errno, "cannot create folder \(current): \(String(cString: strerror(errno)))")
+                throw NotesError.system(
+                    errno, "cannot create folder \(current): \(String(cString: strerror(errno)))")
             }
         }
     }

@@ -28,9 +28,12 @@ extension FrontMatter {
 private struct PlainYAMLReader {
     let bytes: UnsafeBufferPointer<UInt8>
 
-    static let space = UInt8(ascii: " "), colon = UInt8(ascii: ":"), hash = UInt8(ascii: "#"), dash = UInt8(ascii: "-")
-    static let singleQuote = UInt8(ascii: "'"), doubleQuote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-    static let comma = UInt8(ascii: ","), openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
+    static let space = UInt8(ascii: " "), colon = UInt8(ascii: ":"), hash = UInt8(ascii: "#"),
+        dash = UInt8(ascii: "-")
+    static let singleQuote = UInt8(ascii: "'"), doubleQuote = UInt8(ascii: "\""),
+        backslash = UInt8(ascii: "\\")
+    static let comma = UInt8(ascii: ","), openBracket = UInt8(ascii: "["),
+        closeBracket = UInt8(ascii: "]")
 
     /// Bytes a plain scalar may not start with: YAML's indicators and quotes, and, to stay
     /// on the safe side, `.` (`...` ends a document), `~` (null), `=` and `<` (YAML 1.1
@@ -42,7 +45,10 @@ private struct PlainYAMLReader {
     static func charactersAreSafe(_ bytes: [UInt8]) -> Bool {
         var ascii = true
         for (i, b) in bytes.enumerated() {
-            if b >= 0x80 { ascii = false; continue }
+            if b >= 0x80 {
+                ascii = false
+                continue
+            }
             if b == 0x0A { continue }
             if b == 0x0D, i + 1 < bytes.count, bytes[i + 1] == 0x0A { continue }
             if b < 0x20 || b == 0x7F { return false }
@@ -54,7 +60,11 @@ private struct PlainYAMLReader {
             switch decoder.decode(&iterator) {
             case .scalarValue(let scalar):
                 let v = scalar.value
-                if (0x80...0x9F).contains(v) || v == 0x2028 || v == 0x2029 || v == 0xFEFF || v == 0xFFFE || v == 0xFFFF { return false }
+                if (0x80...0x9F).contains(v) || v == 0x2028 || v == 0x2029 || v == 0xFEFF
+                    || v == 0xFFFE || v == 0xFFFF
+                {
+                    return false
+                }
             case .emptyInput:
                 return true
             case .error:
@@ -66,7 +76,7 @@ private struct PlainYAMLReader {
     func read() -> FrontMatter? {
         var result = FrontMatter()
         var keys = Set<String>()
-        var openKey: String?          // `key:` with nothing after it, maybe followed by items
+        var openKey: String?  // `key:` with nothing after it, maybe followed by items
         var items: [String] = []
         var itemIndent: Int?
 
@@ -91,12 +101,15 @@ private struct PlainYAMLReader {
             let indent = start - lineStart
             if start == lineEnd || bytes[start] == Self.hash { continue }  // blank or comment
 
-            if bytes[start] == Self.dash && (start + 1 == lineEnd || bytes[start + 1] == Self.space) {
+            if bytes[start] == Self.dash && (start + 1 == lineEnd || bytes[start + 1] == Self.space)
+            {
                 // `- item` of the open key's list.
                 guard openKey != nil else { return nil }
                 if let expected = itemIndent, expected != indent { return nil }
                 itemIndent = indent
-                guard let item = scalar(from: start + 1, to: lineEnd, inFlow: false), item.end == lineEnd else { return nil }
+                guard let item = scalar(from: start + 1, to: lineEnd, inFlow: false),
+                    item.end == lineEnd
+                else { return nil }
                 items.append(item.text)
                 continue
             }
@@ -106,8 +119,10 @@ private struct PlainYAMLReader {
             // The key.
             var colonAt = start
             while colonAt < lineEnd && bytes[colonAt] != Self.colon { colonAt += 1 }
-            guard colonAt < lineEnd, colonAt > start, colonAt + 1 == lineEnd || bytes[colonAt + 1] == Self.space,
-                  isKey(start..<colonAt) else { return nil }
+            guard colonAt < lineEnd, colonAt > start,
+                colonAt + 1 == lineEnd || bytes[colonAt + 1] == Self.space,
+                isKey(start..<colonAt)
+            else { return nil }
             let key = text(start..<colonAt)
             guard keys.insert(key).inserted else { return nil }
 
@@ -122,7 +137,9 @@ private struct PlainYAMLReader {
                 guard let list = flowList(from: valueStart, to: lineEnd) else { return nil }
                 result.fields.append((key, .list(list)))
             } else {
-                guard let value = scalar(from: valueStart, to: lineEnd, inFlow: false), value.end == lineEnd else { return nil }
+                guard let value = scalar(from: valueStart, to: lineEnd, inFlow: false),
+                    value.end == lineEnd
+                else { return nil }
                 result.fields.append((key, .scalar(value.text)))
             }
         }
@@ -133,7 +150,8 @@ private struct PlainYAMLReader {
     private func isKey(_ range: Range<Int>) -> Bool {
         for i in range {
             let b = bytes[i]
-            let letterOrDigit = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            let letterOrDigit =
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
             if letterOrDigit || b == UInt8(ascii: "_") { continue }
             if i > range.lowerBound && (b == Self.dash || b == UInt8(ascii: ".")) { continue }
             return false
@@ -161,7 +179,9 @@ private struct PlainYAMLReader {
                 let b = bytes[j]
                 if first == Self.doubleQuote && b == Self.backslash { return nil }
                 if b == first {
-                    if first == Self.singleQuote && j + 1 < limit && bytes[j + 1] == Self.singleQuote {
+                    if first == Self.singleQuote && j + 1 < limit
+                        && bytes[j + 1] == Self.singleQuote
+                    {
                         out.append(b)
                         j += 2
                         continue
@@ -181,7 +201,12 @@ private struct PlainYAMLReader {
         while j < limit {
             let b = bytes[j]
             if inFlow && (b == Self.comma || b == Self.closeBracket) { break }
-            if inFlow && (b == Self.openBracket || b == UInt8(ascii: "{") || b == UInt8(ascii: "}") || b == Self.colon || b == Self.hash) { return nil }
+            if inFlow
+                && (b == Self.openBracket || b == UInt8(ascii: "{") || b == UInt8(ascii: "}")
+                    || b == Self.colon || b == Self.hash)
+            {
+                return nil
+            }
             if b == Self.colon && (j + 1 == limit || bytes[j + 1] == Self.space) { return nil }
             if b == Self.hash && bytes[j - 1] == Self.space { return nil }
             j += 1

@@ -25,7 +25,9 @@ public struct FrontMatterBlock: Equatable, Sendable {
     public static func split(_ bytes: [UInt8]) -> Split {
         var i = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
-        guard let firstEnd = lineEnd(bytes, from: i), isDelimiter(bytes, i, firstEnd.contentEnd, opening: true) else {
+        guard let firstEnd = lineEnd(bytes, from: i),
+            isDelimiter(bytes, i, firstEnd.contentEnd, opening: true)
+        else {
             return .none
         }
         let yamlStart = firstEnd.next
@@ -35,7 +37,9 @@ public struct FrontMatterBlock: Equatable, Sendable {
             guard let end = lineEnd(bytes, from: lineStart) else { break }
             lines += 1
             if isDelimiter(bytes, lineStart, end.contentEnd, opening: false) {
-                return .present(FrontMatterBlock(yaml: yamlStart..<lineStart, bodyOffset: end.next, lineCount: lines))
+                return .present(
+                    FrontMatterBlock(
+                        yaml: yamlStart..<lineStart, bodyOffset: end.next, lineCount: lines))
             }
             lineStart = end.next
         }
@@ -53,11 +57,15 @@ public struct FrontMatterBlock: Equatable, Sendable {
         return (bytes.count, bytes.count)
     }
 
-    private static func isDelimiter(_ bytes: [UInt8], _ start: Int, _ end: Int, opening: Bool) -> Bool {
+    private static func isDelimiter(_ bytes: [UInt8], _ start: Int, _ end: Int, opening: Bool)
+        -> Bool
+    {
         guard end - start >= 3 else { return false }
-        let dash = UInt8(ascii: "-"), dot = UInt8(ascii: ".")
+        let dash = UInt8(ascii: "-")
+        let dot = UInt8(ascii: ".")
         let isDashes = bytes[start] == dash && bytes[start + 1] == dash && bytes[start + 2] == dash
-        let isDots = !opening && bytes[start] == dot && bytes[start + 1] == dot && bytes[start + 2] == dot
+        let isDots =
+            !opening && bytes[start] == dot && bytes[start + 1] == dot && bytes[start + 2] == dot
         guard isDashes || isDots else { return false }
         for k in (start + 3)..<end where bytes[k] != 0x20 && bytes[k] != 0x09 { return false }
         return true
@@ -115,7 +123,8 @@ public struct FrontMatter: Sendable {
         guard let value = self["tags"] ?? self["tag"] else { return [] }
         let raw: [String]
         switch value {
-        case .scalar(let s): raw = s.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+        case .scalar(let s):
+            raw = s.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
         case .list(let items): raw = items
         case .nested: raw = []
         }
@@ -153,24 +162,39 @@ public struct FrontMatter: Sendable {
 
     /// Parses the YAML text of a front matter block.
     public static func parse(_ yaml: some Collection<UInt8>) throws(Problem) -> FrontMatter {
-        if yaml.count > maxBytes { throw .tooComplex("front matter is larger than \(maxBytes / 1024) KB") }
+        if yaml.count > maxBytes {
+            throw .tooComplex("front matter is larger than \(maxBytes / 1024) KB")
+        }
         // One copy into an array, then concrete code: iterating the generic collection
         // byte by byte (unspecialised across modules) cost more than the YAML parser.
         return try parse(bytes: Array(yaml))
     }
 
     private static func parse(bytes yaml: [UInt8]) throws(Problem) -> FrontMatter {
-        var depth = 0, maxDepth = 0, indentDepth = 0
-        var atLineStart = true, indent = 0
+        var depth = 0
+        var maxDepth = 0
+        var indentDepth = 0
+        var atLineStart = true
+        var indent = 0
         for b in yaml {
             switch b {
-            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1; maxDepth = max(maxDepth, depth)
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                maxDepth = max(maxDepth, depth)
             case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(0, depth - 1)
-            case 0x0A: atLineStart = true; indent = 0; continue
-            case 0x20 where atLineStart: indent += 1; continue
+            case 0x0A:
+                atLineStart = true
+                indent = 0
+                continue
+            case 0x20 where atLineStart:
+                indent += 1
+                continue
             default: break
             }
-            if atLineStart { indentDepth = max(indentDepth, indent); atLineStart = false }
+            if atLineStart {
+                indentDepth = max(indentDepth, indent)
+                atLineStart = false
+            }
         }
         if maxDepth > maxNesting || indentDepth > maxNesting * 4 {
             throw .tooComplex("front matter is nested more than \(maxNesting) levels deep")

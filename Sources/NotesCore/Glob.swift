@@ -7,10 +7,10 @@
 public struct Glob: Sendable, Hashable, CustomStringConvertible {
     enum Token: Hashable, Sendable {
         case literal(UInt8)
-        case anyByte          // ?
-        case star             // *
-        case globstar         // ** (not followed by /)
-        case globstarSlash    // **/
+        case anyByte  // ?
+        case star  // *
+        case globstar  // ** (not followed by /)
+        case globstarSlash  // **/
         case byteClass(Set<UInt8>, negated: Bool)
     }
 
@@ -66,10 +66,14 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
                     var set = Set<UInt8>()
                     var k = i + 1
                     var negated = false
-                    if bytes[k] == UInt8(ascii: "!") || bytes[k] == UInt8(ascii: "^") { negated = true; k += 1 }
+                    if bytes[k] == UInt8(ascii: "!") || bytes[k] == UInt8(ascii: "^") {
+                        negated = true
+                        k += 1
+                    }
                     while k < close {
                         if k + 2 < close, bytes[k + 1] == UInt8(ascii: "-") {
-                            let lo = min(bytes[k], bytes[k + 2]), hi = max(bytes[k], bytes[k + 2])
+                            let lo = min(bytes[k], bytes[k + 2])
+                            let hi = max(bytes[k], bytes[k + 2])
                             for c in lo...hi { set.insert(caseInsensitive ? Self.lower(c) : c) }
                             k += 3
                         } else {
@@ -109,7 +113,8 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
         self.head = head
         self.tail = tail
         self.isLiteral = head.count == tokens.count
-        var inner: [UInt8] = [], run: [UInt8] = []
+        var inner: [UInt8] = []
+        var run: [UInt8] = []
         var afterWildcard = false
         for token in tokens {
             if case .literal(let b) = token {
@@ -135,7 +140,9 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
 
     func matches(bytes s: [UInt8]) -> Bool {
         if isLiteral { return s == head }
-        guard s.count >= head.count + tail.count, s.starts(with: head), s.suffix(tail.count).elementsEqual(tail) else { return false }
+        guard s.count >= head.count + tail.count, s.starts(with: head),
+            s.suffix(tail.count).elementsEqual(tail)
+        else { return false }
         if !inner.isEmpty && !Self.contains(s, inner) { return false }
         return matchesAfterPrefilter(s)
     }
@@ -167,7 +174,8 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
             case .anyByte:
                 for i in 0..<n where reachable[i] && s[i] != slash { next[i + 1] = true }
             case .byteClass(let set, let negated):
-                for i in 0..<n where reachable[i] && s[i] != slash && set.contains(s[i]) != negated { next[i + 1] = true }
+                for i in 0..<n where reachable[i] && s[i] != slash && set.contains(s[i]) != negated
+                { next[i + 1] = true }
             case .star:
                 var open = false
                 for i in 0...n {
@@ -185,7 +193,10 @@ public struct Glob: Sendable, Hashable, CustomStringConvertible {
                 // Zero folders, or any run of characters ending with '/'.
                 var open = false
                 for i in 0...n {
-                    if reachable[i] { next[i] = true; open = true }
+                    if reachable[i] {
+                        next[i] = true
+                        open = true
+                    }
                     if open && i < n && s[i] == slash { next[i + 1] = true }
                 }
             }

@@ -46,11 +46,20 @@ public struct IgnoreRules: Sendable {
     /// The verdict of the fixed rules (dot-entries, debris, conflict copies) for a name.
     private static func builtInVerdict(_ name: UnsafeBufferPointer<UInt8>) -> Verdict {
         guard let first = name.first, first != UInt8(ascii: ".") else { return .ignore }
-        for debris in debrisNameBytes where debris.count == name.count && name.elementsEqual(debris) { return .ignore }
-        for prefix in debrisPrefixBytes where prefix[0] == first && name.starts(with: prefix) { return .ignore }
-        for suffix in debrisSuffixBytes where name.hasSuffixIgnoringASCIICase(suffix) { return .ignore }
+        for debris in debrisNameBytes where debris.count == name.count && name.elementsEqual(debris)
+        { return .ignore }
+        for prefix in debrisPrefixBytes where prefix[0] == first && name.starts(with: prefix) {
+            return .ignore
+        }
+        for suffix in debrisSuffixBytes where name.hasSuffixIgnoringASCIICase(suffix) {
+            return .ignore
+        }
         // Every conflict-copy form contains "conflict": most names are out at once.
-        if name.containsIgnoringASCIICase(conflictBytes), isConflictCopy(String(decoding: name, as: UTF8.self)) { return .conflictCopy }
+        if name.containsIgnoringASCIICase(conflictBytes),
+            isConflictCopy(String(decoding: name, as: UTF8.self))
+        {
+            return .conflictCopy
+        }
         return .include
     }
 
@@ -58,7 +67,9 @@ public struct IgnoreRules: Sendable {
     public static func isConflictCopy(_ name: String) -> Bool {
         // Every form below contains "conflict" (any case): most names are out at once.
         var name = name
-        guard name.withUTF8({ $0.containsIgnoringASCIICase(Self.conflictBytes) }) else { return false }
+        guard name.withUTF8({ $0.containsIgnoringASCIICase(Self.conflictBytes) }) else {
+            return false
+        }
         if name.contains(".sync-conflict-") { return true }
         let lower = name.lowercased()
         if lower.contains("conflicted copy") && lower.contains("(") { return true }
@@ -75,7 +86,9 @@ public struct IgnoreRules: Sendable {
             let rest = name[range.upperBound...]
             let ext = rest.lastIndex(of: ".").map { String(rest[$0...]) } ?? ""
             name = String(name[..<range.lowerBound]) + ext
-        } else if let open = name.range(of: " (", options: .backwards), let close = name[open.upperBound...].firstIndex(of: ")") {
+        } else if let open = name.range(of: " (", options: .backwards),
+            let close = name[open.upperBound...].firstIndex(of: ")")
+        {
             name = String(name[..<open.lowerBound]) + String(name[name.index(after: close)...])
         }
         return folder + name
@@ -101,7 +114,10 @@ extension UnsafeBufferPointer<UInt8> {
         guard count >= needle.count else { return false }
         for start in 0...(count - needle.count) where self[start] | 0x20 == first {
             var matched = true
-            for k in 1..<needle.count where self[start + k] | 0x20 != needle[k] { matched = false; break }
+            for k in 1..<needle.count where self[start + k] | 0x20 != needle[k] {
+                matched = false
+                break
+            }
             if matched { return true }
         }
         return false

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Every wait on another `notes` process is bounded and names who it waits for (issue 34
@@ -14,15 +14,20 @@ import Darwin
 public enum LockWait {
     /// Seconds a command waits for a lock another notes process holds (30;
     /// `NOTES_LOCK_TIMEOUT` sets it, for tests and scripts).
-    public static let timeout: Double = ProcessInfo.processInfo.environment["NOTES_LOCK_TIMEOUT"].flatMap(Double.init).map { max(0, $0) } ?? 30
+    public static let timeout: Double =
+        ProcessInfo.processInfo.environment["NOTES_LOCK_TIMEOUT"].flatMap(Double.init).map {
+            max(0, $0)
+        } ?? 30
 
     /// When this process started (close enough: when this was first read).
     private static let started = Timestamp.now()
 
     /// What a holder writes: `pid\tcommand\tstart time\n`.
     public static func holderRecord() -> [UInt8] {
-        let name = (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent }) ?? "notes"
-        let command = ([name] + CommandLine.arguments.dropFirst().prefix(6)).joined(separator: " ").replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
+        let name =
+            (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent }) ?? "notes"
+        let command = ([name] + CommandLine.arguments.dropFirst().prefix(6)).joined(separator: " ")
+            .replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
         return Array("\(getpid())\t\(command.prefix(200))\t\(Timestamp.format(started))\n".utf8)
     }
 
@@ -39,9 +44,12 @@ public enum LockWait {
         var buffer = [UInt8](repeating: 0, count: 512)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return "another notes process" }
-        let text = String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let parts = text.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        guard let pid = parts.first, !pid.isEmpty, pid.allSatisfy(\.isNumber) else { return "another notes process" }
+        guard let pid = parts.first, !pid.isEmpty, pid.allSatisfy(\.isNumber) else {
+            return "another notes process"
+        }
         var description = "another notes process, pid \(pid)"
         var extras: [String] = []
         if parts.count > 1, !parts[1].isEmpty { extras.append("`\(parts[1])`") }
@@ -53,7 +61,9 @@ public enum LockWait {
 
     /// "stopped" when the process is stopped (SIGSTOP, Ctrl-Z), from `/proc` where there is one.
     static func processState(_ pid: String) -> String? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else {
+            return nil
+        }
         guard let close = stat.lastIndex(of: ")") else { return nil }
         let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
         return state == "T" || state == "t" ? "stopped" : nil
@@ -61,8 +71,12 @@ public enum LockWait {
 
     /// The one-line error after waiting `seconds` for `holder` to let go of `what`.
     public static func busy(_ what: String, holder: String, waited seconds: Double) -> NotesError {
-        NotesError(.busy, "busy: \(holder) has held \(what) for longer than the \(formatSeconds(seconds)) this command waits",
-                   hint: "let it finish, or resume it if it was stopped (`kill -CONT <pid>`), then retry; NOTES_LOCK_TIMEOUT sets the wait")
+        NotesError(
+            .busy,
+            "busy: \(holder) has held \(what) for longer than the \(formatSeconds(seconds)) this command waits",
+            hint:
+                "let it finish, or resume it if it was stopped (`kill -CONT <pid>`), then retry; NOTES_LOCK_TIMEOUT sets the wait"
+        )
     }
 
     static func formatSeconds(_ seconds: Double) -> String {
@@ -71,7 +85,9 @@ public enum LockWait {
 
     /// Tries `attempt` (a non-blocking lock call: true when taken) until it succeeds or
     /// ``timeout`` passes; `onFirstWait` runs once, when the first try fails.
-    public static func poll(timeout: Double = LockWait.timeout, onFirstWait: () -> Void = {}, _ attempt: () -> Bool) -> Bool {
+    public static func poll(
+        timeout: Double = LockWait.timeout, onFirstWait: () -> Void = {}, _ attempt: () -> Bool
+    ) -> Bool {
         if attempt() { return true }
         onFirstWait()
         let deadline = Timestamp.now() + timeout

@@ -1,4 +1,5 @@
 import Foundation
+
 /// A failure that a person or an agent must act on, with a stable code.
 ///
 /// The codes are the contract of docs/spec.md §7 (agents branch on them) and §12 (the CLI prints
@@ -61,7 +62,10 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     /// in registers, and a large error value crashed the concurrent indexer (Swift 6.3.1).
     private var box: DetailsBox?
 
-    public init(_ code: Code, _ message: String, hint: String? = nil, details: ErrorDetails? = nil, cause: Cause? = nil) {
+    public init(
+        _ code: Code, _ message: String, hint: String? = nil, details: ErrorDetails? = nil,
+        cause: Cause? = nil
+    ) {
         self.code = code
         self.message = message
         self.hint = hint
@@ -70,7 +74,8 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public static func == (lhs: NotesError, rhs: NotesError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message && lhs.hint == rhs.hint && lhs.details == rhs.details
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.hint == rhs.hint
+            && lhs.details == rhs.details
             && lhs.cause == rhs.cause
     }
 
@@ -82,9 +87,13 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A system call's failure with `errno` `code`: `io_error` when the caller can act on it
     /// (a full disk or quota, a read-only disk, permissions), else `internal`; the number is
     /// in ``ErrorDetails/errno``.
-    public static func system(_ code: Int32, _ message: String, hint: String? = nil, path: String? = nil, cause: Cause? = nil) -> NotesError {
-        NotesError(isActionable(errno: code) ? .ioError : .internal, message, hint: hint,
-                   details: ErrorDetails(path: path, errno: code), cause: cause)
+    public static func system(
+        _ code: Int32, _ message: String, hint: String? = nil, path: String? = nil,
+        cause: Cause? = nil
+    ) -> NotesError {
+        NotesError(
+            isActionable(errno: code) ? .ioError : .internal, message, hint: hint,
+            details: ErrorDetails(path: path, errno: code), cause: cause)
     }
 
     /// Whether `errno` names a condition the person can fix: space, quota, a read-only
@@ -129,10 +138,13 @@ public struct ErrorDetails: Equatable, Sendable, Codable {
     /// For an error of the search index: SQLite's extended result code.
     public var sqliteCode: Int32?
 
-    public init(path: String? = nil, currentVersion: String? = nil, expectedVersion: String? = nil, diff: String? = nil,
-                lostLines: [String]? = nil, conflicts: [MergeConflict]? = nil, options: [String]? = nil,
-                movedTo: String? = nil, restorableVersion: String? = nil, didYouMean: [String]? = nil,
-                errno: Int32? = nil, sqliteCode: Int32? = nil) {
+    public init(
+        path: String? = nil, currentVersion: String? = nil, expectedVersion: String? = nil,
+        diff: String? = nil,
+        lostLines: [String]? = nil, conflicts: [MergeConflict]? = nil, options: [String]? = nil,
+        movedTo: String? = nil, restorableVersion: String? = nil, didYouMean: [String]? = nil,
+        errno: Int32? = nil, sqliteCode: Int32? = nil
+    ) {
         self.errno = errno
         self.sqliteCode = sqliteCode
         self.movedTo = movedTo
@@ -149,8 +161,10 @@ public struct ErrorDetails: Equatable, Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case path, diff, conflicts, options
-        case currentVersion = "current_version", expectedVersion = "expected_version", lostLines = "lost_lines"
-        case movedTo = "moved_to", restorableVersion = "restorable_version", didYouMean = "did_you_mean"
+        case currentVersion = "current_version", expectedVersion = "expected_version", lostLines =
+            "lost_lines"
+        case movedTo = "moved_to", restorableVersion = "restorable_version", didYouMean =
+            "did_you_mean"
         case errno, sqliteCode = "sqlite_code"
     }
 }

@@ -31,14 +31,22 @@ public struct PathPolicy: Sendable {
     public var rules: [(glob: Glob, rule: AccessRule)]
 
     /// Always protected; config can add to this list, not remove from it.
-    public static let defaultProtected = [".notes", ".git", ".env*", "**/secrets/**", "secrets", "*.pem", "*.key"]
+    public static let defaultProtected = [
+        ".notes", ".git", ".env*", "**/secrets/**", "secrets", "*.pem", "*.key",
+    ]
     /// docs/spec.md §10's example defaults: the journal and context.md are append-only for the
     /// agent.
-    public static let defaultRules: [(String, AccessRule)] = [("Journal/**", .append), ("context.md", .append)]
+    public static let defaultRules: [(String, AccessRule)] = [
+        ("Journal/**", .append), ("context.md", .append),
+    ]
 
     public init(protected: [String] = [], rules: [(String, AccessRule)] = []) {
-        self.protected = (Self.defaultProtected + protected).map { Glob(Self.canonical($0), caseInsensitive: true) }
-        self.rules = (rules + Self.defaultRules).map { (Glob(Self.canonical($0.0), caseInsensitive: true), $0.1) }
+        self.protected = (Self.defaultProtected + protected).map {
+            Glob(Self.canonical($0), caseInsensitive: true)
+        }
+        self.rules = (rules + Self.defaultRules).map {
+            (Glob(Self.canonical($0.0), caseInsensitive: true), $0.1)
+        }
     }
 
     /// Identifies what this policy hides: its protected patterns and rules, in order. Two
@@ -134,7 +142,9 @@ public struct PathPolicy: Sendable {
     static func canonicalUnicode(_ path: String) -> String {
         let composed = path.precomposedStringWithCanonicalMapping.lowercased()
         var scalars = String.UnicodeScalarView()
-        for scalar in composed.unicodeScalars where !ignorable.contains(scalar.value) { scalars.append(scalar) }
+        for scalar in composed.unicodeScalars where !ignorable.contains(scalar.value) {
+            scalars.append(scalar)
+        }
         return String(scalars).split(separator: "/", omittingEmptySubsequences: false)
             .map { $0 == "git~1" ? ".git" : String($0) }
             .joined(separator: "/")

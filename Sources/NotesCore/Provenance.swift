@@ -13,7 +13,10 @@ public struct Provenance: Hashable, Sendable, Codable {
     public var lastModifiedBy: Actor?
     public var lastModifiedAt: String?
 
-    public init(createdBy: Actor? = nil, createdAt: String? = nil, lastModifiedBy: Actor? = nil, lastModifiedAt: String? = nil) {
+    public init(
+        createdBy: Actor? = nil, createdAt: String? = nil, lastModifiedBy: Actor? = nil,
+        lastModifiedAt: String? = nil
+    ) {
         self.createdBy = createdBy
         self.createdAt = createdAt
         self.lastModifiedBy = lastModifiedBy

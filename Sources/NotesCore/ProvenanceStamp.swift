@@ -24,7 +24,9 @@ public enum ProvenanceStamp {
 
     /// Sets `values` (key → value text, keys from ``keys``) in `bytes`. A file without front
     /// matter gets a new block only when `addBlock` is true.
-    public static func apply(_ values: [(key: String, value: String)], to bytes: [UInt8], addBlock: Bool) -> Outcome {
+    public static func apply(
+        _ values: [(key: String, value: String)], to bytes: [UInt8], addBlock: Bool
+    ) -> Outcome {
         let newline: [UInt8] = usesCRLF(bytes) ? [0x0D, 0x0A] : [0x0A]
         switch FrontMatterBlock.split(bytes) {
         case .unterminated:
@@ -38,7 +40,9 @@ public enum ProvenanceStamp {
             return .stamped(block + bytes.dropFirst(bom.count))
         case .present(let block):
             let original: FrontMatter
-            do { original = try FrontMatter.parse(bytes[block.yaml]) } catch { return .unchanged("front matter is not valid YAML") }
+            do { original = try FrontMatter.parse(bytes[block.yaml]) } catch {
+                return .unchanged("front matter is not valid YAML")
+            }
             var result = Array(bytes[..<block.yaml.lowerBound])
             var yaml = Array(bytes[block.yaml])
             var missing: [(String, String)] = []
@@ -46,7 +50,8 @@ public enum ProvenanceStamp {
                 let found = keyLines(key, in: yaml)
                 if found.count > 1 { return .unchanged("front matter repeats '\(key)'") }
                 if let line = found.first {
-                    yaml.replaceSubrange(line.valueRange, with: Array(" \(value)".utf8) + line.comment)
+                    yaml.replaceSubrange(
+                        line.valueRange, with: Array(" \(value)".utf8) + line.comment)
                 } else {
                     missing.append((key, value))
                 }
@@ -57,20 +62,30 @@ public enum ProvenanceStamp {
             }
             result += yaml
             result += bytes[block.yaml.upperBound...]
-            return verify(result, original: original, body: bytes[block.bodyOffset...], values: values)
+            return verify(
+                result, original: original, body: bytes[block.bodyOffset...], values: values)
         }
     }
 
     /// Checks that only the provenance changed and that it now reads as requested.
-    private static func verify(_ stamped: [UInt8], original: FrontMatter, body: ArraySlice<UInt8>, values: [(key: String, value: String)]) -> Outcome {
+    private static func verify(
+        _ stamped: [UInt8], original: FrontMatter, body: ArraySlice<UInt8>,
+        values: [(key: String, value: String)]
+    ) -> Outcome {
         guard case .present(let block) = FrontMatterBlock.split(stamped),
-              let parsed = try? FrontMatter.parse(stamped[block.yaml]) else {
+            let parsed = try? FrontMatter.parse(stamped[block.yaml])
+        else {
             return .unchanged("the stamped front matter would not parse")
         }
-        guard stamped[block.bodyOffset...].elementsEqual(body) else { return .unchanged("the body would change") }
+        guard stamped[block.bodyOffset...].elementsEqual(body) else {
+            return .unchanged("the body would change")
+        }
         let others = { (fm: FrontMatter) in fm.fields.filter { !keys.contains($0.key) } }
-        let before = others(original), after = others(parsed)
-        guard before.count == after.count, zip(before, after).allSatisfy({ $0.key == $1.key && $0.value == $1.value }) else {
+        let before = others(original)
+        let after = others(parsed)
+        guard before.count == after.count,
+            zip(before, after).allSatisfy({ $0.key == $1.key && $0.value == $1.value })
+        else {
             return .unchanged("other front matter keys would change")
         }
         for (key, value) in values where parsed[key] != .scalar(value) {
@@ -102,8 +117,13 @@ public enum ProvenanceStamp {
                     var comment: [UInt8] = []
                     let value = yaml[valueStart..<contentEnd]
                     let firstNonSpace = value.firstIndex { $0 != 0x20 && $0 != 0x09 }
-                    let quoted = firstNonSpace.map { yaml[$0] == UInt8(ascii: "\"") || yaml[$0] == UInt8(ascii: "'") } ?? false
-                    if !quoted, let hash = commentStart(value) { comment = Array(yaml[hash..<contentEnd]) }
+                    let quoted =
+                        firstNonSpace.map {
+                            yaml[$0] == UInt8(ascii: "\"") || yaml[$0] == UInt8(ascii: "'")
+                        } ?? false
+                    if !quoted, let hash = commentStart(value) {
+                        comment = Array(yaml[hash..<contentEnd])
+                    }
                     found.append(KeyLine(valueRange: valueStart..<contentEnd, comment: comment))
                 }
             }
@@ -116,7 +136,9 @@ public enum ProvenanceStamp {
     private static func commentStart(_ value: ArraySlice<UInt8>) -> Int? {
         var i = value.startIndex
         while i < value.endIndex {
-            if value[i] == UInt8(ascii: "#"), i > value.startIndex, value[i - 1] == 0x20 || value[i - 1] == 0x09 {
+            if value[i] == UInt8(ascii: "#"), i > value.startIndex,
+                value[i - 1] == 0x20 || value[i - 1] == 0x09
+            {
                 var s = i
                 while s > value.startIndex, value[s - 1] == 0x20 || value[s - 1] == 0x09 { s -= 1 }
                 return s

@@ -12,8 +12,11 @@ import Foundation
 /// NIST vectors, and the two implementations against each other, in the tests.
 public enum SHA256 {
     /// The 32-byte digest of `bytes`.
-    public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        if let digest = bytes.withContiguousStorageIfAvailable({ digest(UnsafeRawBufferPointer($0)) }) {
+    public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8]
+    where Bytes.Element == UInt8 {
+        if let digest = bytes.withContiguousStorageIfAvailable({
+            digest(UnsafeRawBufferPointer($0))
+        }) {
             return digest
         }
         return Array(bytes).withUnsafeBytes { digest($0) }
@@ -37,13 +40,16 @@ public enum SHA256 {
     }
 
     /// The digest of `bytes` as lowercase hex.
-    public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String
+    where Bytes.Element == UInt8 {
         hexString(digest(of: bytes))
     }
 
     private static func digest(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
-        let ok = out.withUnsafeMutableBufferPointer { notes_sha256(buffer.baseAddress, buffer.count, $0.baseAddress) }
+        let ok = out.withUnsafeMutableBufferPointer {
+            notes_sha256(buffer.baseAddress, buffer.count, $0.baseAddress)
+        }
         if ok == 0 { unavailable() }
         return out
     }
@@ -66,7 +72,9 @@ public enum SHA256 {
     static func libcryptoDigest(of bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         let ok = bytes.withUnsafeBytes { input in
-            out.withUnsafeMutableBufferPointer { notes_sha256_libcrypto(input.baseAddress, input.count, $0.baseAddress) }
+            out.withUnsafeMutableBufferPointer {
+                notes_sha256_libcrypto(input.baseAddress, input.count, $0.baseAddress)
+            }
         }
         if ok == 0 { unavailable() }
         return out
@@ -77,7 +85,9 @@ public enum SHA256 {
     static func portableDigest(of bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         bytes.withUnsafeBytes { input in
-            out.withUnsafeMutableBufferPointer { notes_sha256_portable_digest(input.baseAddress, input.count, $0.baseAddress) }
+            out.withUnsafeMutableBufferPointer {
+                notes_sha256_portable_digest(input.baseAddress, input.count, $0.baseAddress)
+            }
         }
         return out
     }
@@ -93,8 +103,12 @@ public enum SHA256 {
         // Several parsing threads can fail at once: the first reports and exits, the others
         // wait here until the process is gone (never unlocked), so the person sees one line.
         failing.lock()
-        let reason = notes_crypto_load().map { String(cString: $0) } ?? "libcrypto could not allocate memory"
-        Notices.post(.fatal, "notes: cannot compute SHA-256: \(reason) (install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)")
+        let reason =
+            notes_crypto_load().map { String(cString: $0) } ?? "libcrypto could not allocate memory"
+        Notices.post(
+            .fatal,
+            "notes: cannot compute SHA-256: \(reason) (install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)"
+        )
         _exit(2)
     }
 

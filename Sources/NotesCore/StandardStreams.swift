@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes to standard output and standard error that never trap (issue 34 item 4).
@@ -26,7 +26,10 @@ public enum StandardStreams {
         signal(SIGPIPE, SIG_IGN)
         for fd: Int32 in [0, 1, 2] where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             let null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)
-            if null >= 0 && null != fd { dup2(null, fd); close(null) }
+            if null >= 0 && null != fd {
+                dup2(null, fd)
+                close(null)
+            }
             closedAtStart.insert(fd)
         }
     }
@@ -39,7 +42,9 @@ public enum StandardStreams {
 
     /// Writes `text` to standard output; false when it could not be written (whole).
     @discardableResult
-    public static func writeOutput(_ text: String) -> Bool { write(STDOUT_FILENO, Array(text.utf8)) }
+    public static func writeOutput(_ text: String) -> Bool {
+        write(STDOUT_FILENO, Array(text.utf8))
+    }
 
     /// Writes `text` to standard error; false when it could not be written (whole).
     @discardableResult
@@ -69,7 +74,9 @@ public enum StandardStreams {
         }
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.write(fd, $0.baseAddress! + written, bytes.count - written)
+            }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 {
                 failures[fd] = n < 0 ? errno : EIO

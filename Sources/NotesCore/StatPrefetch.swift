@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `lstat`s of the known folders and files, made while the refresh is still reading the rest
@@ -20,7 +20,8 @@ public final class StatPrefetch: @unchecked Sendable {
 
     /// Paths are looked up relative to the workspace `root`.
     public init(root: String, helpers: Int = StatPrefetch.helperCount) {
-        queue = StatQueue(rootFD: open(root.isEmpty ? "/" : root, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        queue = StatQueue(
+            rootFD: open(root.isEmpty ? "/" : root, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         for _ in 0..<max(helpers, 0) {
             let queue = queue
             let thread = Thread { queue.help() }
@@ -46,10 +47,14 @@ public final class StatPrefetch: @unchecked Sendable {
 
     /// Starts statting folders, then files, given as NUL-terminated paths in memory that
     /// `owner` keeps alive (a layout snapshot's buffer: no `String` is made for a stat).
-    public func stat(folders: [UnsafePointer<CChar>], files: [UnsafePointer<CChar>], keeping owner: AnyObject) {
+    public func stat(
+        folders: [UnsafePointer<CChar>], files: [UnsafePointer<CChar>], keeping owner: AnyObject
+    ) {
         queue.add(.pointers(folders, owner), folders: true)
         for start in stride(from: 0, to: files.count, by: Self.chunkSize) {
-            queue.add(.pointers(Array(files[start..<min(start + Self.chunkSize, files.count)]), owner), folders: false)
+            queue.add(
+                .pointers(Array(files[start..<min(start + Self.chunkSize, files.count)]), owner),
+                folders: false)
         }
     }
 
@@ -184,7 +189,10 @@ final class StatQueue: @unchecked Sendable {
         func lstat(_ path: UnsafePointer<CChar>) -> StatFacts? {
             guard rootFD >= 0 else { return nil }
             // "" is the workspace itself.
-            let code = path[0] == 0 ? fstatat(rootFD, ".", &info, AT_SYMLINK_NOFOLLOW) : fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW)
+            let code =
+                path[0] == 0
+                ? fstatat(rootFD, ".", &info, AT_SYMLINK_NOFOLLOW)
+                : fstatat(rootFD, path, &info, AT_SYMLINK_NOFOLLOW)
             return code == 0 ? StatFacts(info) : nil
         }
         switch paths {

@@ -35,7 +35,8 @@ public struct RenderedTemplate: Sendable, Equatable {
     public var files: [(path: String, text: String)]
 
     public static func == (a: RenderedTemplate, b: RenderedTemplate) -> Bool {
-        a.template == b.template && a.path == b.path && a.files.map(\.path) == b.files.map(\.path) && a.files.map(\.text) == b.files.map(\.text)
+        a.template == b.template && a.path == b.path && a.files.map(\.path) == b.files.map(\.path)
+            && a.files.map(\.text) == b.files.map(\.text)
     }
 }
 
@@ -48,12 +49,15 @@ public struct TemplateCatalog: Sendable {
     public static let builtInVariables = ["title", "slug", "date", "datetime", "actor"]
 
     /// Loads the shipped catalog from `library` (when found) and the workspace's overrides.
-    public static func load(library: TemplateLibrary?, workspace: Workspace?) throws(NotesError) -> TemplateCatalog {
+    public static func load(library: TemplateLibrary?, workspace: Workspace?) throws(NotesError)
+        -> TemplateCatalog
+    {
         var byName: [String: TemplateDefinition] = [:]
         var order: [String] = []
         let shipped = library?.directory
         let overrides = workspace.map { $0.stateDirectory + "/templates" }
-        for folder in [shipped, overrides].compactMap({ $0 }) where FileSystem.exists(folder + "/templates.yml") {
+        for folder in [shipped, overrides].compactMap({ $0 })
+        where FileSystem.exists(folder + "/templates.yml") {
             for definition in try parse(manifest: folder + "/templates.yml", folder: folder) {
                 if byName[definition.name] == nil { order.append(definition.name) }
                 byName[definition.name] = definition
@@ -61,7 +65,9 @@ public struct TemplateCatalog: Sendable {
         }
         // Files in the override folder replace shipped ones at the same relative path.
         if let shipped, let overrides, FileSystem.isDirectory(overrides) {
-            for (name, definition) in byName { byName[name] = overridingFiles(definition, in: overrides, shipped: shipped) }
+            for (name, definition) in byName {
+                byName[name] = overridingFiles(definition, in: overrides, shipped: shipped)
+            }
         }
         return TemplateCatalog(templates: order.compactMap { byName[$0] })
     }
@@ -69,7 +75,9 @@ public struct TemplateCatalog: Sendable {
     init(templates: [TemplateDefinition]) { self.templates = templates }
 
     /// A shipped template's text replaced by a file at the same relative path in `folder`.
-    static func overridingFiles(_ definition: TemplateDefinition, in folder: String, shipped: String) -> TemplateDefinition {
+    static func overridingFiles(
+        _ definition: TemplateDefinition, in folder: String, shipped: String
+    ) -> TemplateDefinition {
         guard definition.sourcePath.hasPrefix(shipped + "/") else { return definition }
         let relative = String(definition.sourcePath.dropFirst(shipped.count + 1))
         var copy = definition
@@ -80,33 +88,45 @@ public struct TemplateCatalog: Sendable {
     static func parse(manifest: String, folder: String) throws(NotesError) -> [TemplateDefinition] {
         let text: String
         do {
-            text = String(decoding: try FileBytes.read(path: manifest, maxBytes: 1 << 20), as: UTF8.self)
+            text = String(
+                decoding: try FileBytes.read(path: manifest, maxBytes: 1 << 20), as: UTF8.self)
         } catch {
             throw NotesError(.internal, "cannot read \(manifest)", hint: "check the file")
         }
         let node: Node?
         do { node = try Yams.compose(yaml: text) } catch {
-            throw NotesError(.invalidArgument, "\(manifest) is not valid YAML: \(error)", hint: "fix the file")
+            throw NotesError(
+                .invalidArgument, "\(manifest) is not valid YAML: \(error)", hint: "fix the file")
         }
         guard let mapping = node?.mapping else { return [] }
         var out: [TemplateDefinition] = []
         for (key, value) in mapping {
             guard let name = key.string, let fields = value.mapping else {
-                throw NotesError(.invalidArgument, "\(manifest): each template is a name with description, source, target", hint: "see templates/templates.yml")
+                throw NotesError(
+                    .invalidArgument,
+                    "\(manifest): each template is a name with description, source, target",
+                    hint: "see templates/templates.yml")
             }
-            guard let source = fields["source"]?.string, let target = fields["target"]?.string else {
-                throw NotesError(.invalidArgument, "\(manifest): template '\(name)' needs source and target", hint: "see templates/templates.yml")
+            guard let source = fields["source"]?.string, let target = fields["target"]?.string
+            else {
+                throw NotesError(
+                    .invalidArgument, "\(manifest): template '\(name)' needs source and target",
+                    hint: "see templates/templates.yml")
             }
             var variables: [TemplateVariable] = []
             for (vKey, vValue) in fields["variables"]?.mapping ?? [:] {
                 guard let vName = vKey.string else { continue }
                 let description = vValue.mapping?["description"]?.string ?? vValue.string ?? ""
                 let required = vValue.mapping?["required"]?.bool ?? true
-                variables.append(TemplateVariable(name: vName, description: description, required: required))
+                variables.append(
+                    TemplateVariable(name: vName, description: description, required: required))
             }
-            let sourcePath = folder + "/" + source.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            out.append(TemplateDefinition(name: name, description: fields["description"]?.string ?? "", target: target,
-                                          isFolder: source.hasSuffix("/"), variables: variables, sourcePath: sourcePath))
+            let sourcePath =
+                folder + "/" + source.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            out.append(
+                TemplateDefinition(
+                    name: name, description: fields["description"]?.string ?? "", target: target,
+                    isFolder: source.hasSuffix("/"), variables: variables, sourcePath: sourcePath))
         }
         return out
     }
@@ -114,7 +134,9 @@ public struct TemplateCatalog: Sendable {
     /// The template called `name`.
     public func template(_ name: String) throws(NotesError) -> TemplateDefinition {
         guard let found = templates.first(where: { $0.name == name }) else {
-            throw NotesError(.notFound, "no template '\(name)'", hint: "the templates are: \(templates.map(\.name).joined(separator: ", "))")
+            throw NotesError(
+                .notFound, "no template '\(name)'",
+                hint: "the templates are: \(templates.map(\.name).joined(separator: ", "))")
         }
         return found
     }
@@ -122,19 +144,32 @@ public struct TemplateCatalog: Sendable {
     /// Renders template `name` for `title` with `variables` (plus the built-in ones).
     /// `path` overrides the target: a folder (ending in `/` or existing) receives the
     /// template's file under its usual name; anything else is the exact file (or folder).
-    public func render(_ name: String, title: String, variables: [String: String], actor: Actor, now: Double,
-                       path: String? = nil, isFolder: (String) -> Bool = { _ in false }) throws(NotesError) -> RenderedTemplate {
+    public func render(
+        _ name: String, title: String, variables: [String: String], actor: Actor, now: Double,
+        path: String? = nil, isFolder: (String) -> Bool = { _ in false }
+    ) throws(NotesError) -> RenderedTemplate {
         let definition = try template(name)
         let cleanTitle = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !cleanTitle.isEmpty else { throw NotesError(.invalidArgument, "a title is needed", hint: "e.g. notes new \(name) \"Moby Dick\"") }
-        let known = Set(definition.variables.map(\.name))
-        if let unknown = variables.keys.filter({ !known.contains($0) && !Self.builtInVariables.contains($0) }).sorted().first {
-            let list = definition.variables.map(\.name).joined(separator: ", ")
-            throw NotesError(.invalidArgument, "template '\(name)' has no variable '\(unknown)'", hint: list.isEmpty ? "it takes only the title" : "its variables are: \(list)")
+        guard !cleanTitle.isEmpty else {
+            throw NotesError(
+                .invalidArgument, "a title is needed", hint: "e.g. notes new \(name) \"Moby Dick\"")
         }
-        let missing = definition.variables.filter { $0.required && (variables[$0.name] ?? "").isEmpty }.map(\.name)
+        let known = Set(definition.variables.map(\.name))
+        if let unknown = variables.keys.filter({
+            !known.contains($0) && !Self.builtInVariables.contains($0)
+        }).sorted().first {
+            let list = definition.variables.map(\.name).joined(separator: ", ")
+            throw NotesError(
+                .invalidArgument, "template '\(name)' has no variable '\(unknown)'",
+                hint: list.isEmpty ? "it takes only the title" : "its variables are: \(list)")
+        }
+        let missing = definition.variables.filter {
+            $0.required && (variables[$0.name] ?? "").isEmpty
+        }.map(\.name)
         if !missing.isEmpty {
-            throw NotesError(.invalidArgument, "template '\(name)' needs \(missing.joined(separator: ", "))", hint: "pass --var \(missing[0])=…")
+            throw NotesError(
+                .invalidArgument, "template '\(name)' needs \(missing.joined(separator: ", "))",
+                hint: "pass --var \(missing[0])=…")
         }
         let datetime = Timestamp.format(now)
         var values = variables
@@ -155,28 +190,39 @@ public struct TemplateCatalog: Sendable {
         }
         var files: [(path: String, text: String)] = []
         if definition.isFolder {
-            guard let enumerator = FileManager.default.enumerator(atPath: definition.sourcePath) else {
-                throw NotesError(.notFound, "template folder \(definition.sourcePath) is missing", hint: "check the templates folder")
+            guard let enumerator = FileManager.default.enumerator(atPath: definition.sourcePath)
+            else {
+                throw NotesError(
+                    .notFound, "template folder \(definition.sourcePath) is missing",
+                    hint: "check the templates folder")
             }
             var relatives: [String] = []
             while let item = enumerator.nextObject() as? String { relatives.append(item) }
-            for relative in relatives.sorted() where !FileSystem.isDirectory(definition.sourcePath + "/" + relative) {
+            for relative in relatives.sorted()
+            where !FileSystem.isDirectory(definition.sourcePath + "/" + relative) {
                 let name = (relative as NSString).lastPathComponent
-                let text = name == ".keep" ? "" : try Self.text(of: definition.sourcePath + "/" + relative)
+                let text =
+                    name == ".keep" ? "" : try Self.text(of: definition.sourcePath + "/" + relative)
                 files.append((target + "/" + relative, TemplateText(text).render(values)))
             }
         } else {
-            files.append((target, TemplateText(try Self.text(of: definition.sourcePath)).render(values)))
+            files.append(
+                (target, TemplateText(try Self.text(of: definition.sourcePath)).render(values)))
         }
-        let main = definition.isFolder ? (files.first { !$0.path.hasSuffix("/.keep") }?.path ?? target) : target
+        let main =
+            definition.isFolder
+            ? (files.first { !$0.path.hasSuffix("/.keep") }?.path ?? target) : target
         return RenderedTemplate(template: name, path: main, files: files)
     }
 
     static func text(of path: String) throws(NotesError) -> String {
         do {
-            return String(decoding: try FileBytes.read(path: path, maxBytes: 1 << 20), as: UTF8.self)
+            return String(
+                decoding: try FileBytes.read(path: path, maxBytes: 1 << 20), as: UTF8.self)
         } catch {
-            throw NotesError(.notFound, "template file \(path) is missing or unreadable", hint: "check the templates folder")
+            throw NotesError(
+                .notFound, "template file \(path) is missing or unreadable",
+                hint: "check the templates folder")
         }
     }
 }

@@ -12,28 +12,37 @@ public struct TemplateLibrary: Sendable {
 
     public init(directory: String) { self.directory = directory }
 
-    public static func locate(explicit: String?, executable: String = CommandLine.arguments.first ?? "",
-                              environment: [String: String] = ProcessInfo.processInfo.environment) throws(NotesError) -> TemplateLibrary {
+    public static func locate(
+        explicit: String?, executable: String = CommandLine.arguments.first ?? "",
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(NotesError) -> TemplateLibrary {
         var candidates: [String] = []
         if let explicit { candidates.append(explicit) }
         if let env = environment["NOTES_TEMPLATES"], !env.isEmpty { candidates.append(env) }
-        let exe = FileSystem.realPath("/proc/self/exe") ?? FileSystem.realPath(executable) ?? executable
+        let exe =
+            FileSystem.realPath("/proc/self/exe") ?? FileSystem.realPath(executable) ?? executable
         var folder = (exe as NSString).deletingLastPathComponent
         candidates.append(folder + "/../share/notes/templates")
         while folder.count > 1 {
-            if FileSystem.exists(folder + "/Package.swift") { candidates.append(folder + "/templates") }
+            if FileSystem.exists(folder + "/Package.swift") {
+                candidates.append(folder + "/templates")
+            }
             folder = (folder as NSString).deletingLastPathComponent
         }
         for candidate in candidates where FileSystem.isDirectory(candidate + "/workspace") {
             return TemplateLibrary(directory: FileSystem.realPath(candidate) ?? candidate)
         }
         if let embedded = embedded(environment: environment) { return embedded }
-        throw NotesError(.notFound, "cannot find the notes templates and cannot write the built-in ones to a cache folder",
-                         hint: "set XDG_CACHE_HOME to a writable folder, or NOTES_TEMPLATES to a templates folder")
+        throw NotesError(
+            .notFound,
+            "cannot find the notes templates and cannot write the built-in ones to a cache folder",
+            hint:
+                "set XDG_CACHE_HOME to a writable folder, or NOTES_TEMPLATES to a templates folder")
     }
 
     /// The files compiled into the binary: path relative to the templates folder → bytes.
-    public static let embeddedFiles: [(path: String, bytes: [UInt8])] = EmbeddedTemplates.files.map { file in
+    public static let embeddedFiles: [(path: String, bytes: [UInt8])] = EmbeddedTemplates.files.map
+    { file in
         (file.path, Array(Data(base64Encoded: file.base64) ?? Data()))
     }
 
@@ -47,8 +56,12 @@ public struct TemplateLibrary: Sendable {
         for file in files { all += Array(file.path.utf8) + [0] + file.bytes + [0] }
         let name = "templates-" + String(SHA256.hex(of: SHA256.digest(of: all)).prefix(16))
         var bases: [String] = []
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { bases.append(xdg + "/notes") }
-        if let home = environment["HOME"], home.hasPrefix("/") { bases.append(home + "/.cache/notes") }
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            bases.append(xdg + "/notes")
+        }
+        if let home = environment["HOME"], home.hasPrefix("/") {
+            bases.append(home + "/.cache/notes")
+        }
         bases.append(NSTemporaryDirectory() + "notes-\(getuid())")
         for base in bases {
             let target = base + "/" + name
@@ -75,24 +88,33 @@ public struct TemplateLibrary: Sendable {
 
     static func isOwned(_ folder: String) -> Bool {
         var info = stat()
-        return lstat(folder, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR && info.st_uid == getuid()
+        return lstat(folder, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            && info.st_uid == getuid()
     }
 
     static func holds(_ files: [(path: String, bytes: [UInt8])], at folder: String) -> Bool {
         guard isOwned(folder) else { return false }
         for file in files {
-            guard let bytes = try? FileBytes.read(path: folder + "/" + file.path, maxBytes: 1 << 20), bytes == file.bytes else { return false }
+            guard
+                let bytes = try? FileBytes.read(path: folder + "/" + file.path, maxBytes: 1 << 20),
+                bytes == file.bytes
+            else { return false }
         }
         return true
     }
 
     static func write(_ files: [(path: String, bytes: [UInt8])], to folder: String) -> Bool {
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700])
             for file in files {
                 let path = folder + "/" + file.path
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                guard FileManager.default.createFile(atPath: path, contents: Data(file.bytes)) else { return false }
+                try FileManager.default.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent,
+                    withIntermediateDirectories: true)
+                guard FileManager.default.createFile(atPath: path, contents: Data(file.bytes))
+                else { return false }
             }
             return true
         } catch {
@@ -114,23 +136,32 @@ public enum WorkspaceSkeleton {
     /// Copies the skeleton into `target` (created if missing). Template text files get
     /// `{{date}}`, `{{datetime}}`, `{{actor}}`, `{{title}}` and `{{slug}}` filled in; a
     /// file named `.keep` only makes its folder. Existing files are never overwritten.
-    public static func create(at target: String, from library: TemplateLibrary, now: Double) throws(NotesError) -> Result {
+    public static func create(at target: String, from library: TemplateLibrary, now: Double)
+        throws(NotesError) -> Result
+    {
         if FileSystem.isDirectory(target + "/.notes") {
-            throw NotesError(.invalidArgument, "\(target) is already a workspace (it has .notes/)", hint: "nothing to do; use `notes status` to see it")
+            throw NotesError(
+                .invalidArgument, "\(target) is already a workspace (it has .notes/)",
+                hint: "nothing to do; use `notes status` to see it")
         }
         if FileSystem.exists(target) && !FileSystem.isDirectory(target) {
-            throw NotesError(.invalidArgument, "\(target) exists and is not a folder", hint: "choose another path")
+            throw NotesError(
+                .invalidArgument, "\(target) exists and is not a folder",
+                hint: "choose another path")
         }
         try FileSystem.makeDirectories(target)
         let root = FileSystem.realPath(target) ?? target
         let datetime = Timestamp.format(now)
         let title = (root as NSString).lastPathComponent
-        let values = ["date": String(datetime.prefix(10)), "datetime": datetime, "actor": Actor.user.rawValue,
-                      "title": title, "slug": TemplateText.slug(title)]
+        let values = [
+            "date": String(datetime.prefix(10)), "datetime": datetime, "actor": Actor.user.rawValue,
+            "title": title, "slug": TemplateText.slug(title),
+        ]
         var result = Result(root: root, created: [], kept: [])
         let source = library.directory + "/workspace"
         guard let enumerator = FileManager.default.enumerator(atPath: source) else {
-            throw NotesError(.notFound, "template folder \(source) is unreadable", hint: "check NOTES_TEMPLATES")
+            throw NotesError(
+                .notFound, "template folder \(source) is unreadable", hint: "check NOTES_TEMPLATES")
         }
         var files: [String] = []
         while let item = enumerator.nextObject() as? String { files.append(item) }
@@ -152,9 +183,11 @@ public enum WorkspaceSkeleton {
                 continue
             }
             guard let bytes = try? FileBytes.read(path: from, maxBytes: 1 << 20) else { continue }
-            let rendered = Array(TemplateText(String(decoding: bytes, as: UTF8.self)).render(values).utf8)
+            let rendered = Array(
+                TemplateText(String(decoding: bytes, as: UTF8.self)).render(values).utf8)
             guard FileManager.default.createFile(atPath: to, contents: Data(rendered)) else {
-                throw NotesError(.internal, "cannot create \(to)", hint: "check that the folder is writable")
+                throw NotesError(
+                    .internal, "cannot create \(to)", hint: "check that the folder is writable")
             }
             result.created.append(relative)
         }

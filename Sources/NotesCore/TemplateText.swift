@@ -21,7 +21,9 @@ public struct TemplateText: Sendable {
 
     /// Renders with `values`.
     public func render(_ values: [String: String]) -> String {
-        TemplateText(Self.sections(source) { !(values[$0] ?? "").isEmpty }).render { values[$0] ?? "" }
+        TemplateText(Self.sections(source) { !(values[$0] ?? "").isEmpty }).render {
+            values[$0] ?? ""
+        }
     }
 
     /// The names used in `{{#name}}` / `{{^name}}` sections (optional variables).
@@ -40,19 +42,27 @@ public struct TemplateText: Sendable {
         var rest = Substring(text)
         while let open = rest.range(of: "{{#") ?? rest.range(of: "{{^") {
             // Whichever section opens first.
-            let hash = rest.range(of: "{{#"), caret = rest.range(of: "{{^")
-            let first = [hash, caret].compactMap { $0 }.min { $0.lowerBound < $1.lowerBound } ?? open
+            let hash = rest.range(of: "{{#")
+            let caret = rest.range(of: "{{^")
+            let first =
+                [hash, caret].compactMap { $0 }.min { $0.lowerBound < $1.lowerBound } ?? open
             let inverted = rest[first].hasPrefix("{{^")
             guard let nameEnd = rest[first.upperBound...].range(of: "}}") else { break }
             let name = rest[first.upperBound..<nameEnd.lowerBound].trimmingCharacters(in: " \t")
-            guard let close = rest[nameEnd.upperBound...].range(of: "{{/" + name + "}}") else { break }
+            guard let close = rest[nameEnd.upperBound...].range(of: "{{/" + name + "}}") else {
+                break
+            }
             let before = rest[..<first.lowerBound]
             var inner = rest[nameEnd.upperBound..<close.lowerBound]
             var after = rest[close.upperBound...]
             // Standalone tags (alone on their line) take their line break with them.
             let openingAlone = before.hasSuffixLineStart && inner.first == "\n"
             if openingAlone { inner = inner.dropFirst() }
-            if after.first == "\n", inner.last == "\n" || (inner.isEmpty && before.hasSuffixLineStart) { after = after.dropFirst() }
+            if after.first == "\n",
+                inner.last == "\n" || (inner.isEmpty && before.hasSuffixLineStart)
+            {
+                after = after.dropFirst()
+            }
             out += before
             if isSet(name) != inverted { out += sections(String(inner), isSet) }
             rest = after
@@ -69,7 +79,10 @@ public struct TemplateText: Sendable {
             out += rest[..<open.lowerBound]
             var after = rest[open.upperBound...]
             var triple = false
-            if after.first == "{" { triple = true; after = after.dropFirst() }
+            if after.first == "{" {
+                triple = true
+                after = after.dropFirst()
+            }
             guard let close = after.range(of: triple ? "}}}" : "}}") else {
                 out += rest[open.lowerBound...]
                 return out
@@ -113,7 +126,9 @@ extension Substring {
         guard let first = needle.first else { return nil }
         var index = startIndex
         while let found = self[index...].firstIndex(of: first) {
-            if self[found...].hasPrefix(needle) { return found..<self.index(found, offsetBy: needle.count) }
+            if self[found...].hasPrefix(needle) {
+                return found..<self.index(found, offsetBy: needle.count)
+            }
             index = self.index(after: found)
         }
         return nil

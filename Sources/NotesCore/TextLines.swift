@@ -42,7 +42,9 @@ extension StringProtocol {
         while index < utf8.endIndex {
             if utf8[index] == 0x0A {
                 var end = index
-                if end > start, utf8[utf8.index(before: end)] == 0x0D { end = utf8.index(before: end) }
+                if end > start, utf8[utf8.index(before: end)] == 0x0D {
+                    end = utf8.index(before: end)
+                }
                 result.append(Substring(utf8[start..<end]))
                 start = utf8.index(after: index)
             }
@@ -61,8 +63,11 @@ extension Substring {
     /// is asked only when an edge is not ASCII (it was a visible cost for every heading).
     public func trimmingBlanks() -> String {
         let utf8 = self.utf8
-        var start = utf8.startIndex, end = utf8.endIndex
-        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start = utf8.index(after: start) }
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 {
+            start = utf8.index(after: start)
+        }
         while end > start {
             let last = utf8[utf8.index(before: end)]
             guard last == 0x20 || last == 0x09 else { break }

@@ -45,7 +45,9 @@ public enum ThreeWayMerge {
         if ours == theirs { return .merged(ours) }
         if ours == base { return .merged(theirs) }
         if theirs == base { return .merged(ours) }
-        let o = ByteLines(base), a = ByteLines(ours), b = ByteLines(theirs)
+        let o = ByteLines(base)
+        let a = ByteLines(ours)
+        let b = ByteLines(theirs)
         // Insertions sort before a change starting at the same base line, so text inserted
         // above a changed line stays above it.
         let hunks = (hunks(o, a, ours: true) + hunks(o, b, ours: false)).sorted {
@@ -74,7 +76,9 @@ public enum ThreeWayMerge {
             }
             let oursText = text(of: group.filter(\.ours), over: extent, base: o, side: a)
             let theirsText = text(of: group.filter { !$0.ours }, over: extent, base: o, side: b)
-            let overlapping = group.contains { x in group.contains { y in x.ours && !y.ours && overlap(x.base, y.base) } }
+            let overlapping = group.contains { x in
+                group.contains { y in x.ours && !y.ours && overlap(x.base, y.base) }
+            }
             if oursText == theirsText {
                 output += oursText.joined()
             } else if !overlapping {
@@ -84,9 +88,10 @@ public enum ThreeWayMerge {
                 // or end: the same lines, taken once, and the rest.
                 output += longer.joined()
             } else {
-                conflicts.append(MergeConflict(
-                    line: extent.lowerBound + 1, base: string(o.lines[extent]),
-                    ours: string(oursText[...]), theirs: string(theirsText[...])))
+                conflicts.append(
+                    MergeConflict(
+                        line: extent.lowerBound + 1, base: string(o.lines[extent]),
+                        ours: string(oursText[...]), theirs: string(theirsText[...])))
                 output += theirsText.joined()
             }
         }
@@ -97,14 +102,23 @@ public enum ThreeWayMerge {
     /// Base lines `extent` with every hunk of `group` applied in order, the hunks touching
     /// but not overlapping. An insertion that the other side's touching hunk already ends
     /// with (inserted below) or starts with (inserted above) is the same lines, taken once.
-    static func adjacent(_ group: [Hunk], over extent: Range<Int>, base: ByteLines, ours: ByteLines, theirs: ByteLines) -> [ArraySlice<UInt8>] {
-        func lines(_ hunk: Hunk) -> ArraySlice<ArraySlice<UInt8>> { (hunk.ours ? ours : theirs).lines[hunk.lines] }
+    static func adjacent(
+        _ group: [Hunk], over extent: Range<Int>, base: ByteLines, ours: ByteLines,
+        theirs: ByteLines
+    ) -> [ArraySlice<UInt8>] {
+        func lines(_ hunk: Hunk) -> ArraySlice<ArraySlice<UInt8>> {
+            (hunk.ours ? ours : theirs).lines[hunk.lines]
+        }
         func repeated(_ insertion: Hunk) -> Bool {
             let inserted = lines(insertion)
             return group.contains { other in
                 guard other.ours != insertion.ours, !other.base.isEmpty else { return false }
-                if other.base.upperBound == insertion.base.lowerBound { return lines(other).reversed().starts(with: inserted.reversed()) }
-                if other.base.lowerBound == insertion.base.lowerBound { return lines(other).starts(with: inserted) }
+                if other.base.upperBound == insertion.base.lowerBound {
+                    return lines(other).reversed().starts(with: inserted.reversed())
+                }
+                if other.base.lowerBound == insertion.base.lowerBound {
+                    return lines(other).starts(with: inserted)
+                }
                 return false
             }
         }
@@ -122,7 +136,8 @@ public enum ThreeWayMerge {
     /// The hunks turning `base` into `side`, in base order.
     static func hunks(_ base: ByteLines, _ side: ByteLines, ours: Bool) -> [Hunk] {
         var result: [Hunk] = []
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         for (mi, mj) in LineDiff.matches(base, side) + [(base.count, side.count)] {
             if mi > i || mj > j { result.append(Hunk(base: i..<mi, lines: j..<mj, ours: ours)) }
             i = mi + 1
@@ -139,12 +154,15 @@ public enum ThreeWayMerge {
         case (true, true): return a.lowerBound == b.lowerBound
         case (true, false): return b.lowerBound < a.lowerBound && a.lowerBound < b.upperBound
         case (false, true): return a.lowerBound < b.lowerBound && b.lowerBound < a.upperBound
-        case (false, false): return max(a.lowerBound, b.lowerBound) < min(a.upperBound, b.upperBound)
+        case (false, false):
+            return max(a.lowerBound, b.lowerBound) < min(a.upperBound, b.upperBound)
         }
     }
 
     /// Base lines `extent` with one side's `hunks` (inside it) applied.
-    static func text(of hunks: [Hunk], over extent: Range<Int>, base: ByteLines, side: ByteLines) -> [ArraySlice<UInt8>] {
+    static func text(of hunks: [Hunk], over extent: Range<Int>, base: ByteLines, side: ByteLines)
+        -> [ArraySlice<UInt8>]
+    {
         var result: [ArraySlice<UInt8>] = []
         var position = extent.lowerBound
         for hunk in hunks {
@@ -157,9 +175,13 @@ public enum ThreeWayMerge {
     }
 
     /// The longer of two insertions when it starts or ends with the shorter one.
-    static func containing(_ a: [ArraySlice<UInt8>], _ b: [ArraySlice<UInt8>]) -> [ArraySlice<UInt8>]? {
+    static func containing(_ a: [ArraySlice<UInt8>], _ b: [ArraySlice<UInt8>]) -> [ArraySlice<
+        UInt8
+    >]? {
         let (short, long) = a.count <= b.count ? (a, b) : (b, a)
-        if long.starts(with: short) || long.reversed().starts(with: short.reversed()) { return long }
+        if long.starts(with: short) || long.reversed().starts(with: short.reversed()) {
+            return long
+        }
         return nil
     }
 

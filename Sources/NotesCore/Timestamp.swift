@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// ISO 8601 timestamps as the provenance keys use them (docs/spec.md §3.1): written as UTC
@@ -28,14 +28,18 @@ public enum Timestamp {
             }
             return value
         }
-        guard s.count >= 10, let year = number(0, 4), s[4] == UInt8(ascii: "-"), let month = number(5, 2),
-              s[7] == UInt8(ascii: "-"), let day = number(8, 2), (1...12).contains(month), (1...31).contains(day)
+        guard s.count >= 10, let year = number(0, 4), s[4] == UInt8(ascii: "-"),
+            let month = number(5, 2),
+            s[7] == UInt8(ascii: "-"), let day = number(8, 2), (1...12).contains(month),
+            (1...31).contains(day)
         else { return nil }
         var seconds = Double(daysFromCivil(year, month, day)) * 86_400
         if s.count == 10 { return seconds }
-        guard s[10] == UInt8(ascii: "T") || s[10] == UInt8(ascii: "t") || s[10] == UInt8(ascii: " "),
-              let hour = number(11, 2), s.count > 13, s[13] == UInt8(ascii: ":"), let minute = number(14, 2),
-              hour < 25, minute < 60
+        guard
+            s[10] == UInt8(ascii: "T") || s[10] == UInt8(ascii: "t") || s[10] == UInt8(ascii: " "),
+            let hour = number(11, 2), s.count > 13, s[13] == UInt8(ascii: ":"),
+            let minute = number(14, 2),
+            hour < 25, minute < 60
         else { return nil }
         seconds += Double(hour * 3600 + minute * 60)
         var i = 16
@@ -54,12 +58,18 @@ public enum Timestamp {
             }
         }
         if i == s.count { return seconds }  // no zone: taken as UTC
-        if s[i] == UInt8(ascii: "Z") || s[i] == UInt8(ascii: "z") { return i + 1 == s.count ? seconds : nil }
+        if s[i] == UInt8(ascii: "Z") || s[i] == UInt8(ascii: "z") {
+            return i + 1 == s.count ? seconds : nil
+        }
         if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
             let sign: Double = s[i] == UInt8(ascii: "+") ? 1 : -1
             guard let oh = number(i + 1, 2) else { return nil }
             var om = 0
-            if let m = number(i + 4, 2), s[i + 3] == UInt8(ascii: ":") { om = m } else if let m = number(i + 3, 2) { om = m }
+            if let m = number(i + 4, 2), s[i + 3] == UInt8(ascii: ":") {
+                om = m
+            } else if let m = number(i + 3, 2) {
+                om = m
+            }
             return seconds - sign * Double(oh * 3600 + om * 60)
         }
         return nil
@@ -70,7 +80,10 @@ public enum Timestamp {
         let whole = Int64(seconds.rounded(.down))
         var days = whole / 86_400
         var rest = whole % 86_400
-        if rest < 0 { rest += 86_400; days -= 1 }
+        if rest < 0 {
+            rest += 86_400
+            days -= 1
+        }
         let (y, m, d) = civilFromDays(Int(days))
         if (0...9999).contains(y) {
             // Written byte by byte: the index writes one per file, and string
@@ -83,16 +96,25 @@ public enum Timestamp {
                         v /= 10
                     }
                 }
-                put(y, digits: 4, at: 0); put(m, digits: 2, at: 5); put(d, digits: 2, at: 8)
-                put(Int(rest / 3600), digits: 2, at: 11); put(Int(rest % 3600 / 60), digits: 2, at: 14); put(Int(rest % 60), digits: 2, at: 17)
-                out[4] = UInt8(ascii: "-"); out[7] = UInt8(ascii: "-"); out[10] = UInt8(ascii: "T")
-                out[13] = UInt8(ascii: ":"); out[16] = UInt8(ascii: ":"); out[19] = UInt8(ascii: "Z")
+                put(y, digits: 4, at: 0)
+                put(m, digits: 2, at: 5)
+                put(d, digits: 2, at: 8)
+                put(Int(rest / 3600), digits: 2, at: 11)
+                put(Int(rest % 3600 / 60), digits: 2, at: 14)
+                put(Int(rest % 60), digits: 2, at: 17)
+                out[4] = UInt8(ascii: "-")
+                out[7] = UInt8(ascii: "-")
+                out[10] = UInt8(ascii: "T")
+                out[13] = UInt8(ascii: ":")
+                out[16] = UInt8(ascii: ":")
+                out[19] = UInt8(ascii: "Z")
                 return 20
             }
         }
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
-        return "\(year)-\(two(m))-\(two(d))T\(two(Int(rest / 3600))):\(two(Int(rest % 3600 / 60))):\(two(Int(rest % 60)))Z"
+        return
+            "\(year)-\(two(m))-\(two(d))T\(two(Int(rest / 3600))):\(two(Int(rest % 3600 / 60))):\(two(Int(rest % 60)))Z"
     }
 
     /// The local calendar date (`2026-11-21`) and time (`14:05`) of `seconds`, in the
@@ -102,7 +124,10 @@ public enum Timestamp {
         var parts = tm()
         localtime_r(&t, &parts)
         func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return ("\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))", "\(two(parts.tm_hour)):\(two(parts.tm_min))")
+        return (
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))",
+            "\(two(parts.tm_hour)):\(two(parts.tm_min))"
+        )
     }
 
     /// The local date of `seconds` (see ``localDateTime(_:)``).

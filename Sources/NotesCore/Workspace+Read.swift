@@ -52,26 +52,43 @@ extension Workspace {
     /// A line range keeps the file's bytes (its line breaks, CRLF included): the pages of a
     /// file put together are the file. With `window`, the answer stops at the window's
     /// lines or bytes and says so (`truncated`, `next_offset`).
-    public func read(_ path: WorkspacePath, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil,
-                     provenance: ((_ bytes: [UInt8], _ mtime: Double) -> Provenance)? = nil) throws(NotesError) -> ReadResult {
+    public func read(
+        _ path: WorkspacePath, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil,
+        provenance: ((_ bytes: [UInt8], _ mtime: Double) -> Provenance)? = nil
+    ) throws(NotesError) -> ReadResult {
         let paged = offset != nil || limit != nil || window != nil
         let maxBytes = paged ? Self.pagedReadMaxBytes : Self.readMaxBytes
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path: absolutePath(path.relative), maxBytes: maxBytes, checkingLocation: true)
+            bytes = try FileBytes.read(
+                path: absolutePath(path.relative), maxBytes: maxBytes, checkingLocation: true)
         } catch {
             switch error {
-            case .notFound: throw NotesError(.notFound, "no file at \(path)", hint: "check the path with list_files or `notes list`")
-            case .notRegularFile: throw NotesError(.notText, "\(path) is not a regular file", hint: "only files can be read")
+            case .notFound:
+                throw NotesError(
+                    .notFound, "no file at \(path)",
+                    hint: "check the path with list_files or `notes list`")
+            case .notRegularFile:
+                throw NotesError(
+                    .notText, "\(path) is not a regular file", hint: "only files can be read")
             case .tooLarge(let size):
-                throw NotesError(.tooLarge, "\(path) is \(size / 1_048_576) MB", hint: paged ? "the limit is \(maxBytes >> 20) MB" : "read a line range with --offset and --limit")
-            case .unreadable(let code): throw NotesError.system(code, "cannot read \(path) (\(String(cString: strerror(code))))", hint: "check the file's permissions")
+                throw NotesError(
+                    .tooLarge, "\(path) is \(size / 1_048_576) MB",
+                    hint: paged
+                        ? "the limit is \(maxBytes >> 20) MB"
+                        : "read a line range with --offset and --limit")
+            case .unreadable(let code):
+                throw NotesError.system(
+                    code, "cannot read \(path) (\(String(cString: strerror(code))))",
+                    hint: "check the file's permissions")
             }
         }
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        guard !body.prefix(8192).contains(0), let text = String(validating: body, as: UTF8.self) else {
-            throw NotesError(.notText, "\(path) is not UTF-8 text", hint: "binary files are listed but not read")
+        guard !body.prefix(8192).contains(0), let text = String(validating: body, as: UTF8.self)
+        else {
+            throw NotesError(
+                .notText, "\(path) is not UTF-8 text", hint: "binary files are listed but not read")
         }
         let mtime = FileSystem.modificationTime(absolutePath(path.relative)) ?? Timestamp.now()
         let effective: Provenance
@@ -79,8 +96,10 @@ extension Workspace {
             effective = provenance(bytes, mtime)
         } else {
             var stated = Provenance()
-            if FileFormat(path: path.relative) == .markdown, case .present(let block) = FrontMatterBlock.split(bytes),
-               let frontMatter = try? FrontMatter.parse(bytes[block.yaml]) {
+            if FileFormat(path: path.relative) == .markdown,
+                case .present(let block) = FrontMatterBlock.split(bytes),
+                let frontMatter = try? FrontMatter.parse(bytes[block.yaml])
+            {
                 stated = frontMatter.provenance
             }
             effective = stated.effective(mtimeSeconds: mtime)
@@ -88,7 +107,9 @@ extension Workspace {
         // Where each line starts in the text's UTF-8 bytes (a line ends after its \n).
         let utf8 = Array(text.utf8)
         var starts: [Int] = utf8.isEmpty ? [] : [0]
-        for (i, byte) in utf8.enumerated() where byte == 0x0A && i + 1 < utf8.count { starts.append(i + 1) }
+        for (i, byte) in utf8.enumerated() where byte == 0x0A && i + 1 < utf8.count {
+            starts.append(i + 1)
+        }
         let totalLines = starts.count
         let first = max(1, offset ?? 1)
         var content: String
@@ -107,7 +128,10 @@ extension Workspace {
             while end < totalLines && end - from < wanted {
                 let next = end + 1 < totalLines ? starts[end + 1] : utf8.count
                 let size = next - starts[end]
-                if let window, end > from, end - from >= window.lines || bytes + size > window.bytes { break }
+                if let window, end > from, end - from >= window.lines || bytes + size > window.bytes
+                {
+                    break
+                }
                 if let window, end == from, window.lines == 0 { break }
                 bytes += size
                 end += 1
@@ -132,18 +156,20 @@ extension Workspace {
                 if more { nextOffset = first + returned }
             }
         }
-        var result = ReadResult(path: path.relative, content: content, version: ContentVersion(of: bytes).short,
-                                provenance: effective, size: bytes.count,
-                                totalLines: totalLines, offset: first, lines: returned, truncated: truncated, nextOffset: nextOffset)
+        var result = ReadResult(
+            path: path.relative, content: content, version: ContentVersion(of: bytes).short,
+            provenance: effective, size: bytes.count,
+            totalLines: totalLines, offset: first, lines: returned, truncated: truncated,
+            nextOffset: nextOffset)
         if cut { result.lineCut = true }
         return result
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension FileSystem {

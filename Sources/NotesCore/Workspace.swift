@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A shared workspace: the folder of files a person and an agent work in (docs/spec.md §2).
@@ -22,7 +22,9 @@ public struct Workspace: Sendable {
     public init(root: String) throws(NotesError) {
         // One stat: the identity is nil unless the path is a folder.
         guard let real = FileSystem.realPath(root), let identity = Self.identity(of: real) else {
-            throw NotesError(.notFound, "workspace folder \(root) does not exist", hint: "check the path given to -w")
+            throw NotesError(
+                .notFound, "workspace folder \(root) does not exist",
+                hint: "check the path given to -w")
         }
         self.root = real == "/" ? "" : real
         self.configFile = ConfigFile(root: real)
@@ -39,12 +41,15 @@ public struct Workspace: Sendable {
 
     /// The error for a workspace no longer at its path.
     public var movedError: NotesError {
-        NotesError(.notFound, "the workspace folder \(root) was moved or deleted", hint: "start notes again in its new place")
+        NotesError(
+            .notFound, "the workspace folder \(root) was moved or deleted",
+            hint: "start notes again in its new place")
     }
 
     private static func identity(of folder: String) -> [UInt64]? {
         var info = stat()
-        guard stat(folder.isEmpty ? "/" : folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        guard stat(folder.isEmpty ? "/" : folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR
+        else { return nil }
         return [UInt64(info.st_dev), UInt64(info.st_ino)]
     }
 
@@ -100,8 +105,12 @@ public struct Workspace: Sendable {
     /// else `~/.cache/notes/<id>/` (`$HOME`, else the user's home in the password database;
     /// never a shared folder: with neither, this refuses). `<id>` is derived from the root's
     /// real path.
-    public func indexDirectory(override: String?, environment: [String: String]) throws(NotesError) -> String {
-        if let override, !override.isEmpty { return Self.absolute(override, from: FileSystem.currentDirectory()) }
+    public func indexDirectory(override: String?, environment: [String: String]) throws(NotesError)
+        -> String
+    {
+        if let override, !override.isEmpty {
+            return Self.absolute(override, from: FileSystem.currentDirectory())
+        }
         if let fromEnv = environment["NOTES_INDEX_DIR"], !fromEnv.isEmpty {
             return Self.absolute(fromEnv, from: FileSystem.currentDirectory())
         }
@@ -114,12 +123,21 @@ public struct Workspace: Sendable {
             // Never a shared path such as /tmp/.cache, which another user could prepare.
             base = home + "/.cache"
         } else {
-            throw NotesError(.invalidArgument, "cannot tell where to keep the search index: HOME is not set and this user has no home folder",
-                             hint: "set HOME, XDG_CACHE_HOME or NOTES_INDEX_DIR")
+            throw NotesError(
+                .invalidArgument,
+                "cannot tell where to keep the search index: HOME is not set and this user has no home folder",
+                hint: "set HOME, XDG_CACHE_HOME or NOTES_INDEX_DIR")
         }
         let name = root.split(separator: "/").last.map(String.init) ?? "root"
-        let safeName = String(name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") ? Character($0) : "_" }.prefix(32))
-        return base + "/notes/" + safeName + "-" + String(SHA256.hex(of: Array((root.isEmpty ? "/" : root).utf8)).prefix(12))
+        let safeName = String(
+            name.unicodeScalars.map {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-"
+                        || $0 == "_")
+                    ? Character($0) : "_"
+            }.prefix(32))
+        return base + "/notes/" + safeName + "-"
+            + String(SHA256.hex(of: Array((root.isEmpty ? "/" : root).utf8)).prefix(12))
     }
 
     /// This user's home folder from the password database (`getpwuid`), when it has a real

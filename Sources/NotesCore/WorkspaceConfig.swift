@@ -39,7 +39,8 @@ public struct WorkspaceConfig: Sendable {
     /// Top-level keys this version understands (some belong to features that read them
     /// elsewhere: policy, agent, history...). Unknown ones are reported.
     public static let knownKeys: Set<String> = [
-        "ignore", "protected", "policy", "limits", "context", "agent", "history", "templates", "stamp_existing_files",
+        "ignore", "protected", "policy", "limits", "context", "agent", "history", "templates",
+        "stamp_existing_files",
     ]
 
     public init() {}
@@ -47,7 +48,9 @@ public struct WorkspaceConfig: Sendable {
     /// The configuration of the workspace at `root`; defaults when the file is absent.
     public static func load(root: String) -> WorkspaceConfig {
         let path = root + "/.notes/config.yml"
-        guard let bytes = try? FileBytes.read(path: path, maxBytes: 1 << 20) else { return WorkspaceConfig() }
+        guard let bytes = try? FileBytes.read(path: path, maxBytes: 1 << 20) else {
+            return WorkspaceConfig()
+        }
         return parse(String(decoding: bytes, as: UTF8.self), sourcePath: ".notes/config.yml")
     }
 
@@ -55,15 +58,20 @@ public struct WorkspaceConfig: Sendable {
     public static func parse(_ text: String, sourcePath: String) -> WorkspaceConfig {
         var config = WorkspaceConfig()
         func report(_ message: String, _ node: Node?) {
-            config.diagnostics.append(Diagnostic(path: sourcePath, code: .config, message: message, line: node?.mark.map { $0.line }))
+            config.diagnostics.append(
+                Diagnostic(
+                    path: sourcePath, code: .config, message: message,
+                    line: node?.mark.map { $0.line }))
         }
         /// The file cannot be read as settings: protect every path for the agent.
         func failClosed(_ message: String, line: Int?) -> WorkspaceConfig {
-            config.diagnostics.append(Diagnostic(path: sourcePath, code: .config, message: message, line: line))
+            config.diagnostics.append(
+                Diagnostic(path: sourcePath, code: .config, message: message, line: line))
             var closed = WorkspaceConfig()
             closed.diagnostics = config.diagnostics
             closed.policy = PathPolicy(protected: ["*"])
-            closed.unreadableWarning = "\(sourcePath)\(line.map { " line \($0)" } ?? ""): \(message); every path is protected for the agent until the person fixes it"
+            closed.unreadableWarning =
+                "\(sourcePath)\(line.map { " line \($0)" } ?? ""): \(message); every path is protected for the agent until the person fixes it"
             return closed
         }
         let root: Node?
@@ -73,11 +81,14 @@ public struct WorkspaceConfig: Sendable {
             var line: Int?
             if let yaml = error as? YamlError {
                 switch yaml {
-                case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): line = mark.line
+                case .scanner(_, _, let mark, _), .parser(_, _, let mark, _),
+                    .composer(_, _, let mark, _):
+                    line = mark.line
                 default: break
                 }
             }
-            let first = String(describing: error).split(separator: "\n").first.map(String.init) ?? ""
+            let first =
+                String(describing: error).split(separator: "\n").first.map(String.init) ?? ""
             return failClosed("config is not valid YAML: \(first)", line: line)
         }
         guard let root else { return config }
@@ -96,7 +107,11 @@ public struct WorkspaceConfig: Sendable {
             case "ignore":
                 if let list = value.sequence {
                     for item in list {
-                        if let s = item.string, !s.isEmpty { config.ignore.append(Glob(s)) } else { report("ignore entries must be glob strings", item) }
+                        if let s = item.string, !s.isEmpty {
+                            config.ignore.append(Glob(s))
+                        } else {
+                            report("ignore entries must be glob strings", item)
+                        }
                     }
                 } else if let s = value.string {
                     config.ignore.append(Glob(s))
@@ -104,46 +119,89 @@ public struct WorkspaceConfig: Sendable {
                     report("'ignore' must be a list of globs", value)
                 }
             case "limits":
-                guard let limits = value.mapping else { report("'limits' must be a mapping", value); continue }
+                guard let limits = value.mapping else {
+                    report("'limits' must be a mapping", value)
+                    continue
+                }
                 for (k, v) in limits {
                     switch k.string ?? "" {
                     case "index_max_bytes":
-                        if let n = v.int, n > 0 { config.indexMaxBytes = n } else { report("'limits.index_max_bytes' must be a positive integer", v) }
+                        if let n = v.int, n > 0 {
+                            config.indexMaxBytes = n
+                        } else {
+                            report("'limits.index_max_bytes' must be a positive integer", v)
+                        }
                     case "read_window_lines":
-                        if let n = v.int, n > 0 { config.readWindow.lines = n } else { report("'limits.read_window_lines' must be a positive integer", v) }
+                        if let n = v.int, n > 0 {
+                            config.readWindow.lines = n
+                        } else {
+                            report("'limits.read_window_lines' must be a positive integer", v)
+                        }
                     case "read_window_bytes":
-                        if let n = v.int, n > 0 { config.readWindow.bytes = n } else { report("'limits.read_window_bytes' must be a positive integer", v) }
+                        if let n = v.int, n > 0 {
+                            config.readWindow.bytes = n
+                        } else {
+                            report("'limits.read_window_bytes' must be a positive integer", v)
+                        }
                     case "read_max_bytes":
-                        if let n = v.int, n > 0 { config.readMaxBytes = n } else { report("'limits.read_max_bytes' must be a positive integer", v) }
+                        if let n = v.int, n > 0 {
+                            config.readMaxBytes = n
+                        } else {
+                            report("'limits.read_max_bytes' must be a positive integer", v)
+                        }
                     case "write_max_bytes":
-                        if let n = v.int, n > 0 { config.writeMaxBytes = n } else { report("'limits.write_max_bytes' must be a positive integer", v) }
+                        if let n = v.int, n > 0 {
+                            config.writeMaxBytes = n
+                        } else {
+                            report("'limits.write_max_bytes' must be a positive integer", v)
+                        }
                     default:
                         report("unknown setting 'limits.\(k.string ?? "")'", k)
                     }
                 }
             case "protected":
                 let items = value.sequence.map(Array.init) ?? (value.string != nil ? [value] : [])
-                if items.isEmpty && value.sequence == nil { report("'protected' must be a list of globs", value) }
+                if items.isEmpty && value.sequence == nil {
+                    report("'protected' must be a list of globs", value)
+                }
                 for item in items {
-                    if let s = item.string, !s.isEmpty { protected.append(s) } else { report("protected entries must be glob strings", item) }
+                    if let s = item.string, !s.isEmpty {
+                        protected.append(s)
+                    } else {
+                        report("protected entries must be glob strings", item)
+                    }
                 }
             case "policy":
-                guard let entries = value.mapping else { report("'policy' must map globs to write, append, ask, read or deny", value); continue }
+                guard let entries = value.mapping else {
+                    report("'policy' must map globs to write, append, ask, read or deny", value)
+                    continue
+                }
                 for (k, v) in entries {
-                    guard let glob = k.string, !glob.isEmpty, let rule = v.string.flatMap(AccessRule.init(rawValue:)) else {
+                    guard let glob = k.string, !glob.isEmpty,
+                        let rule = v.string.flatMap(AccessRule.init(rawValue:))
+                    else {
                         // Fails closed for its paths: denied to the agent until fixed.
                         if let glob = k.string, !glob.isEmpty { rules.append((glob, .deny)) }
-                        report("policy '\(k.string ?? "")' must be one of write, append, ask, read, deny (denied to the agent until it is fixed)", v)
+                        report(
+                            "policy '\(k.string ?? "")' must be one of write, append, ask, read, deny (denied to the agent until it is fixed)",
+                            v)
                         continue
                     }
                     rules.append((glob, rule))
                 }
             case "context":
-                guard let entries = value.mapping else { report("'context' must be a mapping (max_bytes: 16384)", value); continue }
+                guard let entries = value.mapping else {
+                    report("'context' must be a mapping (max_bytes: 16384)", value)
+                    continue
+                }
                 for (k, v) in entries {
                     switch k.string ?? "" {
                     case "max_bytes":
-                        if let n = v.int, n > 0 { config.contextMaxBytes = n } else { report("'context.max_bytes' must be a positive integer", v) }
+                        if let n = v.int, n > 0 {
+                            config.contextMaxBytes = n
+                        } else {
+                            report("'context.max_bytes' must be a positive integer", v)
+                        }
                     default:
                         report("unknown setting 'context.\(k.string ?? "")'", k)
                     }
@@ -153,14 +211,20 @@ public struct WorkspaceConfig: Sendable {
                 agent.parse(value) { message, node in report(message, node) }
                 config.agent = agent
             case "stamp_existing_files":
-                if let b = value.bool { config.stampExistingFiles = b } else { report("'stamp_existing_files' must be true or false", value) }
+                if let b = value.bool {
+                    config.stampExistingFiles = b
+                } else {
+                    report("'stamp_existing_files' must be true or false", value)
+                }
             default:
                 break  // read by the features that own them
             }
         }
         // A protection or rule that cannot be understood fails closed: dropping it silently
         // would let the agent read what the person meant to protect.
-        if let problem = config.diagnostics.first(where: { ["'protected'", "protected entries", "'policy'"].contains(where: $0.message.hasPrefix) }) {
+        if let problem = config.diagnostics.first(where: {
+            ["'protected'", "protected entries", "'policy'"].contains(where: $0.message.hasPrefix)
+        }) {
             config.diagnostics.removeAll { $0 == problem }
             return failClosed(problem.message, line: problem.line)
         }
@@ -168,4 +232,3 @@ public struct WorkspaceConfig: Sendable {
         return config
     }
 }
-

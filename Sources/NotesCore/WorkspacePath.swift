@@ -7,7 +7,9 @@ public struct WorkspacePath: Hashable, Sendable, CustomStringConvertible, Compar
 
     public var description: String { relative }
 
-    public static func < (lhs: WorkspacePath, rhs: WorkspacePath) -> Bool { lhs.relative < rhs.relative }
+    public static func < (lhs: WorkspacePath, rhs: WorkspacePath) -> Bool {
+        lhs.relative < rhs.relative
+    }
 
     /// Validates `raw` (relative to the workspace root) against `workspace`.
     public init(_ raw: String, in workspace: Workspace) throws(NotesError) {
@@ -19,18 +21,24 @@ public struct WorkspacePath: Hashable, Sendable, CustomStringConvertible, Compar
     /// Lexical normalisation: rejects NUL, absolute paths and `..` that leaves the root.
     public static func normalize(_ raw: String) throws(NotesError) -> String {
         if raw.utf8.contains(0) {
-            throw NotesError(.outsideWorkspace, "path contains a NUL byte", hint: "use a plain workspace-relative path")
+            throw NotesError(
+                .outsideWorkspace, "path contains a NUL byte",
+                hint: "use a plain workspace-relative path")
         }
         if raw.hasPrefix("/") || raw.hasPrefix("~") {
             // The value is not echoed: an absolute host path does not belong in an answer.
-            throw NotesError(.outsideWorkspace, "absolute and home-relative paths are not accepted", hint: "give a path relative to the workspace root, such as Research/topic/notes.md")
+            throw NotesError(
+                .outsideWorkspace, "absolute and home-relative paths are not accepted",
+                hint: "give a path relative to the workspace root, such as Research/topic/notes.md")
         }
         var parts: [Substring] = []
         for part in raw.split(separator: "/", omittingEmptySubsequences: true) {
             if part == "." { continue }
             if part == ".." {
                 if parts.isEmpty {
-                    throw NotesError(.outsideWorkspace, "path '\(raw)' leaves the workspace", hint: "paths must stay inside the workspace root")
+                    throw NotesError(
+                        .outsideWorkspace, "path '\(raw)' leaves the workspace",
+                        hint: "paths must stay inside the workspace root")
                 }
                 parts.removeLast()
                 continue
@@ -38,14 +46,18 @@ public struct WorkspacePath: Hashable, Sendable, CustomStringConvertible, Compar
             // Longer than the file system allows (NAME_MAX): the caller's mistake, not an
             // internal failure (issue 34 item 11).
             if part.utf8.count > 255 {
-                throw NotesError(.invalidArgument, "the name '\(part.prefix(40))…' is \(part.utf8.count) bytes long; file systems allow 255",
-                                 hint: "choose a shorter name")
+                throw NotesError(
+                    .invalidArgument,
+                    "the name '\(part.prefix(40))…' is \(part.utf8.count) bytes long; file systems allow 255",
+                    hint: "choose a shorter name")
             }
             parts.append(part)
         }
         let joined = parts.joined(separator: "/")
         if joined.utf8.count > 4000 {
-            throw NotesError(.invalidArgument, "the path is \(joined.utf8.count) bytes long; the limit is 4000", hint: "choose a shorter path")
+            throw NotesError(
+                .invalidArgument, "the path is \(joined.utf8.count) bytes long; the limit is 4000",
+                hint: "choose a shorter path")
         }
         return joined
     }
@@ -60,11 +72,15 @@ public struct WorkspacePath: Hashable, Sendable, CustomStringConvertible, Compar
         }
         guard let real = FileSystem.realPath(probe) else {
             // A dangling symlink: its target does not exist; refuse to go through it.
-            throw NotesError(.outsideWorkspace, "path '\(relative)' goes through a broken symlink", hint: "use a path to a real file inside the workspace")
+            throw NotesError(
+                .outsideWorkspace, "path '\(relative)' goes through a broken symlink",
+                hint: "use a path to a real file inside the workspace")
         }
         let rootReal = root.isEmpty ? "/" : root
         if !(real == rootReal || real.hasPrefix(rootReal == "/" ? "/" : rootReal + "/")) {
-            throw NotesError(.outsideWorkspace, "path '\(relative)' leads outside the workspace", hint: "symlinks may not point out of the workspace")
+            throw NotesError(
+                .outsideWorkspace, "path '\(relative)' leads outside the workspace",
+                hint: "symlinks may not point out of the workspace")
         }
     }
 }

@@ -10,8 +10,14 @@ import NotesCore
 enum ChatParser {
     static func parse(_ text: String, path: String, fallbackTitle: String) -> ParsedDocument {
         var document = ParsedDocument(title: fallbackTitle)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {
-            document.diagnostics.append(Diagnostic(path: path, code: .malformedChat, message: "chat file is not valid JSON; indexed as text"))
+        guard
+            let object = try? JSONSerialization.jsonObject(
+                with: Data(text.utf8), options: [.fragmentsAllowed])
+        else {
+            document.diagnostics.append(
+                Diagnostic(
+                    path: path, code: .malformedChat,
+                    message: "chat file is not valid JSON; indexed as text"))
             document.sections = TextSectioner.sections(of: text)
             return document
         }
@@ -19,7 +25,9 @@ enum ChatParser {
         if let dict = object as? [String: Any] {
             if let title = dict["title"] as? String, !title.isEmpty { document.title = title }
             messages = dict["messages"] as? [Any] ?? []
-            if let createdBy = (dict["created_by"] as? String).flatMap({ Actor(rawValue: $0) }) { document.provenance.createdBy = createdBy }
+            if let createdBy = (dict["created_by"] as? String).flatMap({ Actor(rawValue: $0) }) {
+                document.provenance.createdBy = createdBy
+            }
             document.provenance.createdAt = dict["created_at"] as? String
         } else {
             messages = object as? [Any] ?? []
@@ -32,7 +40,10 @@ enum ChatParser {
             let body = messageText(message["content"]) + toolCallsText(message["tool_calls"])
             let line = number - 1 < roleLines.count ? roleLines[number - 1] : 1
             guard !body.isEmpty else { continue }
-            document.sections.append(DocumentSection(heading: "\(role) #\(number)", level: 0, line: line, text: body, lineAligned: false))
+            document.sections.append(
+                DocumentSection(
+                    heading: "\(role) #\(number)", level: 0, line: line, text: body,
+                    lineAligned: false))
         }
         return document
     }
@@ -42,10 +53,14 @@ enum ChatParser {
         guard let blocks = content as? [Any] else { return "" }
         var parts: [String] = []
         for case let block as [String: Any] in blocks {
-            if let text = block["text"] as? String { parts.append(text) }
-            else if let inner = block["content"] { parts.append(messageText(inner)) }
-            else if let name = block["name"] as? String {
-                let input = (block["input"]).flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }
+            if let text = block["text"] as? String {
+                parts.append(text)
+            } else if let inner = block["content"] {
+                parts.append(messageText(inner))
+            } else if let name = block["name"] as? String {
+                let input = (block["input"]).flatMap {
+                    try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])
+                }
                 parts.append("\(name) " + (input.map { String(decoding: $0, as: UTF8.self) } ?? ""))
             }
         }
@@ -55,7 +70,9 @@ enum ChatParser {
     private static func toolCallsText(_ calls: Any?) -> String {
         guard let calls = calls as? [[String: Any]] else { return "" }
         let parts = calls.compactMap { call -> String? in
-            guard let function = call["function"] as? [String: Any], let name = function["name"] as? String else { return nil }
+            guard let function = call["function"] as? [String: Any],
+                let name = function["name"] as? String
+            else { return nil }
             return "\(name) \(function["arguments"] as? String ?? "")"
         }
         return parts.isEmpty ? "" : "\n" + parts.joined(separator: "\n")
@@ -69,8 +86,11 @@ enum ChatParser {
         var line = 1
         var i = 0
         while i < bytes.count {
-            if bytes[i] == 0x0A { line += 1 }
-            else if bytes[i] == needle[0], i + needle.count <= bytes.count, Array(bytes[i..<(i + needle.count)]) == needle {
+            if bytes[i] == 0x0A {
+                line += 1
+            } else if bytes[i] == needle[0], i + needle.count <= bytes.count,
+                Array(bytes[i..<(i + needle.count)]) == needle
+            {
                 result.append(line)
                 i += needle.count
                 continue

@@ -17,7 +17,9 @@ public struct DecodedText: Sendable {
     /// Decodes `bytes` of the file at `path`.
     public static func decode(_ bytes: [UInt8], path: String) throws(Refusal) -> DecodedText {
         var start = 0
-        if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
+        if bytes.count >= 2,
+            (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF)
+        {
             throw .utf16
         }
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
@@ -31,7 +33,12 @@ public struct DecodedText: Sendable {
         let line = firstInvalidLine(body)
         return DecodedText(
             text: text,
-            diagnostics: [Diagnostic(path: path, code: .invalidUTF8, message: "file is not valid UTF-8; invalid bytes were indexed as U+FFFD", line: line)])
+            diagnostics: [
+                Diagnostic(
+                    path: path, code: .invalidUTF8,
+                    message: "file is not valid UTF-8; invalid bytes were indexed as U+FFFD",
+                    line: line)
+            ])
     }
 
     private static func firstInvalidLine(_ bytes: ArraySlice<UInt8>) -> Int {

@@ -14,14 +14,18 @@ public enum DocumentParser {
     static func foreignDate(_ frontMatter: FrontMatter, _ key: String) -> String? {
         guard case .scalar(let raw)? = frontMatter[key] else { return nil }
         let text = raw  // YAML scalars come trimmed
-        if text.count >= 9 && text.count <= 13, text.allSatisfy(\.isASCII), let number = Double(text), number > 0 {
+        if text.count >= 9 && text.count <= 13, text.allSatisfy(\.isASCII),
+            let number = Double(text), number > 0
+        {
             return Timestamp.format(text.count >= 12 ? number / 1000 : number)
         }
         return Timestamp.parse(text) != nil ? text : nil
     }
 
     /// Parses the file at workspace-relative `path`.
-    public static func parse(path: String, bytes original: [UInt8]) -> (document: ParsedDocument?, diagnostics: [Diagnostic]) {
+    public static func parse(path: String, bytes original: [UInt8]) -> (
+        document: ParsedDocument?, diagnostics: [Diagnostic]
+    ) {
         let format = FileFormat(path: path)
         guard format.isIndexed else { return (nil, []) }
         let bytes = loneCarriageReturnsAsNewlines(original)
@@ -29,15 +33,30 @@ public enum DocumentParser {
         do {
             decoded = try DecodedText.decode(bytes, path: path)
         } catch .binary {
-            return (nil, [Diagnostic(path: path, code: .binary, message: "file looks binary (NUL bytes); listed but not indexed")])
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        path: path, code: .binary,
+                        message: "file looks binary (NUL bytes); listed but not indexed")
+                ]
+            )
         } catch {
-            return (nil, [Diagnostic(path: path, code: .unsupportedEncoding, message: "file is UTF-16; only UTF-8 is indexed")])
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        path: path, code: .unsupportedEncoding,
+                        message: "file is UTF-16; only UTF-8 is indexed")
+                ]
+            )
         }
         var document: ParsedDocument
         switch format {
         case .markdown: document = parseMarkdown(path: path, bytes: bytes, text: decoded.text)
         case .text: document = parseText(path: path, text: decoded.text)
-        case .chat: document = ChatParser.parse(decoded.text, path: path, fallbackTitle: fileTitle(path))
+        case .chat:
+            document = ChatParser.parse(decoded.text, path: path, fallbackTitle: fileTitle(path))
         case .other: return (nil, [])
         }
         document.diagnostics = decoded.diagnostics + document.diagnostics
@@ -64,12 +83,15 @@ public enum DocumentParser {
     /// The file name without its extension: the title of last resort.
     public static func fileTitle(_ path: String) -> String {
         let name = path.lastPathSegment
-        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return String(name) }
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else {
+            return String(name)
+        }
         return String(name[..<dot])
     }
 
     static func parseText(path: String, text: String) -> ParsedDocument {
-        var document = ParsedDocument(title: TextSectioner.declaredTitle(in: text) ?? fileTitle(path))
+        var document = ParsedDocument(
+            title: TextSectioner.declaredTitle(in: text) ?? fileTitle(path))
         document.sections = TextSectioner.sections(of: text)
         return document
     }
@@ -82,7 +104,11 @@ public enum DocumentParser {
         case .none:
             break
         case .unterminated:
-            document.diagnostics.append(Diagnostic(path: path, code: .unterminatedFrontMatter, message: "front matter has no closing '---'; the whole file is indexed as text", line: 1))
+            document.diagnostics.append(
+                Diagnostic(
+                    path: path, code: .unterminatedFrontMatter,
+                    message: "front matter has no closing '---'; the whole file is indexed as text",
+                    line: 1))
         case .present(let block):
             do {
                 let frontMatter = try FrontMatter.parse(bytes[block.yaml])
@@ -91,9 +117,13 @@ public enum DocumentParser {
                 document.provenance = frontMatter.provenance
                 // Other tools' dates (Dendron's and Obsidian plugins' `created` / `updated`,
                 // epoch milliseconds or dates) date the note when notes's own keys are absent.
-                if document.provenance.createdAt == nil { document.provenance.createdAt = Self.foreignDate(frontMatter, "created") }
+                if document.provenance.createdAt == nil {
+                    document.provenance.createdAt = Self.foreignDate(frontMatter, "created")
+                }
                 if document.provenance.lastModifiedAt == nil {
-                    document.provenance.lastModifiedAt = Self.foreignDate(frontMatter, "updated") ?? Self.foreignDate(frontMatter, "modified")
+                    document.provenance.lastModifiedAt =
+                        Self.foreignDate(frontMatter, "updated")
+                        ?? Self.foreignDate(frontMatter, "modified")
                 }
                 document.tags = frontMatter.tags
                 document.aliases = frontMatter.aliases
@@ -104,23 +134,42 @@ public enum DocumentParser {
             } catch {
                 switch error {
                 case .notMapping:
-                    document.diagnostics.append(Diagnostic(path: path, code: .frontMatterNotMapping, message: "front matter is not a YAML mapping; indexed as text", line: 1))
+                    document.diagnostics.append(
+                        Diagnostic(
+                            path: path, code: .frontMatterNotMapping,
+                            message: "front matter is not a YAML mapping; indexed as text", line: 1)
+                    )
                 case .tooComplex(let why):
-                    document.diagnostics.append(Diagnostic(path: path, code: .frontMatterTooComplex, message: "\(why); indexed as text", line: 1))
+                    document.diagnostics.append(
+                        Diagnostic(
+                            path: path, code: .frontMatterTooComplex,
+                            message: "\(why); indexed as text", line: 1))
                 case .invalid(let why, let line):
-                    document.diagnostics.append(Diagnostic(path: path, code: .malformedFrontMatter, message: "front matter is not valid YAML (\(why)); indexed as text", line: line.map { $0 + 1 }))
+                    document.diagnostics.append(
+                        Diagnostic(
+                            path: path, code: .malformedFrontMatter,
+                            message: "front matter is not valid YAML (\(why)); indexed as text",
+                            line: line.map { $0 + 1 }))
                 }
             }
         }
         let outline = MarkdownParser.outline(of: String(body))
-        let hadTitle = document.title != fileTitle(path) || document.metadata.contains { $0.key == "title" }
+        let hadTitle =
+            document.title != fileTitle(path) || document.metadata.contains { $0.key == "title" }
         if !hadTitle, let h1 = outline.headings.first(where: { $0.level == 1 }), !h1.text.isEmpty {
             document.title = h1.text
         }
         var tagKeys = Set(document.tags.map { $0.lowercased() })
-        for tag in outline.tags where tagKeys.insert(tag.lowercased()).inserted { document.tags.append(tag) }
-        document.headings = outline.headings.map { DocumentHeading(level: $0.level, text: $0.text, line: $0.line + lineOffset) }
-        document.links = outline.links.map { DocumentLink(kind: $0.kind, target: $0.target, text: $0.text, line: $0.line + lineOffset) }
+        for tag in outline.tags where tagKeys.insert(tag.lowercased()).inserted {
+            document.tags.append(tag)
+        }
+        document.headings = outline.headings.map {
+            DocumentHeading(level: $0.level, text: $0.text, line: $0.line + lineOffset)
+        }
+        document.links = outline.links.map {
+            DocumentLink(
+                kind: $0.kind, target: $0.target, text: $0.text, line: $0.line + lineOffset)
+        }
         document.sections = markdownSections(outline: outline, lineOffset: lineOffset)
         return document
     }
@@ -132,15 +181,22 @@ public enum DocumentParser {
         let lines = outline.lines
         let firstHeadingLine = outline.headings.first?.line ?? (lines.count + 1)
         let preamble = lines[0..<min(lines.count, firstHeadingLine - 1)]
-        sections += SectionSplitter.split(lines: preamble, firstLine: 1 + lineOffset, heading: "", level: 0, keepEmpty: false)
+        sections += SectionSplitter.split(
+            lines: preamble, firstLine: 1 + lineOffset, heading: "", level: 0, keepEmpty: false)
         for (i, heading) in outline.headings.enumerated() {
             let start = heading.line - 1
-            let end = i + 1 < outline.headings.count ? outline.headings[i + 1].line - 1 : lines.count
+            let end =
+                i + 1 < outline.headings.count ? outline.headings[i + 1].line - 1 : lines.count
             guard start < end, start < lines.count else {
-                sections.append(DocumentSection(heading: heading.text, level: heading.level, line: heading.line + lineOffset, text: "", lineAligned: true))
+                sections.append(
+                    DocumentSection(
+                        heading: heading.text, level: heading.level,
+                        line: heading.line + lineOffset, text: "", lineAligned: true))
                 continue
             }
-            sections += SectionSplitter.split(lines: lines[start..<min(end, lines.count)], firstLine: heading.line + lineOffset, heading: heading.text, level: heading.level, keepEmpty: true)
+            sections += SectionSplitter.split(
+                lines: lines[start..<min(end, lines.count)], firstLine: heading.line + lineOffset,
+                heading: heading.text, level: heading.level, keepEmpty: true)
         }
         return sections
     }

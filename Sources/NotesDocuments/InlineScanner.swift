@@ -16,7 +16,8 @@ enum InlineScanner {
         var index = scalars.startIndex
         while index < scalars.endIndex {
             let scalar = scalars[index]
-            guard scalar == "#", previous.map({ $0.properties.isWhitespace || $0 == "(" }) ?? true else {
+            guard scalar == "#", previous.map({ $0.properties.isWhitespace || $0 == "(" }) ?? true
+            else {
                 previous = scalar
                 index = scalars.index(after: index)
                 continue
@@ -41,13 +42,16 @@ enum InlineScanner {
     }
 
     private static func isTagScalar(_ s: Unicode.Scalar) -> Bool {
-        s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "-" || s == "/" || s == "."
+        s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "-"
+            || s == "/" || s == "."
     }
 
     /// `[[target]]` and `[[target|alias]]` on one line, with the line offset in the block.
     static func wikilinks(in text: String) -> [(target: String, alias: String?, lineOffset: Int)] {
         guard text.containsByte(UInt8(ascii: "[")) else { return [] }
-        let open = UInt8(ascii: "["), close = UInt8(ascii: "]"), newline = UInt8(0x0A)
+        let open = UInt8(ascii: "[")
+        let close = UInt8(ascii: "]")
+        let newline = UInt8(0x0A)
         var result: [(String, String?, Int)] = []
         var text = text
         text.withUTF8 { bytes in
@@ -56,23 +60,33 @@ enum InlineScanner {
             while index + 1 < bytes.count {
                 let byte = bytes[index]
                 if byte == newline { lineOffset += 1 }
-                guard byte == open, bytes[index + 1] == open else { index += 1; continue }
+                guard byte == open, bytes[index + 1] == open else {
+                    index += 1
+                    continue
+                }
                 // The first "]]" after the opening; a link never spans lines or holds "[".
                 var end = index + 2
                 var innerLines = 0
                 var plain = true
                 while end + 1 < bytes.count, !(bytes[end] == close && bytes[end + 1] == close) {
-                    if bytes[end] == newline { innerLines += 1; plain = false }
+                    if bytes[end] == newline {
+                        innerLines += 1
+                        plain = false
+                    }
                     if bytes[end] == open { plain = false }
                     end += 1
                 }
                 guard end + 1 < bytes.count else { break }
                 if plain {
-                    let inner = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 2)..<end]), as: UTF8.self)
+                    let inner = String(
+                        decoding: UnsafeBufferPointer(rebasing: bytes[(index + 2)..<end]),
+                        as: UTF8.self)
                     let bar = inner.utf8.firstIndex(of: UInt8(ascii: "|"))
                     let target = inner[..<(bar ?? inner.endIndex)].trimmingBlanks()
                     let alias = bar.map { inner[inner.utf8.index(after: $0)...].trimmingBlanks() }
-                    if !target.isEmpty { result.append((target, alias.flatMap { $0.isEmpty ? nil : $0 }, lineOffset)) }
+                    if !target.isEmpty {
+                        result.append((target, alias.flatMap { $0.isEmpty ? nil : $0 }, lineOffset))
+                    }
                     index = end + 2
                 } else {
                     lineOffset += innerLines
@@ -95,13 +109,26 @@ enum HTMLText {
         while i < scalars.count {
             let s = scalars[i]
             if inComment {
-                if s == "-", i + 2 < scalars.count, scalars[i + 1] == "-", scalars[i + 2] == ">" { inComment = false; i += 3; continue }
+                if s == "-", i + 2 < scalars.count, scalars[i + 1] == "-", scalars[i + 2] == ">" {
+                    inComment = false
+                    i += 3
+                    continue
+                }
                 if s == "\n" { out.unicodeScalars.append(s) }
             } else if inTag {
-                if s == ">" { inTag = false; out += " " }
+                if s == ">" {
+                    inTag = false
+                    out += " "
+                }
                 if s == "\n" { out.unicodeScalars.append(s) }
             } else if s == "<" {
-                if i + 3 < scalars.count, scalars[i + 1] == "!", scalars[i + 2] == "-", scalars[i + 3] == "-" { inComment = true; i += 4; continue }
+                if i + 3 < scalars.count, scalars[i + 1] == "!", scalars[i + 2] == "-",
+                    scalars[i + 3] == "-"
+                {
+                    inComment = true
+                    i += 4
+                    continue
+                }
                 inTag = true
             } else {
                 out.unicodeScalars.append(s)

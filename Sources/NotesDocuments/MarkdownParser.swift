@@ -20,11 +20,15 @@ enum MarkdownParser {
         let lineCount = body.countByte(0x0A) + 1
         var outline = MarkdownOutline(lines: Array(repeating: "", count: lineCount))
         var utf8 = Array(body.utf8)
-        guard let document = utf8.withUnsafeMutableBufferPointer({ buffer -> OpaquePointer? in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
-                notes_markdown_parse($0, buffer.count, CMARK_OPT_DEFAULT)
-            }
-        }) else { return outline }
+        guard
+            let document = utf8.withUnsafeMutableBufferPointer({ buffer -> OpaquePointer? in
+                buffer.baseAddress!.withMemoryRebound(
+                    to: CChar.self, capacity: max(buffer.count, 1)
+                ) {
+                    notes_markdown_parse($0, buffer.count, CMARK_OPT_DEFAULT)
+                }
+            })
+        else { return outline }
         // Everything cmark made (nodes, their strings, the iterator) goes at once here.
         defer { notes_markdown_release(document) }
         let source = CodeSpanSource(bytes: utf8)
@@ -39,16 +43,22 @@ enum MarkdownParser {
         /// Adds `piece` to line `index` (0-based); false when the body has no such line.
         func put(_ piece: some StringProtocol, at index: Int) -> Bool {
             guard index >= 0 && index < outline.lines.count else { return false }
-            if outline.lines[index].isEmpty { outline.lines[index] = String(piece) } else { outline.lines[index] += " " + piece }
+            if outline.lines[index].isEmpty {
+                outline.lines[index] = String(piece)
+            } else {
+                outline.lines[index] += " " + piece
+            }
             return true
         }
 
         func place(_ text: String, at line: Int) {
-            if !text.containsByte(0x0A) && !text.containsByte(0x0D) {  // one line (most paragraphs): no split
+            // one line (most paragraphs): no split
+            if !text.containsByte(0x0A) && !text.containsByte(0x0D) {
                 _ = put(text, at: line - 1)
                 return
             }
-            for (offset, piece) in text.lines().enumerated() where !put(piece, at: line - 1 + offset) { break }
+            for (offset, piece) in text.lines().enumerated()
+            where !put(piece, at: line - 1 + offset) { break }
         }
 
         while true {
@@ -60,24 +70,38 @@ enum MarkdownParser {
             switch type {
             case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING:
                 if entering {
-                    let level = type == CMARK_NODE_HEADING ? Int(cmark_node_get_heading_level(node)) : 0
-                    block = InlineCollector(line: Int(cmark_node_get_start_line(node)), headingLevel: level)
-                    if type == CMARK_NODE_PARAGRAPH, cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
-                        block?.paragraph = (Int(cmark_node_get_start_line(node)), Int(cmark_node_get_start_column(node)),
-                                            Int(cmark_node_get_end_line(node)))
+                    let level =
+                        type == CMARK_NODE_HEADING ? Int(cmark_node_get_heading_level(node)) : 0
+                    block = InlineCollector(
+                        line: Int(cmark_node_get_start_line(node)), headingLevel: level)
+                    if type == CMARK_NODE_PARAGRAPH,
+                        cmark_node_get_end_line(node) > cmark_node_get_start_line(node)
+                    {
+                        block?.paragraph = (
+                            Int(cmark_node_get_start_line(node)),
+                            Int(cmark_node_get_start_column(node)),
+                            Int(cmark_node_get_end_line(node))
+                        )
                     }
                 } else if let done = block {
                     let text = done.text
                     let scanText = done.codeSpans.isEmpty ? text : done.scanText
-                    for tag in InlineScanner.tags(in: scanText) where tagSet.insert(tag.lowercased()).inserted {
+                    for tag in InlineScanner.tags(in: scanText)
+                    where tagSet.insert(tag.lowercased()).inserted {
                         outline.tags.append(tag)
                     }
                     for wiki in InlineScanner.wikilinks(in: scanText) {
-                        outline.links.append(DocumentLink(kind: .wiki, target: wiki.target, text: wiki.alias ?? wiki.target, line: done.line + wiki.lineOffset))
+                        outline.links.append(
+                            DocumentLink(
+                                kind: .wiki, target: wiki.target, text: wiki.alias ?? wiki.target,
+                                line: done.line + wiki.lineOffset))
                     }
                     if done.headingLevel > 0 {
-                        let heading = text.lines().map { $0.trimmingBlanks() }.joined(separator: " ")
-                        outline.headings.append(DocumentHeading(level: done.headingLevel, text: heading, line: done.line))
+                        let heading = text.lines().map { $0.trimmingBlanks() }.joined(
+                            separator: " ")
+                        outline.headings.append(
+                            DocumentHeading(
+                                level: done.headingLevel, text: heading, line: done.line))
                     } else {
                         place(text, at: done.line)
                     }
@@ -105,9 +129,13 @@ enum MarkdownParser {
                     let url = cmark_node_get_url(node).map { String(cString: $0) } ?? ""
                     openLinks.append((url, current.bytes.count, current.newlines))
                 } else if let open = openLinks.popLast() {
-                    let text = current.text(from: min(open.textStart, current.bytes.count)).replacingNewlines()
+                    let text = current.text(from: min(open.textStart, current.bytes.count))
+                        .replacingNewlines()
                     if !open.url.isEmpty {
-                        outline.links.append(DocumentLink(kind: .markdown, target: open.url, text: text, line: current.line + open.newlinesBefore))
+                        outline.links.append(
+                            DocumentLink(
+                                kind: .markdown, target: open.url, text: text,
+                                line: current.line + open.newlinesBefore))
                     }
                 }
             case CMARK_NODE_CODE_BLOCK:
@@ -135,8 +163,12 @@ enum MarkdownParser {
     /// A node's literal in place (valid until the document is released; cmark has already
     /// replaced any invalid UTF-8).
     private static func literalBytes(_ node: OpaquePointer) -> UnsafeBufferPointer<UInt8> {
-        guard let literal = cmark_node_get_literal(node) else { return UnsafeBufferPointer(start: nil, count: 0) }
-        return UnsafeBufferPointer(start: UnsafeRawPointer(literal).assumingMemoryBound(to: UInt8.self), count: strlen(literal))
+        guard let literal = cmark_node_get_literal(node) else {
+            return UnsafeBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeBufferPointer(
+            start: UnsafeRawPointer(literal).assumingMemoryBound(to: UInt8.self),
+            count: strlen(literal))
     }
 }
 
@@ -186,7 +218,7 @@ private struct InlineCollector {
     /// Without a `#` or `[` nothing is found either way, and the text is returned as is.
     var scanText: String {
         guard !codeSpans.isEmpty,
-              bytes.contains(where: { $0 == 0x23 || $0 == 0x5B })
+            bytes.contains(where: { $0 == 0x23 || $0 == 0x5B })
         else { return text }
         var blanked = bytes
         blanked.withUnsafeMutableBufferPointer { out in
@@ -199,10 +231,12 @@ private struct InlineCollector {
 
     /// The line breaks cmark folded inside this code span (see ``CodeSpanSource``); the
     /// paragraph's source is looked at only once it has a code span.
-    mutating func lineBreaks(inCode code: UnsafeBufferPointer<UInt8>, source: CodeSpanSource) -> Int {
+    mutating func lineBreaks(inCode code: UnsafeBufferPointer<UInt8>, source: CodeSpanSource) -> Int
+    {
         if let lines = paragraph {
             paragraph = nil
-            codeSearch = source.paragraph(startLine: lines.start, startColumn: lines.column, endLine: lines.end)
+            codeSearch = source.paragraph(
+                startLine: lines.start, startColumn: lines.column, endLine: lines.end)
         }
         return source.lineBreaks(inSpan: code, searching: &codeSearch)
     }
@@ -274,21 +308,34 @@ final class CodeSpanSource {
         while i < range.upperBound {
             budget -= 1
             if budget < 0 { break }
-            if bytes[i] == UInt8(ascii: "\\") { i += 2; continue }  // an escaped character never opens a span
-            guard bytes[i] == backtick else { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "\\") {
+                i += 2
+                continue
+            }  // an escaped character never opens a span
+            guard bytes[i] == backtick else {
+                i += 1
+                continue
+            }
             var opening = 0
-            while i < range.upperBound && bytes[i] == backtick { opening += 1; i += 1 }
+            while i < range.upperBound && bytes[i] == backtick {
+                opening += 1
+                i += 1
+            }
             // The span closes at the next run of exactly as many backticks.
             var j = i
             while j < range.upperBound {
                 budget -= 1
                 if budget < 0 { break }
-                guard bytes[j] == backtick else { j += 1; continue }
+                guard bytes[j] == backtick else {
+                    j += 1
+                    continue
+                }
                 let runStart = j
                 while j < range.upperBound && bytes[j] == backtick { j += 1 }
                 guard j - runStart == opening else { continue }
                 let content = bytes[i..<runStart]
-                search = j < range.upperBound ? Search(range: j..<range.upperBound, budget: budget) : nil
+                search =
+                    j < range.upperBound ? Search(range: j..<range.upperBound, budget: budget) : nil
                 guard Self.normalised(content).elementsEqual(literal) else {
                     search = nil
                     return 0
@@ -310,7 +357,10 @@ final class CodeSpanSource {
         var i = content.startIndex
         while i < content.endIndex {
             let b = content[i]
-            if b == 0x0D, i + 1 < content.endIndex, content[i + 1] == 0x0A { i += 1; continue }
+            if b == 0x0D, i + 1 < content.endIndex, content[i + 1] == 0x0A {
+                i += 1
+                continue
+            }
             if b == 0x0A {
                 out.append(0x20)
                 i += 1
@@ -320,7 +370,8 @@ final class CodeSpanSource {
             out.append(b)
             i += 1
         }
-        if out.count >= 2, out.first == 0x20, out.last == 0x20, out.contains(where: { $0 != 0x20 }) {
+        if out.count >= 2, out.first == 0x20, out.last == 0x20, out.contains(where: { $0 != 0x20 })
+        {
             out.removeFirst()
             out.removeLast()
         }

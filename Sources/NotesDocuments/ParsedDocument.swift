@@ -18,7 +18,10 @@ public struct DocumentSection: Hashable, Sendable {
     /// so the heading is searchable only through the first chunk).
     public var isContinuation: Bool
 
-    public init(heading: String, level: Int, line: Int, text: String, lineAligned: Bool, isContinuation: Bool = false) {
+    public init(
+        heading: String, level: Int, line: Int, text: String, lineAligned: Bool,
+        isContinuation: Bool = false
+    ) {
         self.heading = heading
         self.level = level
         self.line = line

@@ -11,7 +11,9 @@ enum SectionSplitter {
 
     /// Splits `lines` (line k is file line `firstLine + k`) into chunks titled `heading`.
     /// Chunks with no visible text are dropped unless `keepEmpty`.
-    static func split(lines: ArraySlice<String>, firstLine: Int, heading: String, level: Int, keepEmpty: Bool) -> [DocumentSection] {
+    static func split(
+        lines: ArraySlice<String>, firstLine: Int, heading: String, level: Int, keepEmpty: Bool
+    ) -> [DocumentSection] {
         var sections: [DocumentSection] = []
         var chunkStart = lines.startIndex
         var bytes = 0
@@ -20,8 +22,11 @@ enum SectionSplitter {
             guard end > chunkStart else { return }
             if hasText || (keepEmpty && sections.isEmpty) {
                 let text = joinLines(lines[chunkStart..<end])
-                sections.append(DocumentSection(heading: heading, level: level, line: firstLine + (chunkStart - lines.startIndex), text: text,
-                                                lineAligned: true, isContinuation: chunkStart != lines.startIndex))
+                sections.append(
+                    DocumentSection(
+                        heading: heading, level: level,
+                        line: firstLine + (chunkStart - lines.startIndex), text: text,
+                        lineAligned: true, isContinuation: chunkStart != lines.startIndex))
             }
             chunkStart = end
             bytes = 0
@@ -36,7 +41,9 @@ enum SectionSplitter {
         }
         flush(upTo: lines.endIndex)
         if sections.isEmpty && keepEmpty {
-            sections.append(DocumentSection(heading: heading, level: level, line: firstLine, text: "", lineAligned: true))
+            sections.append(
+                DocumentSection(
+                    heading: heading, level: level, line: firstLine, text: "", lineAligned: true))
         }
         return sections
     }
@@ -50,7 +57,10 @@ enum SectionSplitter {
         return String(unsafeUninitializedCapacity: capacity) { buffer in
             var at = 0
             for index in lines.indices {
-                if index != lines.startIndex { buffer[at] = 0x0A; at += 1 }
+                if index != lines.startIndex {
+                    buffer[at] = 0x0A
+                    at += 1
+                }
                 let line = lines[index].utf8
                 if let copied = line.withContiguousStorageIfAvailable({ bytes -> Int in
                     guard let base = bytes.baseAddress else { return 0 }
@@ -59,7 +69,10 @@ enum SectionSplitter {
                 }) {
                     at += copied
                 } else {
-                    for byte in line { buffer[at] = byte; at += 1 }
+                    for byte in line {
+                        buffer[at] = byte
+                        at += 1
+                    }
                 }
             }
             return at
@@ -72,7 +85,8 @@ enum SectionSplitter {
 enum TextSectioner {
     private static let chapterWords: Set<String> = [
         "chapter", "book", "part", "volume", "act", "scene", "stave", "canto", "letter",
-        "prologue", "epilogue", "preface", "introduction", "etymology", "extracts", "appendix", "contents",
+        "prologue", "epilogue", "preface", "introduction", "etymology", "extracts", "appendix",
+        "contents",
     ]
 
     /// Whether `line` reads like a chapter title: short, after a blank line, starting with
@@ -101,15 +115,20 @@ enum TextSectioner {
         var titlesInSection = Set<String>()
         func close(at end: Int) {
             let title = chapterLinesInSection >= 3 ? "Contents" : heading
-            sections += SectionSplitter.split(lines: lines[start..<end], firstLine: firstLine + start, heading: title, level: 0, keepEmpty: false)
+            sections += SectionSplitter.split(
+                lines: lines[start..<end], firstLine: firstLine + start, heading: title, level: 0,
+                keepEmpty: false)
         }
         for (index, line) in lines.enumerated() {
             let blank = line.allSatisfy { $0 == " " || $0 == "\t" }
-            let nextBlank = index + 1 >= lines.count || lines[index + 1].allSatisfy { $0 == " " || $0 == "\t" }
+            let nextBlank =
+                index + 1 >= lines.count || lines[index + 1].allSatisfy { $0 == " " || $0 == "\t" }
             if previousBlank && nextBlank && !blank && isChapterLine(Substring(line)) {
-                let title = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+                let title = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(
+                    separator: " ")
                 // A chapter line coming round again is where the book itself starts.
-                if !heading.isEmpty && textSinceChapterLine < 3 && !titlesInSection.contains(title) {
+                if !heading.isEmpty && textSinceChapterLine < 3 && !titlesInSection.contains(title)
+                {
                     chapterLinesInSection += 1
                     titlesInSection.insert(title)
                 } else {
@@ -129,7 +148,9 @@ enum TextSectioner {
         close(at: lines.count)
         // Blank out title lines inside bodies so that a section's text is only its content.
         for i in sections.indices where !sections[i].heading.isEmpty {
-            if let newline = sections[i].text.firstIndex(of: "\n"), isChapterLine(sections[i].text[..<newline]) {
+            if let newline = sections[i].text.firstIndex(of: "\n"),
+                isChapterLine(sections[i].text[..<newline])
+            {
                 sections[i].text = String(sections[i].text[newline...])
             } else if isChapterLine(Substring(sections[i].text)) {
                 sections[i].text = ""

@@ -48,27 +48,40 @@ public final class EmbeddingModel: @unchecked Sendable {
         try BLAS.load()
         let config = try BERTConfig(file: directory.appendingPathComponent("config.json"))
         self.config = config
-        self.tokenizer = try WordPieceTokenizer(vocabularyFile: directory.appendingPathComponent("vocab.txt"), lowercase: config.lowercase)
+        self.tokenizer = try WordPieceTokenizer(
+            vocabularyFile: directory.appendingPathComponent("vocab.txt"),
+            lowercase: config.lowercase)
         guard tokenizer.pieceCount <= config.vocabSize else {
-            throw EmbeddingError("vocab.txt has \(tokenizer.pieceCount) pieces but config.json says \(config.vocabSize)", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "vocab.txt has \(tokenizer.pieceCount) pieces but config.json says \(config.vocabSize)",
+                hint: "reinstall the model: `notes model install`")
         }
         let tensors = try SafeTensors(url: directory.appendingPathComponent("model.safetensors"))
         self.tensors = tensors
         self.dimensions = config.hidden
         self.maxTokens = min(maxTokens ?? 256, config.maxPositions)
         self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
-        self.identifier = ModelLocation.identifier(name: ModelLocation.modelName, config: config.bytes, tensorHeader: tensors.headerBytes)
+        self.identifier = ModelLocation.identifier(
+            name: ModelLocation.modelName, config: config.bytes, tensorHeader: tensors.headerBytes)
 
         let h = config.hidden
         // Checkpoints saved from BertModel name tensors `embeddings.…`; from BertForX, `bert.embeddings.…`.
-        let prefix = tensors.entries["embeddings.word_embeddings.weight"] == nil && tensors.entries["bert.embeddings.word_embeddings.weight"] != nil ? "bert." : ""
-        func t(_ name: String, _ shape: [Int]) throws(EmbeddingError) -> UnsafeBufferPointer<Float> {
+        let prefix =
+            tensors.entries["embeddings.word_embeddings.weight"] == nil
+                && tensors.entries["bert.embeddings.word_embeddings.weight"] != nil ? "bert." : ""
+        func t(_ name: String, _ shape: [Int]) throws(EmbeddingError) -> UnsafeBufferPointer<Float>
+        {
             try tensors.floats(prefix + name, shape: shape)
         }
         wordEmbeddings = try t("embeddings.word_embeddings.weight", [config.vocabSize, h])
-        positionEmbeddings = try t("embeddings.position_embeddings.weight", [config.maxPositions, h])
-        typeEmbedding = UnsafeBufferPointer(rebasing: try t("embeddings.token_type_embeddings.weight", [config.typeVocabSize, h])[0..<h])
-        embeddingNorm = (try t("embeddings.LayerNorm.weight", [h]), try t("embeddings.LayerNorm.bias", [h]))
+        positionEmbeddings = try t(
+            "embeddings.position_embeddings.weight", [config.maxPositions, h])
+        typeEmbedding = UnsafeBufferPointer(
+            rebasing: try t("embeddings.token_type_embeddings.weight", [config.typeVocabSize, h])[
+                0..<h])
+        embeddingNorm = (
+            try t("embeddings.LayerNorm.weight", [h]), try t("embeddings.LayerNorm.bias", [h])
+        )
         var layers: [Layer] = []
         for i in 0..<config.layers {
             let p = "encoder.layer.\(i)."
@@ -81,19 +94,28 @@ public final class EmbeddingModel: @unchecked Sendable {
             let qkv = UnsafeMutableBufferPointer<Float>.allocate(capacity: 3 * h * h)
             let qkvBias = UnsafeMutableBufferPointer<Float>.allocate(capacity: 3 * h)
             for (n, (w, b)) in [(q, qb), (k, kb), (v, vb)].enumerated() {
-                _ = UnsafeMutableBufferPointer(rebasing: qkv[(n * h * h)..<((n + 1) * h * h)]).initialize(from: w)
-                _ = UnsafeMutableBufferPointer(rebasing: qkvBias[(n * h)..<((n + 1) * h)]).initialize(from: b)
+                _ = UnsafeMutableBufferPointer(rebasing: qkv[(n * h * h)..<((n + 1) * h * h)])
+                    .initialize(from: w)
+                _ = UnsafeMutableBufferPointer(rebasing: qkvBias[(n * h)..<((n + 1) * h)])
+                    .initialize(from: b)
             }
-            layers.append(Layer(
-                qkv: UnsafeBufferPointer(qkv), qkvBias: UnsafeBufferPointer(qkvBias),
-                attentionOut: try t(p + "attention.output.dense.weight", [h, h]),
-                attentionOutBias: try t(p + "attention.output.dense.bias", [h]),
-                attentionNorm: (try t(p + "attention.output.LayerNorm.weight", [h]), try t(p + "attention.output.LayerNorm.bias", [h])),
-                intermediate: try t(p + "intermediate.dense.weight", [config.intermediate, h]),
-                intermediateBias: try t(p + "intermediate.dense.bias", [config.intermediate]),
-                output: try t(p + "output.dense.weight", [h, config.intermediate]),
-                outputBias: try t(p + "output.dense.bias", [h]),
-                outputNorm: (try t(p + "output.LayerNorm.weight", [h]), try t(p + "output.LayerNorm.bias", [h]))))
+            layers.append(
+                Layer(
+                    qkv: UnsafeBufferPointer(qkv), qkvBias: UnsafeBufferPointer(qkvBias),
+                    attentionOut: try t(p + "attention.output.dense.weight", [h, h]),
+                    attentionOutBias: try t(p + "attention.output.dense.bias", [h]),
+                    attentionNorm: (
+                        try t(p + "attention.output.LayerNorm.weight", [h]),
+                        try t(p + "attention.output.LayerNorm.bias", [h])
+                    ),
+                    intermediate: try t(p + "intermediate.dense.weight", [config.intermediate, h]),
+                    intermediateBias: try t(p + "intermediate.dense.bias", [config.intermediate]),
+                    output: try t(p + "output.dense.weight", [h, config.intermediate]),
+                    outputBias: try t(p + "output.dense.bias", [h]),
+                    outputNorm: (
+                        try t(p + "output.LayerNorm.weight", [h]),
+                        try t(p + "output.LayerNorm.bias", [h])
+                    )))
         }
         self.layers = layers
     }
@@ -130,10 +152,14 @@ public final class EmbeddingModel: @unchecked Sendable {
         guard !sequences.isEmpty else { return [] }
         for ids in sequences {
             guard !ids.isEmpty, ids.count <= config.maxPositions else {
-                throw EmbeddingError("a text has \(ids.count) tokens; the model takes 1 to \(config.maxPositions)", hint: "cut it with tokenIDs(_:maxTokens:)")
+                throw EmbeddingError(
+                    "a text has \(ids.count) tokens; the model takes 1 to \(config.maxPositions)",
+                    hint: "cut it with tokenIDs(_:maxTokens:)")
             }
             for id in ids where id < 0 || Int(id) >= config.vocabSize {
-                throw EmbeddingError("token id \(id) is outside the vocabulary (0..<\(config.vocabSize))", hint: "use the model's own tokenizer")
+                throw EmbeddingError(
+                    "token id \(id) is outside the vocabulary (0..<\(config.vocabSize))",
+                    hint: "use the model's own tokenizer")
             }
         }
         // Longest first, packed into batches of about `batchTokens` tokens.
@@ -161,8 +187,14 @@ public final class EmbeddingModel: @unchecked Sendable {
         // Each worker writes the rows of its own texts only.
         nonisolated(unsafe) let outputBase = output.baseAddress!
         let work: @Sendable (Int) -> Void = { [self] worker in
-            let maxBatchTokens = stride(from: worker, to: batches.count, by: workers).map { b in batches[b].reduce(0) { $0 + sequences[$1].count } }.max() ?? 0
-            let longest = stride(from: worker, to: batches.count, by: workers).map { b in sequences[batches[b][0]].count }.max() ?? 0
+            let maxBatchTokens =
+                stride(from: worker, to: batches.count, by: workers).map { b in
+                    batches[b].reduce(0) { $0 + sequences[$1].count }
+                }.max() ?? 0
+            let longest =
+                stride(from: worker, to: batches.count, by: workers).map { b in
+                    sequences[batches[b][0]].count
+                }.max() ?? 0
             let scratch = Scratch(tokens: maxBatchTokens, longest: longest, config: config)
             defer { scratch.deallocate() }
             for b in stride(from: worker, to: batches.count, by: workers) {
@@ -176,13 +208,17 @@ public final class EmbeddingModel: @unchecked Sendable {
         } else {
             DispatchQueue.concurrentPerform(iterations: workers, execute: work)
         }
-        return (0..<sequences.count).map { Array(UnsafeBufferPointer(rebasing: output[($0 * d)..<(($0 + 1) * d)])) }
+        return (0..<sequences.count).map {
+            Array(UnsafeBufferPointer(rebasing: output[($0 * d)..<(($0 + 1) * d)]))
+        }
     }
 
     /// One forward pass over sequences packed one after another (no padding: attention is
     /// computed within each sequence's own rows, so none is needed); `emit` gets each
     /// sequence's pooled, normalised vector.
-    private func forward(_ batch: [[Int32]], scratch s: Scratch, emit: (Int, UnsafePointer<Float>) -> Void) {
+    private func forward(
+        _ batch: [[Int32]], scratch s: Scratch, emit: (Int, UnsafePointer<Float>) -> Void
+    ) {
         let h = config.hidden
         let heads = config.heads
         let headSize = h / heads
@@ -195,7 +231,12 @@ public final class EmbeddingModel: @unchecked Sendable {
             offsets.append(start)
             start += ids.count
         }
-        let x = s.hidden, qkv = s.qkv, ctx = s.context, a = s.residual, ff = s.intermediate, scores = s.scores
+        let x = s.hidden
+        let qkv = s.qkv
+        let ctx = s.context
+        let a = s.residual
+        let ff = s.intermediate
+        let scores = s.scores
 
         // Embeddings: word + position + token type 0, then LayerNorm.
         for (n, ids) in batch.enumerated() {
@@ -207,14 +248,18 @@ public final class EmbeddingModel: @unchecked Sendable {
                 for j in 0..<h { row[j] = word[j] + position[j] + type[j] }
             }
         }
-        layerNorm(x, rows: rows, width: h, residual: nil, bias: nil, gamma: embeddingNorm.gamma.baseAddress!, beta: embeddingNorm.beta.baseAddress!, eps: eps, into: x)
+        layerNorm(
+            x, rows: rows, width: h, residual: nil, bias: nil,
+            gamma: embeddingNorm.gamma.baseAddress!, beta: embeddingNorm.beta.baseAddress!,
+            eps: eps, into: x)
 
         let scale = 1 / Float(headSize).squareRoot()
         for layer in layers {
             // Q, K, V for every token at once: [rows × 3h] = X · Wqkvᵀ + b.
             fillRows(qkv, rows: rows, with: layer.qkvBias.baseAddress!, width: 3 * h)
-            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(3 * h), Int32(h),
-                        1, x, Int32(h), layer.qkv.baseAddress!, Int32(h), 1, qkv, Int32(3 * h))
+            copenblas_sgemm(
+                noTrans, trans, Int32(rows), Int32(3 * h), Int32(h),
+                1, x, Int32(h), layer.qkv.baseAddress!, Int32(h), 1, qkv, Int32(3 * h))
             // Attention, per sequence and head, over that sequence's rows only.
             for (n, ids) in batch.enumerated() {
                 let len = ids.count
@@ -223,24 +268,36 @@ public final class EmbeddingModel: @unchecked Sendable {
                     let q = base + head * headSize
                     let k = base + h + head * headSize
                     let v = base + 2 * h + head * headSize
-                    copenblas_sgemm(noTrans, trans, Int32(len), Int32(len), Int32(headSize),
-                                scale, q, Int32(3 * h), k, Int32(3 * h), 0, scores, Int32(len))
+                    copenblas_sgemm(
+                        noTrans, trans, Int32(len), Int32(len), Int32(headSize),
+                        scale, q, Int32(3 * h), k, Int32(3 * h), 0, scores, Int32(len))
                     softmaxRows(scores, rows: len, width: len)
-                    copenblas_sgemm(noTrans, noTrans, Int32(len), Int32(headSize), Int32(len),
-                                1, scores, Int32(len), v, Int32(3 * h), 0, ctx + offsets[n] * h + head * headSize, Int32(h))
+                    copenblas_sgemm(
+                        noTrans, noTrans, Int32(len), Int32(headSize), Int32(len),
+                        1, scores, Int32(len), v, Int32(3 * h), 0,
+                        ctx + offsets[n] * h + head * headSize, Int32(h))
                 }
             }
             // Output projection + residual, LayerNorm.
-            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(h), Int32(h),
-                        1, ctx, Int32(h), layer.attentionOut.baseAddress!, Int32(h), 0, a, Int32(h))
-            layerNorm(a, rows: rows, width: h, residual: x, bias: layer.attentionOutBias.baseAddress!, gamma: layer.attentionNorm.gamma.baseAddress!, beta: layer.attentionNorm.beta.baseAddress!, eps: eps, into: x)
+            copenblas_sgemm(
+                noTrans, trans, Int32(rows), Int32(h), Int32(h),
+                1, ctx, Int32(h), layer.attentionOut.baseAddress!, Int32(h), 0, a, Int32(h))
+            layerNorm(
+                a, rows: rows, width: h, residual: x, bias: layer.attentionOutBias.baseAddress!,
+                gamma: layer.attentionNorm.gamma.baseAddress!,
+                beta: layer.attentionNorm.beta.baseAddress!, eps: eps, into: x)
             // Feed-forward: GELU(X · W1ᵀ + b1) · W2ᵀ + b2 + residual, LayerNorm.
-            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(inter), Int32(h),
-                        1, x, Int32(h), layer.intermediate.baseAddress!, Int32(h), 0, ff, Int32(inter))
+            copenblas_sgemm(
+                noTrans, trans, Int32(rows), Int32(inter), Int32(h),
+                1, x, Int32(h), layer.intermediate.baseAddress!, Int32(h), 0, ff, Int32(inter))
             gelu(ff, rows: rows, width: inter, bias: layer.intermediateBias.baseAddress!)
-            copenblas_sgemm(noTrans, trans, Int32(rows), Int32(h), Int32(inter),
-                        1, ff, Int32(inter), layer.output.baseAddress!, Int32(inter), 0, a, Int32(h))
-            layerNorm(a, rows: rows, width: h, residual: x, bias: layer.outputBias.baseAddress!, gamma: layer.outputNorm.gamma.baseAddress!, beta: layer.outputNorm.beta.baseAddress!, eps: eps, into: x)
+            copenblas_sgemm(
+                noTrans, trans, Int32(rows), Int32(h), Int32(inter),
+                1, ff, Int32(inter), layer.output.baseAddress!, Int32(inter), 0, a, Int32(h))
+            layerNorm(
+                a, rows: rows, width: h, residual: x, bias: layer.outputBias.baseAddress!,
+                gamma: layer.outputNorm.gamma.baseAddress!,
+                beta: layer.outputNorm.beta.baseAddress!, eps: eps, into: x)
         }
 
         // Mean over each sequence's tokens, then L2 normalisation.
@@ -274,7 +331,9 @@ public enum BLAS {
     /// Opens libopenblas once; a one-line error when it is missing.
     public static func load() throws(EmbeddingError) {
         if let problem = copenblas_load() {
-            throw EmbeddingError("OpenBLAS is not available (\(String(cString: problem)))", hint: "install it: `apt-get install libopenblas0` (scripts/setup does)")
+            throw EmbeddingError(
+                "OpenBLAS is not available (\(String(cString: problem)))",
+                hint: "install it: `apt-get install libopenblas0` (scripts/setup does)")
         }
     }
 
@@ -284,14 +343,19 @@ public enum BLAS {
 
 /// Every row of `matrix` set to `row`.
 @inline(__always)
-private func fillRows(_ matrix: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int) {
+private func fillRows(
+    _ matrix: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int
+) {
     for r in 0..<rows { (matrix + r * width).update(from: row, count: width) }
 }
 
 /// `out = LayerNorm(input + bias + residual)` row by row (`out` may be `input` or `residual`).
-private func layerNorm(_ input: UnsafeMutablePointer<Float>, rows: Int, width: Int, residual: UnsafePointer<Float>?,
-                       bias: UnsafePointer<Float>?, gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
-                       into out: UnsafeMutablePointer<Float>) {
+private func layerNorm(
+    _ input: UnsafeMutablePointer<Float>, rows: Int, width: Int, residual: UnsafePointer<Float>?,
+    bias: UnsafePointer<Float>?, gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>,
+    eps: Float,
+    into out: UnsafeMutablePointer<Float>
+) {
     let inverseWidth = 1 / Float(width)
     for r in 0..<rows {
         let row = input + r * width
@@ -302,7 +366,8 @@ private func layerNorm(_ input: UnsafeMutablePointer<Float>, rows: Int, width: I
             for j in 0..<width { row[j] += bias[j] }
         }
         let mean = sum(row, width) * inverseWidth
-        let inverseDeviation = 1 / (squaredDeviations(row, width, from: mean) * inverseWidth + eps).squareRoot()
+        let inverseDeviation =
+            1 / (squaredDeviations(row, width, from: mean) * inverseWidth + eps).squareRoot()
         let target = out + r * width
         for j in 0..<width { target[j] = (row[j] - mean) * inverseDeviation * gamma[j] + beta[j] }
     }
@@ -379,7 +444,9 @@ private func maximum(_ p: UnsafePointer<Float>, _ n: Int) -> Float {
 }
 
 /// GELU of `values + bias` (each row), the erf form BERT uses: x · ½(1 + erf(x/√2)), in place.
-private func gelu(_ values: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>) {
+private func gelu(
+    _ values: UnsafeMutablePointer<Float>, rows: Int, width: Int, bias: UnsafePointer<Float>
+) {
     let inverseRoot2: Float = 0.70710678118654752
     for r in 0..<rows {
         let row = values + r * width
@@ -491,18 +558,25 @@ struct BERTConfig: Sendable {
             throw EmbeddingError("cannot read \(file.path)", hint: "run `notes model install`")
         }
         guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw EmbeddingError("\(name) is not a JSON object", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "\(name) is not a JSON object", hint: "reinstall the model: `notes model install`")
         }
         func int(_ key: String, default value: Int? = nil) throws(EmbeddingError) -> Int {
             if let n = (json[key] as? NSNumber)?.intValue, n > 0 { return n }
             if let value { return value }
-            throw EmbeddingError("\(name) has no positive \(key)", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "\(name) has no positive \(key)", hint: "reinstall the model: `notes model install`"
+            )
         }
         if let type = json["model_type"] as? String, type != "bert" {
-            throw EmbeddingError("\(name) describes a \(type) model; only BERT models are supported", hint: "install all-MiniLM-L6-v2: `notes model install`")
+            throw EmbeddingError(
+                "\(name) describes a \(type) model; only BERT models are supported",
+                hint: "install all-MiniLM-L6-v2: `notes model install`")
         }
         if let act = json["hidden_act"] as? String, act != "gelu" {
-            throw EmbeddingError("\(name): activation \(act) is not supported (gelu only)", hint: "install all-MiniLM-L6-v2: `notes model install`")
+            throw EmbeddingError(
+                "\(name): activation \(act) is not supported (gelu only)",
+                hint: "install all-MiniLM-L6-v2: `notes model install`")
         }
         hidden = try int("hidden_size")
         layers = try int("num_hidden_layers")
@@ -513,13 +587,18 @@ struct BERTConfig: Sendable {
         typeVocabSize = try int("type_vocab_size", default: 2)
         layerNormEps = (json["layer_norm_eps"] as? NSNumber)?.floatValue ?? 1e-12
         guard hidden % heads == 0 else {
-            throw EmbeddingError("\(name): hidden_size \(hidden) is not a multiple of num_attention_heads \(heads)", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "\(name): hidden_size \(hidden) is not a multiple of num_attention_heads \(heads)",
+                hint: "reinstall the model: `notes model install`")
         }
         // Uncased checkpoints; tokenizer_config.json's do_lower_case is checked by the caller.
         lowercase = true
-        if let tokenizerConfig = try? Data(contentsOf: file.deletingLastPathComponent().appendingPathComponent("tokenizer_config.json")),
-           let object = try? JSONSerialization.jsonObject(with: tokenizerConfig) as? [String: Any],
-           let lower = object["do_lower_case"] as? Bool {
+        if let tokenizerConfig = try? Data(
+            contentsOf: file.deletingLastPathComponent().appendingPathComponent(
+                "tokenizer_config.json")),
+            let object = try? JSONSerialization.jsonObject(with: tokenizerConfig) as? [String: Any],
+            let lower = object["do_lower_case"] as? Bool
+        {
             lowercase = lower
         }
         bytes = Array(data)

@@ -18,7 +18,9 @@ public enum ModelLocation {
     public static let installHint = "run `notes model install`"
 
     /// The folder the model is (or would be) in.
-    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    public static func directory(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
         if let dir = environment["NOTES_MODEL_DIR"], !dir.isEmpty {
             return URL(fileURLWithPath: dir, isDirectory: true)
         }
@@ -34,7 +36,9 @@ public enum ModelLocation {
     }
 
     /// The model's folder when every required file is there, else nil.
-    public static func installed(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+    public static func installed(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL? {
         let dir = directory(environment: environment)
         return missingFiles(in: dir).isEmpty ? dir : nil
     }
@@ -44,19 +48,24 @@ public enum ModelLocation {
         requiredFiles.filter { name in
             let path = folder.appendingPathComponent(name).path
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  (attributes[.type] as? FileAttributeType) == .typeRegular,
-                  let size = attributes[.size] as? NSNumber else { return true }
+                (attributes[.type] as? FileAttributeType) == .typeRegular,
+                let size = attributes[.size] as? NSNumber
+            else { return true }
             return size.intValue == 0
         }
     }
 
     /// The installed model, loaded; a one-line error saying how to install it when missing.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment,
-                            threads: Int? = nil) throws(EmbeddingError) -> EmbeddingModel {
+    public static func load(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        threads: Int? = nil
+    ) throws(EmbeddingError) -> EmbeddingModel {
         let dir = directory(environment: environment)
         let missing = missingFiles(in: dir)
         guard missing.isEmpty else {
-            throw EmbeddingError("the embedding model is not installed: \(dir.path) lacks \(missing.joined(separator: ", "))", hint: installHint)
+            throw EmbeddingError(
+                "the embedding model is not installed: \(dir.path) lacks \(missing.joined(separator: ", "))",
+                hint: installHint)
         }
         return try EmbeddingModel(directory: dir, threads: threads)
     }
@@ -73,6 +82,7 @@ public enum ModelLocation {
             }
         }
         let hex = String(hash, radix: 16)
-        return "\(name)@" + String((String(repeating: "0", count: max(0, 16 - hex.count)) + hex).prefix(12))
+        return "\(name)@"
+            + String((String(repeating: "0", count: max(0, 16 - hex.count)) + hex).prefix(12))
     }
 }

@@ -22,14 +22,20 @@ struct PieceTable: Sendable {
     init(text: UnsafeBufferPointer<UInt8>, lines: [Range<Int>]) {
         var capacity = 1
         while capacity < lines.count * 2 { capacity <<= 1 }
-        var bytes: [UInt8] = [], starts: [Int32] = [], lengths: [Int32] = [], continuing: [Bool] = [], ids: [Int32] = []
+        var bytes: [UInt8] = []
+        var starts: [Int32] = []
+        var lengths: [Int32] = []
+        var continuing: [Bool] = []
+        var ids: [Int32] = []
         bytes.reserveCapacity(text.count)
         var slots = [Int32](repeating: 0, count: capacity)
         var longest = 1
         for (line, range) in lines.enumerated() {
             var lower = range.lowerBound
             var isContinuing = false
-            if range.count > 2 && text[lower] == UInt8(ascii: "#") && text[lower + 1] == UInt8(ascii: "#") {
+            if range.count > 2 && text[lower] == UInt8(ascii: "#")
+                && text[lower + 1] == UInt8(ascii: "#")
+            {
                 isContinuing = true
                 lower += 2
             }
@@ -39,7 +45,9 @@ struct PieceTable: Sendable {
             while slots[slot] != 0 {
                 let entry = Int(slots[slot] - 1)
                 if continuing[entry] == isContinuing && lengths[entry] == piece.count
-                    && bytes[Int(starts[entry])..<(Int(starts[entry]) + piece.count)].elementsEqual(piece) {
+                    && bytes[Int(starts[entry])..<(Int(starts[entry]) + piece.count)].elementsEqual(
+                        piece)
+                {
                     duplicate = true
                     break
                 }
@@ -70,7 +78,9 @@ struct PieceTable: Sendable {
         while slots[slot] != 0 {
             let entry = Int(slots[slot] - 1)
             if continuing[entry] == isContinuing && Int(lengths[entry]) == piece.count
-                && bytes[Int(starts[entry])..<(Int(starts[entry]) + piece.count)].elementsEqual(piece) {
+                && bytes[Int(starts[entry])..<(Int(starts[entry]) + piece.count)].elementsEqual(
+                    piece)
+            {
                 return ids[entry]
             }
             slot = (slot + 1) & mask
@@ -85,10 +95,10 @@ struct PieceTable: Sendable {
 
     /// FNV-1a over the bytes, the key space mixed in first.
     private static func hash(_ piece: UnsafeBufferPointer<UInt8>, continuing: Bool) -> Int {
-        var h: UInt64 = continuing ? 0x84222325cbf29ce4 : 0xcbf29ce484222325
+        var h: UInt64 = continuing ? 0x8422_2325_cbf2_9ce4 : 0xcbf2_9ce4_8422_2325
         for byte in piece {
             h ^= UInt64(byte)
-            h &*= 0x100000001b3
+            h &*= 0x100_0000_01b3
         }
         return Int(truncatingIfNeeded: h ^ (h >> 29))
     }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A `.safetensors` file, memory-mapped read-only: an 8-byte little-endian header length,
@@ -41,26 +41,39 @@ public final class SafeTensors: @unchecked Sendable {
         let name = url.lastPathComponent
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw EmbeddingError("cannot open \(url.path): \(String(cString: strerror(errno)))", hint: "run `notes model install`")
+            throw EmbeddingError(
+                "cannot open \(url.path): \(String(cString: strerror(errno)))",
+                hint: "run `notes model install`")
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw EmbeddingError("cannot read \(url.path): \(String(cString: strerror(errno)))", hint: "run `notes model install`")
+            throw EmbeddingError(
+                "cannot read \(url.path): \(String(cString: strerror(errno)))",
+                hint: "run `notes model install`")
         }
         let size = Int(info.st_size)
         guard size >= 8 else {
-            throw EmbeddingError("\(name) is truncated (\(size) bytes, no header)", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "\(name) is truncated (\(size) bytes, no header)",
+                hint: "reinstall the model: `notes model install`")
         }
-        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
-            throw EmbeddingError("cannot map \(url.path): \(String(cString: strerror(errno)))", hint: "check free memory and the file's permissions")
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED
+        else {
+            throw EmbeddingError(
+                "cannot map \(url.path): \(String(cString: strerror(errno)))",
+                hint: "check free memory and the file's permissions")
         }
         let raw = UnsafeRawPointer(mapped)
         var headerLength: UInt64 = 0
-        for i in 0..<8 { headerLength |= UInt64(raw.load(fromByteOffset: i, as: UInt8.self)) << (8 * UInt64(i)) }
+        for i in 0..<8 {
+            headerLength |= UInt64(raw.load(fromByteOffset: i, as: UInt8.self)) << (8 * UInt64(i))
+        }
         guard headerLength <= UInt64(size - 8), headerLength < 100_000_000 else {
             munmap(mapped, size)
-            throw EmbeddingError("\(name) is truncated or not a safetensors file (header of \(headerLength) bytes in a \(size)-byte file)", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "\(name) is truncated or not a safetensors file (header of \(headerLength) bytes in a \(size)-byte file)",
+                hint: "reinstall the model: `notes model install`")
         }
         let header = Array(UnsafeRawBufferPointer(start: raw + 8, count: Int(headerLength)))
         let dataStart = 8 + Int(headerLength)
@@ -84,24 +97,38 @@ public final class SafeTensors: @unchecked Sendable {
         for copy in alignedCopies.values { copy.deallocate() }
     }
 
-    private static func parseHeader(_ header: [UInt8], dataLength: Int, name: String) throws(EmbeddingError) -> [String: Entry] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(header)) as? [String: Any] else {
-            throw EmbeddingError("\(name) has an unreadable header (not JSON)", hint: "reinstall the model: `notes model install`")
+    private static func parseHeader(_ header: [UInt8], dataLength: Int, name: String)
+        throws(EmbeddingError) -> [String: Entry]
+    {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(header)) as? [String: Any]
+        else {
+            throw EmbeddingError(
+                "\(name) has an unreadable header (not JSON)",
+                hint: "reinstall the model: `notes model install`")
         }
         var entries: [String: Entry] = [:]
         for (key, value) in object where key != "__metadata__" {
             guard let fields = value as? [String: Any], let dtype = fields["dtype"] as? String,
-                  let shape = (fields["shape"] as? [Any])?.compactMap({ ($0 as? NSNumber)?.intValue }),
-                  let offsets = (fields["data_offsets"] as? [Any])?.compactMap({ ($0 as? NSNumber)?.intValue }),
-                  offsets.count == 2, shape.allSatisfy({ $0 >= 0 })
+                let shape = (fields["shape"] as? [Any])?.compactMap({ ($0 as? NSNumber)?.intValue }
+                ),
+                let offsets = (fields["data_offsets"] as? [Any])?.compactMap({
+                    ($0 as? NSNumber)?.intValue
+                }),
+                offsets.count == 2, shape.allSatisfy({ $0 >= 0 })
             else {
-                throw EmbeddingError("\(name) has a malformed header entry for tensor \(key)", hint: "reinstall the model: `notes model install`")
+                throw EmbeddingError(
+                    "\(name) has a malformed header entry for tensor \(key)",
+                    hint: "reinstall the model: `notes model install`")
             }
             guard offsets[0] >= 0, offsets[0] <= offsets[1] else {
-                throw EmbeddingError("\(name) has invalid byte offsets for tensor \(key)", hint: "reinstall the model: `notes model install`")
+                throw EmbeddingError(
+                    "\(name) has invalid byte offsets for tensor \(key)",
+                    hint: "reinstall the model: `notes model install`")
             }
             guard offsets[1] <= dataLength else {
-                throw EmbeddingError("\(name) is truncated: tensor \(key) ends at byte \(offsets[1]) of a \(dataLength)-byte data section", hint: "reinstall the model: `notes model install`")
+                throw EmbeddingError(
+                    "\(name) is truncated: tensor \(key) ends at byte \(offsets[1]) of a \(dataLength)-byte data section",
+                    hint: "reinstall the model: `notes model install`")
             }
             entries[key] = Entry(dtype: dtype, shape: shape, begin: offsets[0], end: offsets[1])
         }
@@ -109,30 +136,44 @@ public final class SafeTensors: @unchecked Sendable {
     }
 
     /// The F32 tensor `name`, checked to have exactly `shape`.
-    public func floats(_ name: String, shape: [Int]) throws(EmbeddingError) -> UnsafeBufferPointer<Float> {
+    public func floats(_ name: String, shape: [Int]) throws(EmbeddingError) -> UnsafeBufferPointer<
+        Float
+    > {
         let file = url.lastPathComponent
         guard let entry = entries[name] else {
-            throw EmbeddingError("\(file) has no tensor \(name)", hint: "is this an all-MiniLM-L6-v2 (BERT) model? reinstall it: `notes model install`")
+            throw EmbeddingError(
+                "\(file) has no tensor \(name)",
+                hint:
+                    "is this an all-MiniLM-L6-v2 (BERT) model? reinstall it: `notes model install`")
         }
         guard entry.dtype == "F32" else {
-            throw EmbeddingError("\(file): tensor \(name) is \(entry.dtype), expected F32", hint: "install the float32 model: `notes model install`")
+            throw EmbeddingError(
+                "\(file): tensor \(name) is \(entry.dtype), expected F32",
+                hint: "install the float32 model: `notes model install`")
         }
         guard entry.shape == shape else {
-            throw EmbeddingError("\(file): tensor \(name) has shape \(entry.shape), expected \(shape)", hint: "the model does not match its config.json; reinstall it: `notes model install`")
+            throw EmbeddingError(
+                "\(file): tensor \(name) has shape \(entry.shape), expected \(shape)",
+                hint:
+                    "the model does not match its config.json; reinstall it: `notes model install`")
         }
         let count = shape.reduce(1, *)
         guard entry.end - entry.begin == count * MemoryLayout<Float>.stride else {
-            throw EmbeddingError("\(file): tensor \(name) holds \(entry.end - entry.begin) bytes, expected \(count * 4)", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "\(file): tensor \(name) holds \(entry.end - entry.begin) bytes, expected \(count * 4)",
+                hint: "reinstall the model: `notes model install`")
         }
         let start = base + dataStart + entry.begin
         if Int(bitPattern: start) % MemoryLayout<Float>.alignment == 0 {
-            return UnsafeBufferPointer(start: start.assumingMemoryBound(to: Float.self), count: count)
+            return UnsafeBufferPointer(
+                start: start.assumingMemoryBound(to: Float.self), count: count)
         }
         lock.lock()
         defer { lock.unlock() }
         if let copy = alignedCopies[name] { return UnsafeBufferPointer(copy) }
         let copy = UnsafeMutableBufferPointer<Float>.allocate(capacity: count)
-        UnsafeMutableRawBufferPointer(copy).copyMemory(from: UnsafeRawBufferPointer(start: start, count: count * 4))
+        UnsafeMutableRawBufferPointer(copy).copyMemory(
+            from: UnsafeRawBufferPointer(start: start, count: count * 4))
         alignedCopies[name] = copy
         return UnsafeBufferPointer(copy)
     }

@@ -33,7 +33,9 @@ public struct WordPieceTokenizer: Sendable {
     private let specials: [(text: String, id: Int32)]
 
     /// A tokenizer over `tokens` (the lines of vocab.txt: the id is the line number).
-    public init(tokens: [String], lowercase: Bool = true, maxCharactersPerWord: Int = 100) throws(EmbeddingError) {
+    public init(tokens: [String], lowercase: Bool = true, maxCharactersPerWord: Int = 100)
+        throws(EmbeddingError)
+    {
         var text: [UInt8] = []
         var lines: [Range<Int>] = []
         for token in tokens {
@@ -42,7 +44,8 @@ public struct WordPieceTokenizer: Sendable {
             lines.append(start..<text.count)
         }
         let table = text.withUnsafeBufferPointer { PieceTable(text: $0, lines: lines) }
-        try self.init(pieces: table, lowercase: lowercase, maxCharactersPerWord: maxCharactersPerWord)
+        try self.init(
+            pieces: table, lowercase: lowercase, maxCharactersPerWord: maxCharactersPerWord)
     }
 
     /// Reads vocab.txt (one piece per line).
@@ -52,7 +55,9 @@ public struct WordPieceTokenizer: Sendable {
             throw EmbeddingError("cannot read \(url.path)", hint: "run `notes model install`")
         }
         guard String(validating: data, as: UTF8.self) != nil else {
-            throw EmbeddingError("\(url.lastPathComponent) is not UTF-8 text", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "\(url.lastPathComponent) is not UTF-8 text",
+                hint: "reinstall the model: `notes model install`")
         }
         let table = data.withUnsafeBytes { raw -> (PieceTable, Int) in
             let text = raw.bindMemory(to: UInt8.self)
@@ -67,15 +72,21 @@ public struct WordPieceTokenizer: Sendable {
             return (PieceTable(text: text, lines: lines), lines.count)
         }
         guard table.1 > 5 else {
-            throw EmbeddingError("\(url.lastPathComponent) is truncated (\(table.1) lines)", hint: "reinstall the model: `notes model install`")
+            throw EmbeddingError(
+                "\(url.lastPathComponent) is truncated (\(table.1) lines)",
+                hint: "reinstall the model: `notes model install`")
         }
         try self.init(pieces: table.0, lowercase: lowercase)
     }
 
-    private init(pieces: PieceTable, lowercase: Bool, maxCharactersPerWord: Int = 100) throws(EmbeddingError) {
+    private init(pieces: PieceTable, lowercase: Bool, maxCharactersPerWord: Int = 100)
+        throws(EmbeddingError)
+    {
         func id(_ name: String) throws(EmbeddingError) -> Int32 {
             guard let id = pieces.id(name) else {
-                throw EmbeddingError("vocab.txt has no \(name) token", hint: "reinstall the model: `notes model install`")
+                throw EmbeddingError(
+                    "vocab.txt has no \(name) token",
+                    hint: "reinstall the model: `notes model install`")
             }
             return id
         }
@@ -141,8 +152,10 @@ public struct WordPieceTokenizer: Sendable {
 
     /// Calls `body` with each word of the basic tokenizer; stops when it returns false.
     /// Special tokens written verbatim (`[SEP]`) are passed to `special`.
-    private func forEachWord(in text: String, normalizer: inout Normalizer,
-                             _ body: ([Unicode.Scalar]) -> Bool, special: (Int32) -> Bool) {
+    private func forEachWord(
+        in text: String, normalizer: inout Normalizer,
+        _ body: ([Unicode.Scalar]) -> Bool, special: (Int32) -> Bool
+    ) {
         if text.utf8.contains(UInt8(ascii: "[")) {
             // Split out the added tokens first, as the HF tokenizer does (matched on the raw text).
             var rest = Substring(text)
@@ -160,7 +173,9 @@ public struct WordPieceTokenizer: Sendable {
     private func firstSpecial(in text: Substring) -> (Range<Substring.Index>, Int32)? {
         var best: (Range<Substring.Index>, Int32)?
         for (name, id) in specials {
-            if let range = text.range(of: name), best.map({ range.lowerBound < $0.0.lowerBound }) ?? true {
+            if let range = text.range(of: name),
+                best.map({ range.lowerBound < $0.0.lowerBound }) ?? true
+            {
                 best = (range, id)
             }
         }
@@ -168,7 +183,9 @@ public struct WordPieceTokenizer: Sendable {
     }
 
     /// The basic tokenizer over one stretch of text; false when `body` asked to stop.
-    private func basicWords(_ text: Substring, normalizer: inout Normalizer, _ body: ([Unicode.Scalar]) -> Bool) -> Bool {
+    private func basicWords(
+        _ text: Substring, normalizer: inout Normalizer, _ body: ([Unicode.Scalar]) -> Bool
+    ) -> Bool {
         var word: [Unicode.Scalar] = []
         word.reserveCapacity(32)
         func flush() -> Bool {
@@ -188,7 +205,8 @@ public struct WordPieceTokenizer: Sendable {
                     if !flush() { return false }
                     if !body([scalar]) { return false }
                 } else {
-                    word.append(lowercase && v >= 0x41 && v <= 0x5A ? Unicode.Scalar(v + 32)! : scalar)
+                    word.append(
+                        lowercase && v >= 0x41 && v <= 0x5A ? Unicode.Scalar(v + 32)! : scalar)
                 }
                 continue
             }
@@ -251,7 +269,8 @@ public struct WordPieceTokenizer: Sendable {
     // MARK: - Character classes (as the HF BertNormalizer / BertPreTokenizer define them)
 
     static func isASCIIPunctuation(_ v: UInt32) -> Bool {
-        (v >= 33 && v <= 47) || (v >= 58 && v <= 64) || (v >= 91 && v <= 96) || (v >= 123 && v <= 126)
+        (v >= 33 && v <= 47) || (v >= 58 && v <= 64) || (v >= 91 && v <= 96)
+            || (v >= 123 && v <= 126)
     }
 
     /// Control characters: categories Cc, Cf, Cn, Co, Cs, except tab, newline and return.
@@ -270,7 +289,7 @@ public struct WordPieceTokenizer: Sendable {
         if scalar.value < 0x80 { return isASCIIPunctuation(scalar.value) }
         switch scalar.properties.generalCategory {
         case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
-             .initialPunctuation, .finalPunctuation, .otherPunctuation:
+            .initialPunctuation, .finalPunctuation, .otherPunctuation:
             return true
         default:
             return false
@@ -279,8 +298,10 @@ public struct WordPieceTokenizer: Sendable {
 
     /// CJK ideographs (not Hangul, kana): each becomes a word of its own.
     static func isCJK(_ v: UInt32) -> Bool {
-        (0x4E00...0x9FFF).contains(v) || (0x3400...0x4DBF).contains(v) || (0x20000...0x2A6DF).contains(v)
-            || (0x2A700...0x2B73F).contains(v) || (0x2B740...0x2B81F).contains(v) || (0x2B920...0x2CEAF).contains(v)
+        (0x4E00...0x9FFF).contains(v) || (0x3400...0x4DBF).contains(v)
+            || (0x20000...0x2A6DF).contains(v)
+            || (0x2A700...0x2B73F).contains(v) || (0x2B740...0x2B81F).contains(v)
+            || (0x2B920...0x2CEAF).contains(v)
             || (0xF900...0xFAFF).contains(v) || (0x2F800...0x2FA1F).contains(v)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs a refresh's parse work on threads of its own, below normal priority, so the one
@@ -16,8 +17,10 @@ enum BackgroundParsers {
     /// Calls `body(i)` for every `i` in `0..<count` and returns when all calls are done:
     /// on up to `threads` new threads, or on the calling thread when there is one
     /// iteration (or no thread can be started).
-    static func perform(iterations count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                        _ body: @escaping @Sendable (Int) -> Void) {
+    static func perform(
+        iterations count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ body: @escaping @Sendable (Int) -> Void
+    ) {
         guard count > 1 else {
             if count == 1 { body(0) }
             return
@@ -60,10 +63,12 @@ enum BackgroundParsers {
             pthread_attr_setdetachstate(attributes, Int32(PTHREAD_CREATE_DETACHED))
             let context = Unmanaged.passRetained(self).toOpaque()
             var thread: pthread_t = 0
-            let created = pthread_create(&thread, attributes, { context in
-                Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, context)
+            let created = pthread_create(
+                &thread, attributes,
+                { context in
+                    Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().run()
+                    return nil
+                }, context)
             if created != 0 { Unmanaged<Work>.fromOpaque(context).release() }
             return created == 0
         }

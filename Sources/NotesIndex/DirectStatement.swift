@@ -13,13 +13,17 @@ final class DirectStatement {
 
     init(_ db: Database, _ sql: String) throws {
         guard let connection = db.sqliteConnection else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database connection is closed", sql: sql)
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE, message: "the database connection is closed", sql: sql)
         }
         var statement: OpaquePointer?
         self.connection = connection
-        let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        let code = sqlite3_prepare_v3(
+            connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code),
+                message: String(cString: sqlite3_errmsg(connection)), sql: sql)
         }
         self.statement = statement
         self.sql = sql
@@ -28,17 +32,30 @@ final class DirectStatement {
     deinit { sqlite3_finalize(statement) }
 
     /// Binds the next parameter.
-    func bind(_ value: Int64) { index += 1; sqlite3_bind_int64(statement, index, value) }
+    func bind(_ value: Int64) {
+        index += 1
+        sqlite3_bind_int64(statement, index, value)
+    }
     func bind(_ value: Int) { bind(Int64(value)) }
     func bind(_ value: Int?) {
-        guard let value else { index += 1; sqlite3_bind_null(statement, index); return }
+        guard let value else {
+            index += 1
+            sqlite3_bind_null(statement, index)
+            return
+        }
         bind(Int64(value))
     }
     func bind(_ value: Bool) { bind(Int64(value ? 1 : 0)) }
-    func bind(_ value: Double) { index += 1; sqlite3_bind_double(statement, index, value) }
+    func bind(_ value: Double) {
+        index += 1
+        sqlite3_bind_double(statement, index, value)
+    }
     func bind(_ value: String?) {
         index += 1
-        guard var value else { sqlite3_bind_null(statement, index); return }
+        guard var value else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
         value.withUTF8 { bindText($0, Self.transient) }
     }
 
@@ -51,9 +68,12 @@ final class DirectStatement {
     }
 
     /// Binds parameter `index` to UTF-8 `bytes`, copied or not as `destructor` says.
-    private func bindText(_ bytes: UnsafeBufferPointer<UInt8>, _ destructor: sqlite3_destructor_type?) {
+    private func bindText(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ destructor: sqlite3_destructor_type?
+    ) {
         // A NULL pointer would bind NULL: the empty string needs a real one.
-        let pointer = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+        let pointer = UnsafeRawPointer(bytes.baseAddress ?? ("" as StaticString).utf8Start)
+            .assumingMemoryBound(to: CChar.self)
         sqlite3_bind_text(statement, index, pointer, Int32(bytes.count), destructor)
     }
 
@@ -80,5 +100,7 @@ final class DirectStatement {
     private static var inPlace: sqlite3_destructor_type? { nil }
 
     /// SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
-    private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+    private static var transient: sqlite3_destructor_type {
+        unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    }
 }

@@ -12,10 +12,15 @@ enum FTSExpression {
         var groups: [[String]] = []
         for term in terms where !term.negated {
             let rendered = render(term)
-            if term.orWithPrevious, !groups.isEmpty { groups[groups.count - 1].append(rendered) } else { groups.append([rendered]) }
+            if term.orWithPrevious, !groups.isEmpty {
+                groups[groups.count - 1].append(rendered)
+            } else {
+                groups.append([rendered])
+            }
         }
         guard !groups.isEmpty else { return nil }
-        return groups.map { $0.count == 1 ? $0[0] : "(" + $0.joined(separator: " OR ") + ")" }.joined(separator: " AND ")
+        return groups.map { $0.count == 1 ? $0[0] : "(" + $0.joined(separator: " OR ") + ")" }
+            .joined(separator: " AND ")
     }
 
     /// An expression matching a section that holds any of `terms` (a plain-words query):
@@ -35,7 +40,8 @@ enum FTSExpression {
     }
 
     static func render(_ term: QueryTerm) -> String {
-        let cleaned = FTSText.prepare(String(term.text.unicodeScalars.filter { $0.value != 0 }.map(Character.init)))
+        let cleaned = FTSText.prepare(
+            String(term.text.unicodeScalars.filter { $0.value != 0 }.map(Character.init)))
         // Doubled per scalar, not per Character: a quote followed by a combining mark is one
         // Character, which a Character-level replace skips (found by the query fuzzer).
         var escaped = String.UnicodeScalarView()

@@ -11,8 +11,10 @@ enum FTSText {
     /// Whether a scalar is Han, Hiragana, Katakana, Hangul or a CJK symbol/fullwidth form.
     @inline(__always)
     static func isCJK(_ v: UInt32) -> Bool {
-        (0x2E80...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v)
-            || (0xFF00...0xFFEF).contains(v) || (0x20000...0x2FA1F).contains(v) || (0x1100...0x11FF).contains(v)
+        (0x2E80...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v)
+            || (0xF900...0xFAFF).contains(v)
+            || (0xFF00...0xFFEF).contains(v) || (0x20000...0x2FA1F).contains(v)
+            || (0x1100...0x11FF).contains(v)
     }
 
     /// `text` with separators between adjacent CJK characters (unchanged when there are none).
@@ -48,7 +50,9 @@ enum FTSText {
         while index < bytes.count {
             // Eight ASCII bytes at a time: most text has no lead byte at all.
             if let raw, index + 8 <= bytes.count,
-               raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080
+                    == 0
+            {
                 previousCJK = false
                 index += 8
                 continue
@@ -70,15 +74,23 @@ enum FTSText {
 
     /// Decodes the scalar starting at `index` of valid UTF-8.
     @inline(__always)
-    private static func scalar(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (value: UInt32, length: Int) {
+    private static func scalar(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (
+        value: UInt32, length: Int
+    ) {
         let lead = UInt32(bytes[index])
         if lead < 0x80 { return (lead, 1) }
         if lead < 0xE0 { return ((lead & 0x1F) << 6 | UInt32(bytes[index + 1] & 0x3F), 2) }
         if lead < 0xF0 {
-            return ((lead & 0x0F) << 12 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F), 3)
+            return (
+                (lead & 0x0F) << 12 | UInt32(bytes[index + 1] & 0x3F) << 6
+                    | UInt32(bytes[index + 2] & 0x3F), 3
+            )
         }
-        return ((lead & 0x07) << 18 | UInt32(bytes[index + 1] & 0x3F) << 12 | UInt32(bytes[index + 2] & 0x3F) << 6
-                    | UInt32(bytes[index + 3] & 0x3F), 4)
+        return (
+            (lead & 0x07) << 18 | UInt32(bytes[index + 1] & 0x3F) << 12 | UInt32(
+                bytes[index + 2] & 0x3F) << 6
+                | UInt32(bytes[index + 3] & 0x3F), 4
+        )
     }
 
     /// `text` without the separators that ``prepare(_:)`` added.
@@ -91,6 +103,8 @@ enum FTSText {
 
     /// Whether FTS5 (unicode61) would find at least one token in `text`.
     static func hasToken(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil || isCJK($0.value) }
+        text.unicodeScalars.contains {
+            $0.properties.isAlphabetic || $0.properties.numericType != nil || isCJK($0.value)
+        }
     }
 }

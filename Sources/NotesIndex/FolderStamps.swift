@@ -24,17 +24,25 @@ enum FolderStamps {
 
     /// The stamps, or nil when there are none made under `rules`.
     static func read(_ db: Database, rules: IgnoreRules) throws -> [FolderStamp]? {
-        guard try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'folder_rules'") == fingerprint(rules) else { return nil }
+        guard
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'folder_rules'")
+                == fingerprint(rules)
+        else { return nil }
         var stamps: [FolderStamp] = []
         let statement = try db.makeStatement(sql: "SELECT path, inode, ctime_ns FROM folders")
         let raw = statement.sqliteStatement
         while true {
             let code = sqlite3_step(raw)
             if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code))
+            }
             guard let path = sqlite3_column_text(raw, 0) else { continue }
-            stamps.append(FolderStamp(path: String(cString: path), inode: UInt64(bitPattern: sqlite3_column_int64(raw, 1)),
-                                      changeNanos: sqlite3_column_int64(raw, 2)))
+            stamps.append(
+                FolderStamp(
+                    path: String(cString: path),
+                    inode: UInt64(bitPattern: sqlite3_column_int64(raw, 1)),
+                    changeNanos: sqlite3_column_int64(raw, 2)))
         }
         return stamps.isEmpty ? nil : stamps
     }
@@ -57,20 +65,28 @@ enum FolderStamps {
     /// every entry its listing found has its row (see the type's invariant); a fresh build's
     /// private file, which no other process can have touched, skips the check. A walk that
     /// listed every folder replaces all stamps (stale ones, or ones made under other rules).
-    static func record(_ scan: WorkspaceScan, rules: IgnoreRules, checking: Bool, _ db: Database) throws {
+    static func record(_ scan: WorkspaceScan, rules: IgnoreRules, checking: Bool, _ db: Database)
+        throws
+    {
         if scan.listedEverything {
             try db.execute(sql: "DELETE FROM folders")
-            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('folder_rules', ?)", arguments: [fingerprint(rules)])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('folder_rules', ?)",
+                arguments: [fingerprint(rules)])
         }
         let dropBelow = try db.makeStatement(sql: "DELETE FROM folders WHERE path > ? AND path < ?")
         let drop = try db.makeStatement(sql: "DELETE FROM folders WHERE path = ?")
         for path in scan.goneFolders {
             try drop.execute(arguments: [path])
-            try dropBelow.execute(arguments: path.isEmpty ? ["", "\u{10FFFF}"] : [path + "/", path + "0"])
+            try dropBelow.execute(
+                arguments: path.isEmpty ? ["", "\u{10FFFF}"] : [path + "/", path + "0"])
         }
-        let write = try db.makeStatement(sql: "INSERT OR REPLACE INTO folders (path, inode, ctime_ns) VALUES (?, ?, ?)")
+        let write = try db.makeStatement(
+            sql: "INSERT OR REPLACE INTO folders (path, inode, ctime_ns) VALUES (?, ?, ?)")
         for folder in scan.listed {
-            try write.execute(arguments: [folder.stamp.path, Int64(bitPattern: folder.stamp.inode), folder.stamp.changeNanos])
+            try write.execute(arguments: [
+                folder.stamp.path, Int64(bitPattern: folder.stamp.inode), folder.stamp.changeNanos,
+            ])
         }
         guard checking else { return }
         let fileRow = try db.makeStatement(sql: "SELECT 1 FROM files WHERE path = ?")
@@ -78,12 +94,14 @@ enum FolderStamps {
         let unstamp = try db.makeStatement(sql: "UPDATE folders SET ctime_ns = 0 WHERE path = ?")
         for folder in scan.listed where folder.stamp.changeNanos != 0 {
             var complete = true
-            for file in scan.files[folder.files] where try Bool.fetchOne(fileRow, arguments: [file.path]) == nil {
+            for file in scan.files[folder.files]
+            where try Bool.fetchOne(fileRow, arguments: [file.path]) == nil {
                 complete = false
                 break
             }
             if complete {
-                for sub in folder.subfolders where try Bool.fetchOne(folderRow, arguments: [sub]) == nil {
+                for sub in folder.subfolders
+                where try Bool.fetchOne(folderRow, arguments: [sub]) == nil {
                     complete = false
                     break
                 }
@@ -95,7 +113,9 @@ enum FolderStamps {
     /// Marks the folder holding `path` for listing on the next walk: called by whoever
     /// deletes `path`'s row, in the same transaction.
     static func unstampFolder(of path: String, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE folders SET ctime_ns = 0 WHERE path = ? AND ctime_ns != 0")
-            .execute(arguments: [FileScanner.parentPath(path)])
+        try db.cachedStatement(
+            sql: "UPDATE folders SET ctime_ns = 0 WHERE path = ? AND ctime_ns != 0"
+        )
+        .execute(arguments: [FileScanner.parentPath(path)])
     }
 }

@@ -24,7 +24,8 @@ enum HiddenFiles {
 
     /// Whether the flags were set under `policy`.
     static func isCurrent(_ db: Database, policy: PathPolicy) throws -> Bool {
-        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [metaKey]) == policy.fingerprint
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [metaKey])
+            == policy.fingerprint
     }
 
     /// Whether `policy` hides `path` from the agent.
@@ -44,6 +45,8 @@ enum HiddenFiles {
             if hidden != row[2] { changes.append((row[0], hidden)) }
         }
         for change in changes { try update.execute(arguments: [change.hidden, change.id]) }
-        try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", arguments: [metaKey, policy.fingerprint])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+            arguments: [metaKey, policy.fingerprint])
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The folder that holds one workspace's index, outside the workspace (docs/spec.md §2), as
@@ -29,7 +29,9 @@ public enum IndexFolder {
         for part in directory.split(separator: "/") {
             current += "/" + part
             if mkdir(current, 0o700) != 0 && errno != EEXIST {
-                throw explain(directory, errno: errno, detail: "cannot create \(current): \(String(cString: strerror(errno)))")
+                throw explain(
+                    directory, errno: errno,
+                    detail: "cannot create \(current): \(String(cString: strerror(errno)))")
             }
         }
         var info = stat()
@@ -41,7 +43,9 @@ public enum IndexFolder {
         var file = stat()
         let database = directory + "/" + NoteIndex.databaseFileName
         if lstat(database, &file) == 0 {
-            guard file.st_mode & S_IFMT == S_IFREG else { throw explain(directory, errno: EISDIR, detail: "") }
+            guard file.st_mode & S_IFMT == S_IFREG else {
+                throw explain(directory, errno: EISDIR, detail: "")
+            }
             if file.st_mode & 0o077 != 0 {
                 for suffix in ["", "-wal", "-shm"] { chmod(database + suffix, 0o600) }
             }
@@ -52,16 +56,25 @@ public enum IndexFolder {
     static func refusal(_ directory: String, _ info: stat) -> NotesError? {
         switch info.st_mode & S_IFMT {
         case S_IFLNK:
-            return NotesError(.ioError, prefix + "its folder \(directory) is a symbolic link, which notes does not follow (whoever can change the link chooses where the index goes)",
-                              hint: "replace the link with a folder of your own, " + elsewhere, cause: .indexUnusable)
+            return NotesError(
+                .ioError,
+                prefix
+                    + "its folder \(directory) is a symbolic link, which notes does not follow (whoever can change the link chooses where the index goes)",
+                hint: "replace the link with a folder of your own, " + elsewhere,
+                cause: .indexUnusable)
         case S_IFDIR:
             guard info.st_uid == geteuid() else {
-                return NotesError(.ioError, prefix + "its folder \(directory) belongs to another user (uid \(info.st_uid)), who could read the notes' text in it",
-                                  hint: "set NOTES_INDEX_DIR to a folder of your own", cause: .indexUnusable)
+                return NotesError(
+                    .ioError,
+                    prefix
+                        + "its folder \(directory) belongs to another user (uid \(info.st_uid)), who could read the notes' text in it",
+                    hint: "set NOTES_INDEX_DIR to a folder of your own", cause: .indexUnusable)
             }
             return nil
         default:
-            return NotesError(.ioError, prefix + "\(directory) is not a folder", hint: "move that file away, " + elsewhere, cause: .indexUnusable)
+            return NotesError(
+                .ioError, prefix + "\(directory) is not a folder",
+                hint: "move that file away, " + elsewhere, cause: .indexUnusable)
         }
     }
 
@@ -77,20 +90,28 @@ public enum IndexFolder {
     /// instead), `index.sqlite`, the disk's read-only flag, the permissions, the free space.
     /// `errno` and `full` are what the failed call said; `detail` is used when nothing
     /// else explains it.
-    static func explain(_ directory: String, errno code: Int32 = 0, full: Bool = false, detail: String) -> NotesError {
+    static func explain(
+        _ directory: String, errno code: Int32 = 0, full: Bool = false, detail: String
+    ) -> NotesError {
         func unusable(_ why: String, _ hint: String) -> NotesError {
-            NotesError(.ioError, prefix + why, hint: hint, details: code != 0 ? ErrorDetails(errno: code) : nil, cause: .indexUnusable)
+            NotesError(
+                .ioError, prefix + why, hint: hint,
+                details: code != 0 ? ErrorDetails(errno: code) : nil, cause: .indexUnusable)
         }
         var info = stat()
         if lstat(directory, &info) == 0 {
             if let refusal = refusal(directory, info) { return refusal }
         } else if code == ENOTDIR || errno == ENOTDIR {
-            return unusable("a part of \(directory) is a file, not a folder", "move that file away, " + elsewhere)
+            return unusable(
+                "a part of \(directory) is a file, not a folder",
+                "move that file away, " + elsewhere)
         }
         let database = directory + "/" + NoteIndex.databaseFileName
         var file = stat()
         if lstat(database, &file) == 0, file.st_mode & S_IFMT != S_IFREG {
-            return unusable("\(database) is not a file", "move it away and notes makes a new index, " + elsewhere)
+            return unusable(
+                "\(database) is not a file",
+                "move it away and notes makes a new index, " + elsewhere)
         }
         // The nearest folder that exists tells about the disk.
         var existing = directory
@@ -101,15 +122,23 @@ public enum IndexFolder {
         var disk = statvfs()
         let knowsDisk = statvfs(existing, &disk) == 0
         if code == EROFS || (knowsDisk && disk.f_flag & UInt(ST_RDONLY) != 0) {
-            return unusable("the disk holding \(directory) is read-only", "set NOTES_INDEX_DIR to a folder on a writable disk")
+            return unusable(
+                "the disk holding \(directory) is read-only",
+                "set NOTES_INDEX_DIR to a folder on a writable disk")
         }
         if code == EACCES || code == EPERM || access(existing, W_OK) != 0
-            || (FileSystem.exists(database) && access(database, R_OK | W_OK) != 0) {
-            let place = existing == directory ? "write in \(directory)" : "create \(directory) (in \(existing))"
-            return unusable("no permission to \(place)", "fix the permissions of \(existing), " + elsewhere)
+            || (FileSystem.exists(database) && access(database, R_OK | W_OK) != 0)
+        {
+            let place =
+                existing == directory
+                ? "write in \(directory)" : "create \(directory) (in \(existing))"
+            return unusable(
+                "no permission to \(place)", "fix the permissions of \(existing), " + elsewhere)
         }
         if full || code == ENOSPC || code == EDQUOT || (knowsDisk && disk.f_bavail == 0) {
-            return unusable("the disk holding \(directory) is full", "free some space, or set NOTES_INDEX_DIR to a folder on another disk")
+            return unusable(
+                "the disk holding \(directory) is full",
+                "free some space, or set NOTES_INDEX_DIR to a folder on another disk")
         }
         return unusable("\(directory): \(detail)", "check that folder, " + elsewhere)
     }

@@ -30,7 +30,9 @@ enum IndexSchema {
     static let bm25: String = {
         if let text = ProcessInfo.processInfo.environment["NOTES_FIELD_WEIGHTS"] {
             let values = text.split(separator: ",").compactMap { Double($0) }
-            if values.count == 4 { return "bm25(fts, \(values[0]), \(values[1]), \(values[2]), \(values[3]))" }
+            if values.count == 4 {
+                return "bm25(fts, \(values[0]), \(values[1]), \(values[2]), \(values[3]))"
+            }
         }
         return "bm25(fts, \(weights.title), \(weights.heading), \(weights.tags), \(weights.body))"
     }()
@@ -44,59 +46,62 @@ enum IndexSchema {
     static func rowID(file fileID: Int64, _ n: Int) -> Int64 { fileID << sectionBits | Int64(n) }
 
     /// The ids file `fileID`'s rows can have in a per-file table.
-    static func rowIDs(file fileID: Int64) -> ClosedRange<Int64> { rowID(file: fileID, 0)...rowID(file: fileID, 0) + rowsPerFile - 1 }
+    static func rowIDs(file fileID: Int64) -> ClosedRange<Int64> {
+        rowID(file: fileID, 0)...rowID(file: fileID, 0) + rowsPerFile - 1
+    }
 
     /// Creates every table and, unless a bulk load follows (``createSecondaryIndexes(_:)``
     /// after it: building an index once is cheaper than maintaining it row by row), the
     /// secondary indexes.
     static func create(_ db: Database, secondaryIndexes: Bool = true) throws {
-        try db.execute(sql: """
-            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE files (
-                id INTEGER PRIMARY KEY,
-                path TEXT NOT NULL UNIQUE,
-                kind TEXT NOT NULL,
-                format TEXT NOT NULL,
-                size INTEGER NOT NULL,
-                mtime_ns INTEGER NOT NULL,
-                inode INTEGER NOT NULL,
-                digest TEXT NOT NULL,
-                title TEXT NOT NULL,
-                created_by TEXT NOT NULL,
-                created_at TEXT,
-                created_ts REAL,
-                modified_by TEXT NOT NULL,
-                modified_at TEXT NOT NULL,
-                modified_ts REAL NOT NULL,
-                has_front_matter INTEGER NOT NULL,
-                indexed INTEGER NOT NULL,
-                section_count INTEGER NOT NULL,
-                hidden INTEGER NOT NULL
-            );
-            CREATE TABLE sections (
-                id INTEGER PRIMARY KEY,
-                heading TEXT NOT NULL,
-                level INTEGER NOT NULL,
-                line INTEGER NOT NULL,
-                aligned INTEGER NOT NULL,
-                fts_digest INTEGER NOT NULL
-            );
-            CREATE TABLE tags (file_id INTEGER NOT NULL, tag TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (file_id, tag)) WITHOUT ROWID;
-            CREATE TABLE metadata (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);
-            CREATE TABLE links (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
-            CREATE TABLE diagnostics (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
-            CREATE TABLE folders (path TEXT PRIMARY KEY, inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL) WITHOUT ROWID;
-            -- A section's passages and their vectors (NoteIndex+Embedding): current while
-            -- section_digest is the section's fts_digest; a NULL vector marks a section
-            -- with nothing to embed.
-            CREATE TABLE chunks (id INTEGER PRIMARY KEY, section_id INTEGER NOT NULL, section_digest INTEGER NOT NULL,
-                                 ordinal INTEGER NOT NULL, line INTEGER NOT NULL, vector BLOB);
-            CREATE INDEX chunks_by_section ON chunks(section_id);
-            CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = '\(TokenReplay.tokenizer)');
-            -- Partial: holds only the few hidden files, so it costs nothing to keep during a
-            -- bulk load (built afterwards it was a scan of every files row).
-            CREATE INDEX files_hidden ON files(id) WHERE hidden;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE files (
+                    id INTEGER PRIMARY KEY,
+                    path TEXT NOT NULL UNIQUE,
+                    kind TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    digest TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    created_by TEXT NOT NULL,
+                    created_at TEXT,
+                    created_ts REAL,
+                    modified_by TEXT NOT NULL,
+                    modified_at TEXT NOT NULL,
+                    modified_ts REAL NOT NULL,
+                    has_front_matter INTEGER NOT NULL,
+                    indexed INTEGER NOT NULL,
+                    section_count INTEGER NOT NULL,
+                    hidden INTEGER NOT NULL
+                );
+                CREATE TABLE sections (
+                    id INTEGER PRIMARY KEY,
+                    heading TEXT NOT NULL,
+                    level INTEGER NOT NULL,
+                    line INTEGER NOT NULL,
+                    aligned INTEGER NOT NULL,
+                    fts_digest INTEGER NOT NULL
+                );
+                CREATE TABLE tags (file_id INTEGER NOT NULL, tag TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (file_id, tag)) WITHOUT ROWID;
+                CREATE TABLE metadata (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, key TEXT NOT NULL COLLATE NOCASE, value TEXT NOT NULL COLLATE NOCASE);
+                CREATE TABLE links (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL, line INTEGER NOT NULL);
+                CREATE TABLE diagnostics (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, line INTEGER);
+                CREATE TABLE folders (path TEXT PRIMARY KEY, inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL) WITHOUT ROWID;
+                -- A section's passages and their vectors (NoteIndex+Embedding): current while
+                -- section_digest is the section's fts_digest; a NULL vector marks a section
+                -- with nothing to embed.
+                CREATE TABLE chunks (id INTEGER PRIMARY KEY, section_id INTEGER NOT NULL, section_digest INTEGER NOT NULL,
+                                     ordinal INTEGER NOT NULL, line INTEGER NOT NULL, vector BLOB);
+                CREATE INDEX chunks_by_section ON chunks(section_id);
+                CREATE VIRTUAL TABLE fts USING fts5(title, heading, tags, body, tokenize = '\(TokenReplay.tokenizer)');
+                -- Partial: holds only the few hidden files, so it costs nothing to keep during a
+                -- bulk load (built afterwards it was a scan of every files row).
+                CREATE INDEX files_hidden ON files(id) WHERE hidden;
+                """)
         if secondaryIndexes {
             try createSecondaryIndexes(db)
             try createLayoutTriggers(db)
@@ -109,12 +114,16 @@ enum IndexSchema {
     /// code at each write, so that every writer keeps them, an older `notes` sharing the
     /// index included. A bulk load creates them after its rows (``NoteIndex/buildFresh``).
     static func createLayoutTriggers(_ db: Database) throws {
-        let newToken = "INSERT OR REPLACE INTO meta (key, value) VALUES ('layout', hex(randomblob(8)))"
+        let newToken =
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('layout', hex(randomblob(8)))"
         var sql = ""
-        for (table, events) in [("files", ["INSERT", "DELETE", "UPDATE OF path, size, mtime_ns, inode"]),
-                                ("folders", ["INSERT", "DELETE", "UPDATE"])] {
+        for (table, events) in [
+            ("files", ["INSERT", "DELETE", "UPDATE OF path, size, mtime_ns, inode"]),
+            ("folders", ["INSERT", "DELETE", "UPDATE"]),
+        ] {
             for (n, event) in events.enumerated() {
-                sql += "CREATE TRIGGER IF NOT EXISTS \(layoutTriggerPrefix)\(table)_\(n) AFTER \(event) ON \(table) BEGIN \(newToken); END;\n"
+                sql +=
+                    "CREATE TRIGGER IF NOT EXISTS \(layoutTriggerPrefix)\(table)_\(n) AFTER \(event) ON \(table) BEGIN \(newToken); END;\n"
             }
         }
         try db.execute(sql: sql + newToken)
@@ -128,9 +137,10 @@ enum IndexSchema {
     /// The indexes for filters. (None on `digest`: renames are found in memory from the
     /// `files` rows the refresh reads anyway. None on `links`: nothing queries them yet.)
     static func createSecondaryIndexes(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE INDEX tags_by_tag ON tags(tag);
-            CREATE INDEX metadata_by_key ON metadata(key, value);
-            """)
+        try db.execute(
+            sql: """
+                CREATE INDEX tags_by_tag ON tags(tag);
+                CREATE INDEX metadata_by_key ON metadata(key, value);
+                """)
     }
 }

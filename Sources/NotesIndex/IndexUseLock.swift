@@ -2,9 +2,9 @@ import Foundation
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Who has the index database open: every open ``NoteIndex`` holds a shared `flock` on
@@ -33,7 +33,8 @@ final class IndexUseLock: Sendable {
     }
 
     init(directory: String, waiting: Bool = true) throws(NotesError) {
-        let fd = open(directory + "/" + Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = open(
+            directory + "/" + Self.fileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         self.fd = fd
         guard fd >= 0 else { return }
         if flock(fd, LOCK_SH | LOCK_NB) != 0 {
@@ -53,9 +54,16 @@ final class IndexUseLock: Sendable {
     /// Waits (bounded) for a shared hold, saying once whom it waits for.
     private func waitShared() throws(NotesError) {
         let taken = LockWait.poll(onFirstWait: {
-            Notices.post(.waiting, "notes: waiting for another notes process to finish building the search index (\(LockWait.describeHolder(fd)))…")
+            Notices.post(
+                .waiting,
+                "notes: waiting for another notes process to finish building the search index (\(LockWait.describeHolder(fd)))…"
+            )
         }) { flock(fd, LOCK_SH | LOCK_NB) == 0 }
-        guard taken else { throw LockWait.busy("the search index (building it)", holder: LockWait.describeHolder(fd), waited: LockWait.timeout) }
+        guard taken else {
+            throw LockWait.busy(
+                "the search index (building it)", holder: LockWait.describeHolder(fd),
+                waited: LockWait.timeout)
+        }
     }
 
     /// Whether this process holds the lock (then no fresh build is running elsewhere).
@@ -74,7 +82,11 @@ final class IndexUseLock: Sendable {
                 isHeld = true
                 return nil
             }
-            if case .failure(let error) = Result(catching: { () throws(NotesError) in try waitShared() }) { return error }
+            if case .failure(let error) = Result(catching: { () throws(NotesError) in
+                try waitShared()
+            }) {
+                return error
+            }
             isHeld = true
             return nil
         }

@@ -82,11 +82,17 @@ final class IndexWriter: @unchecked Sendable {
         self.racyBefore = racyBefore
         switch mode {
         case .freshBuild:
-            (gone, bulk, startsEmpty, layoutTokenAfterRestats, hiddenFlagsCurrent) = ([:], true, true, nil, false)
+            (gone, bulk, startsEmpty, layoutTokenAfterRestats, hiddenFlagsCurrent) = (
+                [:], true, true, nil, false
+            )
         case .update(let update):
-            (gone, bulk, startsEmpty, layoutTokenAfterRestats, hiddenFlagsCurrent) = (update.gone, update.bulk, false, update.layoutToken, update.hiddenFlagsCurrent)
+            (gone, bulk, startsEmpty, layoutTokenAfterRestats, hiddenFlagsCurrent) = (
+                update.gone, update.bulk, false, update.layoutToken, update.hiddenFlagsCurrent
+            )
         }
-        for (path, file) in gone where !file.digest.isEmpty { goneByDigest[file.digest, default: []].append(path) }
+        for (path, file) in gone where !file.digest.isEmpty {
+            goneByDigest[file.digest, default: []].append(path)
+        }
     }
 
     /// Writes `batch`, its rows' provenance from `provenance` (settled for the bytes the
@@ -117,20 +123,30 @@ final class IndexWriter: @unchecked Sendable {
                 }
             } else {
                 try pool.write { db in
-                    if layoutTokenAfterRestats != nil, try LayoutSnapshot.currentToken(db) != layoutTokenAfterRestats { layoutTokenAfterRestats = nil }
+                    if layoutTokenAfterRestats != nil,
+                        try LayoutSnapshot.currentToken(db) != layoutTokenAfterRestats
+                    {
+                        layoutTokenAfterRestats = nil
+                    }
                     try apply(batch, provenance, db)
-                    if layoutTokenAfterRestats != nil { layoutTokenAfterRestats = try LayoutSnapshot.currentToken(db) }
+                    if layoutTokenAfterRestats != nil {
+                        layoutTokenAfterRestats = try LayoutSnapshot.currentToken(db)
+                    }
                 }
             }
         } catch {
             failure = error
             if startsEmpty {  // the build is abandoned; leave no transaction open on the file
-                try? pool.writeWithoutTransaction { db in if db.isInsideTransaction { try db.rollback() } }
+                try? pool.writeWithoutTransaction { db in
+                    if db.isInsideTransaction { try db.rollback() }
+                }
             }
         }
     }
 
-    private func apply(_ batch: [ProcessedFile], _ provenance: any ProvenanceLookup, _ db: Database) throws {
+    private func apply(_ batch: [ProcessedFile], _ provenance: any ProvenanceLookup, _ db: Database)
+        throws
+    {
         if !mergeModeSet {
             // Set on every refresh that writes, so a bulk refresh killed half-way
             // cannot leave merging off for good.
@@ -165,7 +181,8 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Whether `known`'s row already holds `file`'s stat facts as they would be stored.
     private func row(of known: KnownFile, holds file: ScannedFile) -> Bool {
-        known.size == file.size && known.mtimeNanos == storedMtime(file) && known.inode == file.inode
+        known.size == file.size && known.mtimeNanos == storedMtime(file)
+            && known.inode == file.inode
     }
 
     /// The writes of one transaction (``DirectStatement``).
@@ -175,12 +192,22 @@ final class IndexWriter: @unchecked Sendable {
         init(_ db: Database) throws {
             file = try DirectStatement(db, IndexWriter.insertFileSQL)
             fileUpdate = try DirectStatement(db, IndexWriter.updateFileSQL)
-            fts = try DirectStatement(db, "INSERT INTO fts (rowid, title, heading, tags, body) VALUES (?, ?, ?, ?, ?)")
-            section = try DirectStatement(db, "INSERT INTO sections (id, heading, level, line, aligned, fts_digest) VALUES (?, ?, ?, ?, ?, ?)")
+            fts = try DirectStatement(
+                db, "INSERT INTO fts (rowid, title, heading, tags, body) VALUES (?, ?, ?, ?, ?)")
+            section = try DirectStatement(
+                db,
+                "INSERT INTO sections (id, heading, level, line, aligned, fts_digest) VALUES (?, ?, ?, ?, ?, ?)"
+            )
             tag = try DirectStatement(db, "INSERT OR IGNORE INTO tags (file_id, tag) VALUES (?, ?)")
-            metadata = try DirectStatement(db, "INSERT INTO metadata (id, file_id, key, value) VALUES (?, ?, ?, ?)")
-            link = try DirectStatement(db, "INSERT INTO links (id, file_id, kind, target, text, line) VALUES (?, ?, ?, ?, ?, ?)")
-            diagnostic = try DirectStatement(db, "INSERT INTO diagnostics (id, file_id, code, message, line) VALUES (?, ?, ?, ?, ?)")
+            metadata = try DirectStatement(
+                db, "INSERT INTO metadata (id, file_id, key, value) VALUES (?, ?, ?, ?)")
+            link = try DirectStatement(
+                db,
+                "INSERT INTO links (id, file_id, kind, target, text, line) VALUES (?, ?, ?, ?, ?, ?)"
+            )
+            diagnostic = try DirectStatement(
+                db,
+                "INSERT INTO diagnostics (id, file_id, code, message, line) VALUES (?, ?, ?, ?, ?)")
         }
     }
 
@@ -216,11 +243,17 @@ final class IndexWriter: @unchecked Sendable {
     /// FTS5's defaults are automerge 4, crisismerge 16; bulk mode stops automatic merges
     /// (crisismerge still bounds the segments per level).
     private func setMergeMode(bulk: Bool, _ db: Database) throws {
-        try db.execute(sql: "INSERT INTO fts(fts, rank) VALUES ('automerge', ?)", arguments: [bulk ? 0 : 4])
-        try db.execute(sql: "INSERT INTO fts(fts, rank) VALUES ('crisismerge', ?)", arguments: [bulk ? 64 : 16])
+        try db.execute(
+            sql: "INSERT INTO fts(fts, rank) VALUES ('automerge', ?)", arguments: [bulk ? 0 : 4])
+        try db.execute(
+            sql: "INSERT INTO fts(fts, rank) VALUES ('crisismerge', ?)", arguments: [bulk ? 64 : 16]
+        )
     }
 
-    private func apply(_ item: ProcessedFile, _ provenance: any ProvenanceLookup, _ inserts: WriteStatements, _ db: Database) throws {
+    private func apply(
+        _ item: ProcessedFile, _ provenance: any ProvenanceLookup, _ inserts: WriteStatements,
+        _ db: Database
+    ) throws {
         let file = item.pending.file
         let mtime = storedMtime(file)
         switch item.outcome {
@@ -233,18 +266,23 @@ final class IndexWriter: @unchecked Sendable {
             // keeps its row as it is: rewriting the same values would still fire the layout
             // triggers and void the layout snapshot of every search in those two seconds.
             if !row(of: known, holds: file) {
-                try db.execute(sql: "UPDATE files SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
-                               arguments: [file.size, mtime, Int64(bitPattern: file.inode), known.id])
+                try db.execute(
+                    sql: "UPDATE files SET size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
+                    arguments: [file.size, mtime, Int64(bitPattern: file.inode), known.id])
                 restatted[known.id] = (file.size, mtime, file.inode)
             }
             // A re-check of a recently written file (recorded with mtime 0) is not a touch.
             if known.mtimeNanos != 0 { counts.touched += 1 }
         case .listedOnly(let digest, let diagnostics):
-            let (id, _) = try upsert(file: file, known: item.pending.known, mtime: mtime, digest: digest, document: nil, text: nil, hidden: item.hidden, provenance, inserts, db)
+            let (id, _) = try upsert(
+                file: file, known: item.pending.known, mtime: mtime, digest: digest, document: nil,
+                text: nil, hidden: item.hidden, provenance, inserts, db)
             try insertDiagnostics(diagnostics, fileID: id, inserts)
             counts.diagnostics += diagnostics
         case .parsed(let digest, let document, let bytes, let text):
-            let (id, keptRows) = try upsert(file: file, known: item.pending.known, mtime: mtime, digest: digest, document: document, text: text, hidden: item.hidden, provenance, inserts, db)
+            let (id, keptRows) = try upsert(
+                file: file, known: item.pending.known, mtime: mtime, digest: digest,
+                document: document, text: text, hidden: item.hidden, provenance, inserts, db)
             _ = TokenReplay.replayedCount()
             try insertContent(document, text: text, fileID: id, keeping: keptRows, inserts)
             counts.replayedTexts += TokenReplay.replayedCount()
@@ -255,21 +293,32 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Writes the `files` row (new, modified or renamed) and returns its id. Content rows of
     /// an existing id are deleted first, except the FTS rows `text` has unchanged (returned).
-    private func upsert(file: ScannedFile, known: KnownFile?, mtime: Int64, digest: String, document: ParsedDocument?, text: SearchableText?, hidden: Bool,
-                        _ lookup: any ProvenanceLookup, _ inserts: WriteStatements, _ db: Database) throws -> (id: Int64, keptRows: Set<Int64>) {
+    private func upsert(
+        file: ScannedFile, known: KnownFile?, mtime: Int64, digest: String,
+        document: ParsedDocument?, text: SearchableText?, hidden: Bool,
+        _ lookup: any ProvenanceLookup, _ inserts: WriteStatements, _ db: Database
+    ) throws -> (id: Int64, keptRows: Set<Int64>) {
         let kind = DocumentKind(path: file.path)
         let format = FileFormat(path: file.path)
         let mtimeSeconds = Double(file.mtimeNanos) / 1e9
-        let provenance = columns(of: lookup.effective(path: file.path, stated: document?.provenance ?? Provenance(),
-                                                      version: String(digest.prefix(16)), mtime: mtimeSeconds),
-                                 mtimeSeconds: mtimeSeconds)
+        let provenance = columns(
+            of: lookup.effective(
+                path: file.path, stated: document?.provenance ?? Provenance(),
+                version: String(digest.prefix(16)), mtime: mtimeSeconds),
+            mtimeSeconds: mtimeSeconds)
         let title = document?.title ?? DocumentParser.fileTitle(file.path)
         let existingID: Int64?
-        if !startsEmpty, let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?"), arguments: [file.path]) {
+        if !startsEmpty,
+            let known = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT id FROM files WHERE path = ?"),
+                arguments: [file.path])
+        {
             existingID = known
             counts.modified += 1
             restatted[known] = (file.size, mtime, file.inode)
-        } else if !digest.isEmpty, var candidates = goneByDigest[digest], let from = candidates.popLast() {
+        } else if !digest.isEmpty, var candidates = goneByDigest[digest],
+            let from = candidates.popLast()
+        {
             layoutTokenAfterRestats = nil
             goneByDigest[digest] = candidates
             existingID = gone.removeValue(forKey: from)?.id
@@ -281,14 +330,28 @@ final class IndexWriter: @unchecked Sendable {
             layoutTokenAfterRestats = nil
         }
         var keptRows = Set<Int64>()
-        if let id = existingID { keptRows = try deleteContent(of: id, keepingUnchanged: text?.digests ?? [], db) }
+        if let id = existingID {
+            keptRows = try deleteContent(of: id, keepingUnchanged: text?.digests ?? [], db)
+        }
         // The columns in `fileColumns` order (then the id, for an update).
         let row = existingID == nil ? inserts.file : inserts.fileUpdate
-        row.bind(file.path); row.bind(kind.rawValue); row.bind(format.rawValue); row.bind(file.size); row.bind(mtime)
-        row.bind(Int64(bitPattern: file.inode)); row.bind(digest); row.bind(title)
-        row.bind(provenance.createdBy); row.bind(provenance.createdAt); row.bind(provenance.createdTS)
-        row.bind(provenance.modifiedBy); row.bind(provenance.modifiedAt); row.bind(provenance.modifiedTS)
-        row.bind(document?.hasFrontMatter ?? false); row.bind(document != nil); row.bind(document?.sections.count ?? 0)
+        row.bind(file.path)
+        row.bind(kind.rawValue)
+        row.bind(format.rawValue)
+        row.bind(file.size)
+        row.bind(mtime)
+        row.bind(Int64(bitPattern: file.inode))
+        row.bind(digest)
+        row.bind(title)
+        row.bind(provenance.createdBy)
+        row.bind(provenance.createdAt)
+        row.bind(provenance.createdTS)
+        row.bind(provenance.modifiedBy)
+        row.bind(provenance.modifiedAt)
+        row.bind(provenance.modifiedTS)
+        row.bind(document?.hasFrontMatter ?? false)
+        row.bind(document != nil)
+        row.bind(document?.sections.count ?? 0)
         row.bind(hidden)
         if let id = existingID { row.bind(id) }
         try row.run()
@@ -297,23 +360,30 @@ final class IndexWriter: @unchecked Sendable {
 
     /// The `files` columns that hold a provenance (`created_ts`/`modified_ts` order by it).
     private struct ProvenanceColumns {
-        var createdBy: String, createdAt: String?, createdTS: Double, modifiedBy: String, modifiedAt: String, modifiedTS: Double
+        var createdBy: String, createdAt: String?, createdTS: Double, modifiedBy: String,
+            modifiedAt: String, modifiedTS: Double
     }
 
     private func columns(of effective: Provenance, mtimeSeconds: Double) -> ProvenanceColumns {
-        ProvenanceColumns(createdBy: effective.createdBy?.rawValue ?? Actor.user.rawValue, createdAt: effective.createdAt,
-                          createdTS: effective.createdAt.flatMap(Timestamp.parse) ?? mtimeSeconds,
-                          modifiedBy: effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue,
-                          modifiedAt: effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds),
-                          modifiedTS: effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds)
+        ProvenanceColumns(
+            createdBy: effective.createdBy?.rawValue ?? Actor.user.rawValue,
+            createdAt: effective.createdAt,
+            createdTS: effective.createdAt.flatMap(Timestamp.parse) ?? mtimeSeconds,
+            modifiedBy: effective.lastModifiedBy?.rawValue ?? Actor.user.rawValue,
+            modifiedAt: effective.lastModifiedAt ?? Timestamp.format(mtimeSeconds),
+            modifiedTS: effective.lastModifiedAt.flatMap(Timestamp.parse) ?? mtimeSeconds)
     }
 
     private static let fileColumns = [
-        "path", "kind", "format", "size", "mtime_ns", "inode", "digest", "title", "created_by", "created_at", "created_ts",
-        "modified_by", "modified_at", "modified_ts", "has_front_matter", "indexed", "section_count", "hidden",
+        "path", "kind", "format", "size", "mtime_ns", "inode", "digest", "title", "created_by",
+        "created_at", "created_ts",
+        "modified_by", "modified_at", "modified_ts", "has_front_matter", "indexed", "section_count",
+        "hidden",
     ]
-    private static let insertFileSQL = "INSERT INTO files (\(fileColumns.joined(separator: ", "))) VALUES (\(fileColumns.map { _ in "?" }.joined(separator: ", ")))"
-    private static let updateFileSQL = "UPDATE files SET \(fileColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+    private static let insertFileSQL =
+        "INSERT INTO files (\(fileColumns.joined(separator: ", "))) VALUES (\(fileColumns.map { _ in "?" }.joined(separator: ", ")))"
+    private static let updateFileSQL =
+        "UPDATE files SET \(fileColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
 
     /// Deletes file `id`'s content rows, except the FTS rows whose texts a new version of
     /// the file has unchanged (`newDigests`: its sections' ``SearchableText/digests``, by
@@ -321,13 +391,17 @@ final class IndexWriter: @unchecked Sendable {
     /// out, so an append to a long file rewrites its last section only, and a renamed file
     /// keeps all of its rows. The other tables' rows are all rewritten (cheap).
     @discardableResult
-    private func deleteContent(of id: Int64, keepingUnchanged newDigests: [Int64] = [], _ db: Database) throws -> Set<Int64> {
+    private func deleteContent(
+        of id: Int64, keepingUnchanged newDigests: [Int64] = [], _ db: Database
+    ) throws -> Set<Int64> {
         let ids = IndexSchema.rowIDs(file: id)
         let (low, high) = (ids.lowerBound, ids.upperBound)
         // Row by row by rowid, found in `sections` (one row per FTS row): a rowid range on
         // the FTS table itself costs more per deleted row.
         var old: [(rowid: Int64, digest: Int64)] = []
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT id, fts_digest FROM sections WHERE id BETWEEN ? AND ?"), arguments: [low, high])
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT id, fts_digest FROM sections WHERE id BETWEEN ? AND ?"),
+            arguments: [low, high])
         while let row = try rows.next() { old.append((row[0], row[1])) }
         var kept = Set<Int64>()
         let deleteRow = try db.cachedStatement(sql: "DELETE FROM fts WHERE rowid = ?")
@@ -339,16 +413,21 @@ final class IndexWriter: @unchecked Sendable {
                 try deleteRow.execute(arguments: [rowid])
             }
         }
-        try db.cachedStatement(sql: "DELETE FROM sections WHERE id BETWEEN ? AND ?").execute(arguments: [low, high])
+        try db.cachedStatement(sql: "DELETE FROM sections WHERE id BETWEEN ? AND ?").execute(
+            arguments: [low, high])
         try db.cachedStatement(sql: "DELETE FROM tags WHERE file_id = ?").execute(arguments: [id])
         for table in ["metadata", "links", "diagnostics"] {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id BETWEEN ? AND ?").execute(arguments: [low, high])
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id BETWEEN ? AND ?").execute(
+                arguments: [low, high])
         }
         return kept
     }
 
     /// Inserts the content rows of file `fileID`; FTS rows in `keptRows` are already there.
-    private func insertContent(_ document: ParsedDocument, text: SearchableText, fileID: Int64, keeping keptRows: Set<Int64>, _ inserts: WriteStatements) throws {
+    private func insertContent(
+        _ document: ParsedDocument, text: SearchableText, fileID: Int64,
+        keeping keptRows: Set<Int64>, _ inserts: WriteStatements
+    ) throws {
         let limit = Int(IndexSchema.rowsPerFile)
         for (ordinal, section) in document.sections.enumerated() where ordinal < limit {
             let rowid = IndexSchema.rowID(file: fileID, ordinal)
@@ -357,31 +436,46 @@ final class IndexWriter: @unchecked Sendable {
                 // The texts are bound in place (not copied by SQLite) for the one INSERT.
                 try text.replaying(section: ordinal) { title, heading, tags, body in
                     fts.bind(rowid)
-                    fts.bindInPlace(title); fts.bindInPlace(heading); fts.bindInPlace(tags); fts.bindInPlace(body)
+                    fts.bindInPlace(title)
+                    fts.bindInPlace(heading)
+                    fts.bindInPlace(tags)
+                    fts.bindInPlace(body)
                     try fts.runDroppingBindings()
                 }
             }
             let row = inserts.section
-            row.bind(rowid); row.bind(section.heading); row.bind(section.level); row.bind(section.line); row.bind(section.lineAligned)
+            row.bind(rowid)
+            row.bind(section.heading)
+            row.bind(section.level)
+            row.bind(section.line)
+            row.bind(section.lineAligned)
             row.bind(text.digests[ordinal])
             try row.run()
         }
         for tag in document.tags {
-            inserts.tag.bind(fileID); inserts.tag.bind(tag)
+            inserts.tag.bind(fileID)
+            inserts.tag.bind(tag)
             try inserts.tag.run()
         }
         var n = 0
         for field in document.metadata where !Self.dedicatedKeys.contains(field.key.lowercased()) {
             for value in field.value.strings where value.utf8.count <= 512 && n < limit {
-                inserts.metadata.bind(IndexSchema.rowID(file: fileID, n)); n += 1
-                inserts.metadata.bind(fileID); inserts.metadata.bind(field.key); inserts.metadata.bind(value)
+                inserts.metadata.bind(IndexSchema.rowID(file: fileID, n))
+                n += 1
+                inserts.metadata.bind(fileID)
+                inserts.metadata.bind(field.key)
+                inserts.metadata.bind(value)
                 try inserts.metadata.run()
             }
         }
         for (n, link) in document.links.enumerated() where n < limit {
             let insert = inserts.link
             insert.bind(IndexSchema.rowID(file: fileID, n))
-            insert.bind(fileID); insert.bind(link.kind.rawValue); insert.bind(link.target); insert.bind(link.text); insert.bind(link.line)
+            insert.bind(fileID)
+            insert.bind(link.kind.rawValue)
+            insert.bind(link.target)
+            insert.bind(link.text)
+            insert.bind(link.line)
             try insert.run()
         }
         try insertDiagnostics(document.diagnostics, fileID: fileID, inserts)
@@ -389,13 +483,20 @@ final class IndexWriter: @unchecked Sendable {
 
     /// Front-matter keys kept in `files` or `tags` rather than `metadata` (the query parser
     /// maps them: ``SearchQuery/keyAliases``).
-    static let dedicatedKeys: Set<String> = ["title", "tags", "tag", "created_by", "created_at", "last_modified_by", "last_modified_at"]
+    static let dedicatedKeys: Set<String> = [
+        "title", "tags", "tag", "created_by", "created_at", "last_modified_by", "last_modified_at",
+    ]
 
-    private func insertDiagnostics(_ diagnostics: [Diagnostic], fileID: Int64, _ inserts: WriteStatements) throws {
+    private func insertDiagnostics(
+        _ diagnostics: [Diagnostic], fileID: Int64, _ inserts: WriteStatements
+    ) throws {
         for (n, d) in diagnostics.enumerated() where n < Int(IndexSchema.rowsPerFile) {
             let insert = inserts.diagnostic
             insert.bind(IndexSchema.rowID(file: fileID, n))
-            insert.bind(fileID); insert.bind(d.code.rawValue); insert.bind(d.message); insert.bind(d.line)
+            insert.bind(fileID)
+            insert.bind(d.code.rawValue)
+            insert.bind(d.message)
+            insert.bind(d.line)
             try insert.run()
         }
     }

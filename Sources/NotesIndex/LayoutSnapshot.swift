@@ -3,9 +3,9 @@ import GRDB
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A flat copy of what a whole-workspace refresh reads from the index before it can stat
@@ -59,7 +59,10 @@ final class LayoutSnapshot: @unchecked Sendable {
     private static let folderRecordSize = 24
     private static let fileRecordSize = 40
 
-    private init(bytes: UnsafeMutableRawBufferPointer, folderCount: Int, fileCount: Int, stringsAt: Int, token: String, fingerprint: String) {
+    private init(
+        bytes: UnsafeMutableRawBufferPointer, folderCount: Int, fileCount: Int, stringsAt: Int,
+        token: String, fingerprint: String
+    ) {
         self.bytes = bytes
         self.folderCount = folderCount
         self.fileCount = fileCount
@@ -74,23 +77,37 @@ final class LayoutSnapshot: @unchecked Sendable {
     private static func checked(_ bytes: UnsafeMutableRawBufferPointer) -> LayoutSnapshot? {
         let size = bytes.count
         guard size >= headerSize, size % 8 == 0, load(UInt64.self, bytes, 0) == magic,
-              load(UInt64.self, bytes, 8) == checksum(UnsafeRawBufferPointer(rebasing: bytes[16...])) else { return nil }
-        let folders = load(UInt64.self, bytes, 16), files = load(UInt64.self, bytes, 24)
-        let tokenLength = load(UInt64.self, bytes, 32), fingerprintLength = load(UInt64.self, bytes, 40)
-        guard folders < 1 << 28, files < 1 << 28, tokenLength < 1 << 16, fingerprintLength < 1 << 24 else { return nil }
+            load(UInt64.self, bytes, 8) == checksum(UnsafeRawBufferPointer(rebasing: bytes[16...]))
+        else { return nil }
+        let folders = load(UInt64.self, bytes, 16)
+        let files = load(UInt64.self, bytes, 24)
+        let tokenLength = load(UInt64.self, bytes, 32)
+        let fingerprintLength = load(UInt64.self, bytes, 40)
+        guard folders < 1 << 28, files < 1 << 28, tokenLength < 1 << 16, fingerprintLength < 1 << 24
+        else { return nil }
         let filesAt = headerSize + Int(folders) * folderRecordSize
         let tokenAt = filesAt + Int(files) * fileRecordSize
         let stringsAt = tokenAt + Int(tokenLength) + Int(fingerprintLength)
         guard stringsAt <= size else { return nil }
         // Every path must lie inside the file and end with its NUL.
         for i in 0..<Int(folders) + Int(files) {
-            let at = i < Int(folders) ? headerSize + i * folderRecordSize + 16 : filesAt + (i - Int(folders)) * fileRecordSize + 32
-            let offset = stringsAt + Int(load(UInt32.self, bytes, at)), length = Int(load(UInt32.self, bytes, at + 4))
+            let at =
+                i < Int(folders)
+                ? headerSize + i * folderRecordSize + 16
+                : filesAt + (i - Int(folders)) * fileRecordSize + 32
+            let offset = stringsAt + Int(load(UInt32.self, bytes, at))
+            let length = Int(load(UInt32.self, bytes, at + 4))
             guard offset + length < size, bytes[offset + length] == 0 else { return nil }
         }
-        let token = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[tokenAt..<tokenAt + Int(tokenLength)]), as: UTF8.self)
-        let fingerprint = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[tokenAt + Int(tokenLength)..<stringsAt]), as: UTF8.self)
-        return LayoutSnapshot(bytes: bytes, folderCount: Int(folders), fileCount: Int(files), stringsAt: stringsAt, token: token, fingerprint: fingerprint)
+        let token = String(
+            decoding: UnsafeRawBufferPointer(rebasing: bytes[tokenAt..<tokenAt + Int(tokenLength)]),
+            as: UTF8.self)
+        let fingerprint = String(
+            decoding: UnsafeRawBufferPointer(
+                rebasing: bytes[tokenAt + Int(tokenLength)..<stringsAt]), as: UTF8.self)
+        return LayoutSnapshot(
+            bytes: bytes, folderCount: Int(folders), fileCount: Int(files), stringsAt: stringsAt,
+            token: token, fingerprint: fingerprint)
     }
 
     deinit {
@@ -102,23 +119,37 @@ final class LayoutSnapshot: @unchecked Sendable {
     /// `proceeding` is first given the token the file names (unchecked: only a match is
     /// read further, and the full read checks everything again); returning false stops there,
     /// so a snapshot of an older layout costs two small reads, not the whole file.
-    static func read(directory: String, proceeding: (String) -> Bool = { _ in true }) -> LayoutSnapshot? {
+    static func read(directory: String, proceeding: (String) -> Bool = { _ in true })
+        -> LayoutSnapshot?
+    {
         let fd = open(path(in: directory), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size >= headerSize, info.st_size < 1 << 32 else { return nil }
+        guard fstat(fd, &info) == 0, info.st_size >= headerSize, info.st_size < 1 << 32 else {
+            return nil
+        }
         let size = Int(info.st_size)
         var header = [UInt64](repeating: 0, count: headerSize / 8)
-        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, headerSize, 0) }) == headerSize,
-              UInt64(littleEndian: header[0]) == magic else { return nil }
-        let (folders, files, tokenLength) = (UInt64(littleEndian: header[2]), UInt64(littleEndian: header[3]), UInt64(littleEndian: header[4]))
+        guard
+            header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress!, headerSize, 0) })
+                == headerSize,
+            UInt64(littleEndian: header[0]) == magic
+        else { return nil }
+        let (folders, files, tokenLength) = (
+            UInt64(littleEndian: header[2]), UInt64(littleEndian: header[3]),
+            UInt64(littleEndian: header[4])
+        )
         guard folders < 1 << 28, files < 1 << 28, tokenLength < 1 << 16 else { return nil }
         let tokenAt = headerSize + Int(folders) * folderRecordSize + Int(files) * fileRecordSize
         guard tokenAt + Int(tokenLength) <= size else { return nil }
         var tokenBytes = [UInt8](repeating: 0, count: Int(tokenLength))
-        guard tokenBytes.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, Int(tokenLength), off_t(tokenAt)) }) == Int(tokenLength),
-              proceeding(String(decoding: tokenBytes, as: UTF8.self)) else { return nil }
+        guard
+            tokenBytes.withUnsafeMutableBytes({
+                pread(fd, $0.baseAddress, Int(tokenLength), off_t(tokenAt))
+            }) == Int(tokenLength),
+            proceeding(String(decoding: tokenBytes, as: UTF8.self))
+        else { return nil }
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
         var done = 0
         while done < size {
@@ -143,22 +174,31 @@ final class LayoutSnapshot: @unchecked Sendable {
     /// the checksum (a reader between those writes finds a checksum that does not match).
     /// False when it cannot (the file was replaced or changed since, a record is missing,
     /// the token's length differs): then the caller writes a whole new one.
-    func update(restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)], token newToken: String, directory: String) -> Bool {
+    func update(
+        restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)], token newToken: String,
+        directory: String
+    ) -> Bool {
         let tokenAt = stringsAt - token.utf8.count - fingerprint.utf8.count
-        guard newToken.utf8.count == token.utf8.count, tokenAt % 8 == 0, token.utf8.count % 8 == 0 else { return false }
+        guard newToken.utf8.count == token.utf8.count, tokenAt % 8 == 0, token.utf8.count % 8 == 0
+        else { return false }
         let fd = open(Self.path(in: directory), O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
         var onDisk = [UInt8](repeating: 0, count: token.utf8.count)
-        guard fstat(fd, &info) == 0, (UInt64(info.st_dev), UInt64(info.st_ino)) == file, Int(info.st_size) == bytes.count,
-              onDisk.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, off_t(tokenAt)) }) == onDisk.count,
-              onDisk.elementsEqual(token.utf8) else { return false }
+        guard fstat(fd, &info) == 0, (UInt64(info.st_dev), UInt64(info.st_ino)) == file,
+            Int(info.st_size) == bytes.count,
+            onDisk.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, off_t(tokenAt)) })
+                == onDisk.count,
+            onDisk.elementsEqual(token.utf8)
+        else { return false }
         var sum = Self.load(UInt64.self, bytes, 8)
         /// Replaces the word at `offset` in memory, keeping the checksum in step.
         func replace(_ word: UInt64, at offset: Int) {
             let index = UInt64((offset - 16) / 8)
-            sum = sum &- Self.term(Self.load(UInt64.self, bytes, offset), index) &+ Self.term(word, index)
+            sum =
+                sum &- Self.term(Self.load(UInt64.self, bytes, offset), index)
+                &+ Self.term(word, index)
             bytes.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
         }
         var changed: [Int] = []  // record offsets
@@ -184,7 +224,8 @@ final class LayoutSnapshot: @unchecked Sendable {
 
     /// Where file `id`'s record is (records are in id order, as the database lists its rows).
     private func recordOffset(of id: Int64) -> Int? {
-        var low = 0, high = fileCount
+        var low = 0
+        var high = fileCount
         while low < high {
             let middle = (low + high) / 2
             let found = Self.load(Int64.self, bytes, filesAt + middle * Self.fileRecordSize)
@@ -199,10 +240,12 @@ final class LayoutSnapshot: @unchecked Sendable {
     func pathPointers() -> (folders: [UnsafePointer<CChar>], files: [UnsafePointer<CChar>]) {
         let base = UnsafeRawPointer(bytes.baseAddress!)
         let folders = (0..<folderCount).map { i in
-            (base + pathSpan(foldersAt + i * Self.folderRecordSize + 16).offset).assumingMemoryBound(to: CChar.self)
+            (base + pathSpan(foldersAt + i * Self.folderRecordSize + 16).offset)
+                .assumingMemoryBound(to: CChar.self)
         }
         let files = (0..<fileCount).map { i in
-            (base + pathSpan(filesAt + i * Self.fileRecordSize + 32).offset).assumingMemoryBound(to: CChar.self)
+            (base + pathSpan(filesAt + i * Self.fileRecordSize + 32).offset).assumingMemoryBound(
+                to: CChar.self)
         }
         return (folders, files)
     }
@@ -214,18 +257,25 @@ final class LayoutSnapshot: @unchecked Sendable {
         folders.reserveCapacity(folderCount)
         for i in 0..<folderCount {
             let at = foldersAt + i * Self.folderRecordSize
-            folders.append(FolderStamp(path: string(pathSpan(at + 16)), inode: Self.load(UInt64.self, bytes, at),
-                                       changeNanos: Self.load(Int64.self, bytes, at + 8)))
+            folders.append(
+                FolderStamp(
+                    path: string(pathSpan(at + 16)), inode: Self.load(UInt64.self, bytes, at),
+                    changeNanos: Self.load(Int64.self, bytes, at + 8)))
         }
         var files: [KnownFile] = []
         files.reserveCapacity(fileCount)
         for i in 0..<fileCount {
             let at = filesAt + i * Self.fileRecordSize
-            files.append(KnownFile(id: Self.load(Int64.self, bytes, at), path: string(pathSpan(at + 32)),
-                                   size: Int(Self.load(Int64.self, bytes, at + 8)), mtimeNanos: Self.load(Int64.self, bytes, at + 16),
-                                   inode: Self.load(UInt64.self, bytes, at + 24), digest: ""))
+            files.append(
+                KnownFile(
+                    id: Self.load(Int64.self, bytes, at), path: string(pathSpan(at + 32)),
+                    size: Int(Self.load(Int64.self, bytes, at + 8)),
+                    mtimeNanos: Self.load(Int64.self, bytes, at + 16),
+                    inode: Self.load(UInt64.self, bytes, at + 24), digest: ""))
         }
-        var known = KnownFiles(files: files, folders: folders, hasDigests: false, hiddenFlagsCurrent: hiddenFlagsCurrent)
+        var known = KnownFiles(
+            files: files, folders: folders, hasDigests: false,
+            hiddenFlagsCurrent: hiddenFlagsCurrent)
         known.layoutToken = token
         known.fromSnapshot = true
         return known
@@ -237,17 +287,23 @@ final class LayoutSnapshot: @unchecked Sendable {
     ///
     /// `restatted`: files (by id) whose rows this refresh rewrote with new stat facts, which
     /// replace the known ones.
-    static func write(_ known: KnownFiles, restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:],
-                      token: String, fingerprint: String, directory: String) {
+    static func write(
+        _ known: KnownFiles,
+        restatted: [Int64: (size: Int, mtimeNanos: Int64, inode: UInt64)] = [:],
+        token: String, fingerprint: String, directory: String
+    ) {
         guard let folders = known.folders else { return }
         let files = known.files
-        let pathBytes = folders.reduce(0) { $0 + $1.path.utf8.count + 1 } + files.reduce(0) { $0 + $1.path.utf8.count + 1 }
+        let pathBytes =
+            folders.reduce(0) { $0 + $1.path.utf8.count + 1 }
+            + files.reduce(0) { $0 + $1.path.utf8.count + 1 }
         let filesAt = headerSize + folders.count * folderRecordSize
         let tokenAt = filesAt + files.count * fileRecordSize
         let stringsAt = tokenAt + token.utf8.count + fingerprint.utf8.count
         guard pathBytes < 1 << 32 else { return }
         // Padded to whole words, which the checksum adds up.
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: (stringsAt + pathBytes + 7) / 8 * 8, alignment: 8)
+        let bytes = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: (stringsAt + pathBytes + 7) / 8 * 8, alignment: 8)
         defer { bytes.deallocate() }
         bytes.initializeMemory(as: UInt8.self, repeating: 0)
         func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
@@ -258,7 +314,9 @@ final class LayoutSnapshot: @unchecked Sendable {
         func copy(_ text: String, to at: Int) -> Int {
             var text = text
             return text.withUTF8 { utf8 in
-                if let base = utf8.baseAddress { (bytes.baseAddress! + at).copyMemory(from: base, byteCount: utf8.count) }
+                if let base = utf8.baseAddress {
+                    (bytes.baseAddress! + at).copyMemory(from: base, byteCount: utf8.count)
+                }
                 return utf8.count
             }
         }
@@ -269,7 +327,10 @@ final class LayoutSnapshot: @unchecked Sendable {
             store(UInt32(length), at: recordAt + 4)
             pathAt += length + 1
         }
-        for (i, value) in [magic, 0, UInt64(folders.count), UInt64(files.count), UInt64(token.utf8.count), UInt64(fingerprint.utf8.count)].enumerated() {
+        for (i, value) in [
+            magic, 0, UInt64(folders.count), UInt64(files.count), UInt64(token.utf8.count),
+            UInt64(fingerprint.utf8.count),
+        ].enumerated() {
             store(value, at: i * 8)
         }
         for (i, folder) in folders.enumerated() {
@@ -321,7 +382,11 @@ final class LayoutSnapshot: @unchecked Sendable {
         var sum: UInt64 = 0
         var at = 0
         while at < data.count {
-            sum = sum &+ term(UInt64(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt64.self)), UInt64(at / 8))
+            sum =
+                sum
+                &+ term(
+                    UInt64(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                    UInt64(at / 8))
             at += 8
         }
         return sum
@@ -338,14 +403,21 @@ final class LayoutSnapshot: @unchecked Sendable {
     // MARK: - Records
 
     private func pathSpan(_ at: Int) -> (offset: Int, length: Int) {
-        (stringsAt + Int(Self.load(UInt32.self, bytes, at)), Int(Self.load(UInt32.self, bytes, at + 4)))
+        (
+            stringsAt + Int(Self.load(UInt32.self, bytes, at)),
+            Int(Self.load(UInt32.self, bytes, at + 4))
+        )
     }
 
     private func string(_ span: (offset: Int, length: Int)) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[span.offset..<span.offset + span.length]), as: UTF8.self)
+        String(
+            decoding: UnsafeRawBufferPointer(
+                rebasing: bytes[span.offset..<span.offset + span.length]), as: UTF8.self)
     }
 
-    private static func load<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeMutableRawBufferPointer, _ at: Int) -> T {
+    private static func load<T: FixedWidthInteger>(
+        _ type: T.Type, _ bytes: UnsafeMutableRawBufferPointer, _ at: Int
+    ) -> T {
         T(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: at, as: T.self))
     }
 }

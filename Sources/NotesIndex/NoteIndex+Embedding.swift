@@ -53,36 +53,56 @@ extension NoteIndex {
     /// Safe beside searches and refreshes in other processes: each batch is one short write
     /// transaction, and a batch whose section changed meanwhile is not stored.
     @discardableResult
-    public func embedPending(with embedder: any TextEmbedder, progress: (EmbeddingProgress) -> Void = { _ in },
-                             shouldStop: () -> Bool = { false }) throws(NotesError) -> Int {
+    public func embedPending(
+        with embedder: any TextEmbedder, progress: (EmbeddingProgress) -> Void = { _ in },
+        shouldStop: () -> Bool = { false }
+    ) throws(NotesError) -> Int {
         do {
             let pool = try self.pool
             try pool.write { db in
-                let stored = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
+                let stored = try String.fetchOne(
+                    db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
                 var changed = false
                 if stored != embedder.identifier {
                     try db.execute(sql: "DELETE FROM chunks")
-                    try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('embedding_model', ?)", arguments: [embedder.identifier])
+                    try db.execute(
+                        sql:
+                            "INSERT OR REPLACE INTO meta (key, value) VALUES ('embedding_model', ?)",
+                        arguments: [embedder.identifier])
                     changed = true
                 }
-                try db.execute(sql: """
-                    DELETE FROM chunks WHERE NOT EXISTS
-                        (SELECT 1 FROM sections s WHERE s.id = chunks.section_id AND s.fts_digest = chunks.section_digest)
-                    """)
+                try db.execute(
+                    sql: """
+                        DELETE FROM chunks WHERE NOT EXISTS
+                            (SELECT 1 FROM sections s WHERE s.id = chunks.section_id AND s.fts_digest = chunks.section_digest)
+                        """)
                 // Only a change makes long-lived processes read the vectors again.
                 if changed || db.changesCount > 0 { try VectorTable.renewGeneration(db) }
             }
             let pending = try pool.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT s.id AS id, s.fts_digest AS digest, f.size / max(1, f.section_count) AS share
-                    FROM sections s JOIN files f ON f.id = (s.id >> \(IndexSchema.sectionBits))
-                    WHERE f.indexed = 1 AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id)
-                    ORDER BY f.size, s.id
-                    """).map { (id: $0["id"] as Int64, digest: $0["digest"] as Int64, work: Self.embeddingWork($0["share"] as Int)) }
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT s.id AS id, s.fts_digest AS digest, f.size / max(1, f.section_count) AS share
+                        FROM sections s JOIN files f ON f.id = (s.id >> \(IndexSchema.sectionBits))
+                        WHERE f.indexed = 1 AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id)
+                        ORDER BY f.size, s.id
+                        """
+                ).map {
+                    (
+                        id: $0["id"] as Int64, digest: $0["digest"] as Int64,
+                        work: Self.embeddingWork($0["share"] as Int)
+                    )
+                }
             }
-            var done = 0, embedded = 0, workDone = 0
+            var done = 0
+            var embedded = 0
+            var workDone = 0
             let workTotal = pending.reduce(0) { $0 + $1.work }
-            progress(EmbeddingProgress(sectionsDone: 0, sectionsTotal: pending.count, chunks: 0, workDone: 0, workTotal: workTotal))
+            progress(
+                EmbeddingProgress(
+                    sectionsDone: 0, sectionsTotal: pending.count, chunks: 0, workDone: 0,
+                    workTotal: workTotal))
             var start = 0
             while start < pending.count {
                 if shouldStop() { break }
@@ -90,27 +110,48 @@ extension NoteIndex {
                 start += batch.count
                 let texts = try pool.read { db in
                     try batch.map { section -> [TextChunks.Chunk] in
-                        guard let row = try Row.fetchOne(db, sql: "SELECT title, heading, body FROM fts WHERE rowid = ?", arguments: [section.id]) else { return [] }
-                        return TextChunks.chunks(title: FTSText.display(row["title"]), heading: FTSText.display(row["heading"]),
-                                                 body: FTSText.display(row["body"]))
+                        guard
+                            let row = try Row.fetchOne(
+                                db, sql: "SELECT title, heading, body FROM fts WHERE rowid = ?",
+                                arguments: [section.id])
+                        else { return [] }
+                        return TextChunks.chunks(
+                            title: FTSText.display(row["title"]),
+                            heading: FTSText.display(row["heading"]),
+                            body: FTSText.display(row["body"]))
                     }
                 }
                 let vectors = try embedder.embed(texts.flatMap { $0.map(\.text) })
                 var next = 0
                 try pool.write { db in
                     for (section, chunks) in zip(batch, texts) {
-                        let current = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sections WHERE id = ? AND fts_digest = ?)",
-                                                        arguments: [section.id, section.digest]) ?? false
-                        let already = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chunks WHERE section_id = ?)", arguments: [section.id]) ?? false
+                        let current =
+                            try Bool.fetchOne(
+                                db,
+                                sql:
+                                    "SELECT EXISTS (SELECT 1 FROM sections WHERE id = ? AND fts_digest = ?)",
+                                arguments: [section.id, section.digest]) ?? false
+                        let already =
+                            try Bool.fetchOne(
+                                db,
+                                sql: "SELECT EXISTS (SELECT 1 FROM chunks WHERE section_id = ?)",
+                                arguments: [section.id]) ?? false
                         defer { next += chunks.count }
                         guard current && !already else { continue }
                         if chunks.isEmpty {
-                            try db.execute(sql: "INSERT INTO chunks (section_id, section_digest, ordinal, line, vector) VALUES (?, ?, 0, 0, NULL)",
-                                           arguments: [section.id, section.digest])
+                            try db.execute(
+                                sql:
+                                    "INSERT INTO chunks (section_id, section_digest, ordinal, line, vector) VALUES (?, ?, 0, 0, NULL)",
+                                arguments: [section.id, section.digest])
                         }
                         for (ordinal, chunk) in chunks.enumerated() {
-                            try db.execute(sql: "INSERT INTO chunks (section_id, section_digest, ordinal, line, vector) VALUES (?, ?, ?, ?, ?)",
-                                           arguments: [section.id, section.digest, ordinal, chunk.line, VectorTable.encode(vectors[next + ordinal])])
+                            try db.execute(
+                                sql:
+                                    "INSERT INTO chunks (section_id, section_digest, ordinal, line, vector) VALUES (?, ?, ?, ?, ?)",
+                                arguments: [
+                                    section.id, section.digest, ordinal, chunk.line,
+                                    VectorTable.encode(vectors[next + ordinal]),
+                                ])
                         }
                     }
                     try VectorTable.renewGeneration(db)
@@ -118,7 +159,10 @@ extension NoteIndex {
                 done += batch.count
                 embedded += vectors.count
                 workDone += batch.reduce(0) { $0 + $1.work }
-                progress(EmbeddingProgress(sectionsDone: done, sectionsTotal: pending.count, chunks: embedded, workDone: workDone, workTotal: workTotal))
+                progress(
+                    EmbeddingProgress(
+                        sectionsDone: done, sectionsTotal: pending.count, chunks: embedded,
+                        workDone: workDone, workTotal: workTotal))
             }
             return embedded
         } catch let error as NotesError {
@@ -132,20 +176,29 @@ extension NoteIndex {
     public func semanticCoverage() throws(NotesError) -> SemanticCoverage {
         do {
             return try pool.read { db in
-                let files = try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
+                let files =
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
                 // Files whose every section has passages (a file edited since keeps its old
                 // ones until the next pass, and counts: its search by meaning skips the
                 // changed sections); a pass stopped mid-file leaves that file uncounted.
                 let bits = IndexSchema.sectionBits
-                let embedded = try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM files f WHERE f.indexed = 1
-                    AND EXISTS (SELECT 1 FROM chunks c WHERE c.section_id BETWEEN (f.id << \(bits)) AND ((f.id + 1) << \(bits)) - 1)
-                    AND NOT EXISTS (SELECT 1 FROM sections s WHERE s.id BETWEEN (f.id << \(bits)) AND ((f.id + 1) << \(bits)) - 1
-                                    AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id))
-                    """) ?? 0
-                let model = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
-                let passages = try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
-                return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model, passages: passages)
+                let embedded =
+                    try Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT count(*) FROM files f WHERE f.indexed = 1
+                            AND EXISTS (SELECT 1 FROM chunks c WHERE c.section_id BETWEEN (f.id << \(bits)) AND ((f.id + 1) << \(bits)) - 1)
+                            AND NOT EXISTS (SELECT 1 FROM sections s WHERE s.id BETWEEN (f.id << \(bits)) AND ((f.id + 1) << \(bits)) - 1
+                                            AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id))
+                            """) ?? 0
+                let model = try String.fetchOne(
+                    db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
+                let passages =
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
+                return SemanticCoverage(
+                    embeddedFiles: min(files, embedded), files: files, model: model,
+                    passages: passages)
             }
         } catch {
             throw wrap(error)

@@ -3,9 +3,9 @@ import GRDB
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// First builds (an empty index and a large refresh: a new workspace, `notes index
@@ -47,8 +47,11 @@ extension NoteIndex {
     /// index open (``IndexUseLock``); when others do and this is a rebuild (`replacing`),
     /// copies it into the live database instead. The folder stamps of the walk `stamps` are
     /// recorded under its ignore `rules`.
-    func buildFresh(_ work: [PendingFile], replacing: Bool, stamps: WorkspaceScan, rules: IgnoreRules, racyBefore: Int64, report: inout RefreshReport,
-                    progress: (@Sendable (RefreshProgress) -> Void)?) throws(NotesError) -> FreshBuild {
+    func buildFresh(
+        _ work: [PendingFile], replacing: Bool, stamps: WorkspaceScan, rules: IgnoreRules,
+        racyBefore: Int64, report: inout RefreshReport,
+        progress: (@Sendable (RefreshProgress) -> Void)?
+    ) throws(NotesError) -> FreshBuild {
         // This process's connections close first: a failed upgrade to the exclusive lock
         // drops the shared one (Linux), and no process may have the file open without it.
         let closed = currentPool.withLock { (pool: inout DatabasePool?) -> Bool in
@@ -73,12 +76,16 @@ extension NoteIndex {
         defer { useLock.share() }
         let temporary = copiesIn ? rebuildingPath : buildingPath
         // A rebuild killed mid-way left its private file (and the live index as it was).
-        if copiesIn { FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: Self.databaseFileName + Self.rebuildingInfix) }
+        if copiesIn {
+            FileSystem.removeFilesOfEndedProcesses(
+                in: directory, prefix: Self.databaseFileName + Self.rebuildingInfix)
+        }
         Self.removeDatabase(at: temporary)
         let queue: DatabaseQueue
         do {
             var configuration = Configuration()
-            configuration.allowsUnsafeTransactions = true  // the writer's one transaction spans its batches
+            // the writer's one transaction spans its batches
+            configuration.allowsUnsafeTransactions = true
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA journal_mode = OFF")
                 try db.execute(sql: "PRAGMA synchronous = OFF")
@@ -88,15 +95,17 @@ extension NoteIndex {
             queue = try DatabaseQueue(path: temporary, configuration: configuration)
             try queue.write { db in
                 try IndexSchema.create(db, secondaryIndexes: false)
-                try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)",
-                               arguments: [IndexSchema.version, workspace.root])
+                try db.execute(
+                    sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)",
+                    arguments: [IndexSchema.version, workspace.root])
             }
         } catch {
             Self.removeDatabase(at: temporary)
             reopen()
             return .declined
         }
-        let writer = IndexWriter(pool: queue, mode: .freshBuild, racyBefore: racyBefore, policy: workspace.config.policy)
+        let writer = IndexWriter(
+            pool: queue, mode: .freshBuild, racyBefore: racyBefore, policy: workspace.config.policy)
         report.outsideEdits = index(work, with: writer, report: &report, progress: progress)
         writer.finish()
         do {
@@ -119,7 +128,9 @@ extension NoteIndex {
                 report.timings.write += Timestamp.now() - began
                 return .built(writer)
             }
-            try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+            }
             try queue.close()
             try Self.sync(temporary)
             report.timings.write += Timestamp.now() - began
@@ -139,12 +150,18 @@ extension NoteIndex {
     /// old rows, so it goes.
     private func copyIntoLive(_ built: DatabaseQueue) throws {
         let live = try pool
-        let pageSizes = (try built.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") },
-                         try live.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") })
+        let pageSizes = (
+            try built.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") },
+            try live.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") }
+        )
         // A WAL database takes a backup only from a source of its own page size.
         guard pageSizes.0 == pageSizes.1 else {
-            throw NotesError(.internal, "cannot copy the rebuilt index into place (page size \(pageSizes.0 ?? 0) vs \(pageSizes.1 ?? 0))",
-                             hint: "stop the other notes processes using this workspace and run `notes index --rebuild` again")
+            throw NotesError(
+                .internal,
+                "cannot copy the rebuilt index into place (page size \(pageSizes.0 ?? 0) vs \(pageSizes.1 ?? 0))",
+                hint:
+                    "stop the other notes processes using this workspace and run `notes index --rebuild` again"
+            )
         }
         try built.backup(to: live)
         LayoutSnapshot.remove(in: directory)
@@ -162,7 +179,10 @@ extension NoteIndex {
         Self.removeDatabase(at: temporary)
         reopen()
         if !renamed {
-            throw IndexFolder.explain(directory, errno: code, detail: "cannot put the new search index in place: \(String(cString: strerror(code)))")
+            throw IndexFolder.explain(
+                directory, errno: code,
+                detail:
+                    "cannot put the new search index in place: \(String(cString: strerror(code)))")
         }
     }
 
@@ -175,12 +195,18 @@ extension NoteIndex {
     /// fsyncs a file or folder.
     static func sync(_ path: String) throws {
         #if canImport(Glibc)
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         #else
-        let fd = Darwin.open(path, O_RDONLY | O_CLOEXEC)
+            let fd = Darwin.open(path, O_RDONLY | O_CLOEXEC)
         #endif
-        guard fd >= 0 else { throw NotesError.system(errno, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw NotesError.system(
+                errno, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw NotesError.system(errno, "cannot sync \(path): \(String(cString: strerror(errno)))") }
+        guard fsync(fd) == 0 else {
+            throw NotesError.system(
+                errno, "cannot sync \(path): \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -19,15 +19,21 @@ extension NoteIndex {
     ///
     /// A refresh killed half-way leaves a consistent index (each batch commits whole) and the
     /// next refresh finishes the job.
-    public func refresh(progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
+    public func refresh(progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError)
+        -> RefreshReport
+    {
         try refresh(only: nil, progress: progress)
     }
 
     /// Brings the index up to date for `paths` only (workspace-relative files or folders, as
     /// a file watcher reports them): each is stat'ed or walked, and compared with what the
     /// index holds at that path or below it. `nil` means the whole workspace.
-    public func refresh(only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
-        try recoveringFromDamage { () throws(NotesError) -> RefreshReport in try refreshOnce(only: paths, progress: progress) }
+    public func refresh(
+        only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)? = nil
+    ) throws(NotesError) -> RefreshReport {
+        try recoveringFromDamage { () throws(NotesError) -> RefreshReport in
+            try refreshOnce(only: paths, progress: progress)
+        }
     }
 
     /// Builds the index again from the files (`notes index --rebuild`), forgetting what it
@@ -41,7 +47,9 @@ extension NoteIndex {
     /// process (a watcher) may have indexed such an edit before the copy brought back the
     /// text the rebuild had read, and would not look at that file again. The report is the
     /// rebuild's.
-    public func rebuild(progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError) -> RefreshReport {
+    public func rebuild(progress: (@Sendable (RefreshProgress) -> Void)? = nil) throws(NotesError)
+        -> RefreshReport
+    {
         try recoveringFromDamage { () throws(NotesError) -> RefreshReport in
             let report = try refreshOnce(only: nil, progress: progress, fromScratch: true)
             _ = try refreshOnce(only: nil, progress: nil)
@@ -51,7 +59,10 @@ extension NoteIndex {
 
     /// One refresh of `paths` (nil: the whole workspace); `fromScratch` ignores what the
     /// index holds and replaces it (``rebuild(progress:)``).
-    func refreshOnce(only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)?, fromScratch: Bool = false) throws(NotesError) -> RefreshReport {
+    func refreshOnce(
+        only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)?,
+        fromScratch: Bool = false
+    ) throws(NotesError) -> RefreshReport {
         // A folder moved away reads as empty at its old path: never index that.
         guard workspace.isStillAtItsPath else { throw workspace.movedError }
         let started = Timestamp.now()
@@ -66,7 +77,8 @@ extension NoteIndex {
             // A rebuild, or no database yet (nothing known; not created just to be read: an
             // empty workspace's refresh still writes the policy's name, as on a new database).
             scan = scanner.scan(trustingChangesBefore: trustBefore)
-            loaded = KnownFiles(files: [], folders: nil, hasDigests: true, hiddenFlagsCurrent: fromScratch)
+            loaded = KnownFiles(
+                files: [], folders: nil, hasDigests: true, hiddenFlagsCurrent: fromScratch)
         } else if let paths {
             scan = scanner.scan(paths: paths)
             loaded = try knownFiles(paths, stampRules: scanner.rules)
@@ -75,15 +87,18 @@ extension NoteIndex {
             loaded = snapshotted
             usedSnapshot = snapshot
             report.layoutFromSnapshot = true
-            scan = scanner.scan(knowing: KnownLayout(folders: loaded.folders ?? [], files: loaded.files.map(\.path)),
-                                trustingChangesBefore: trustBefore, prefetched: prefetch)
+            scan = scanner.scan(
+                knowing: KnownLayout(
+                    folders: loaded.folders ?? [], files: loaded.files.map(\.path)),
+                trustingChangesBefore: trustBefore, prefetched: prefetch)
         } else {
             // The known folders and files are stat'ed while the rest are still being read.
             let prefetch = scanner.skipsUnchangedFolders ? StatPrefetch(root: workspace.root) : nil
             loaded = try knownFiles(nil, stampRules: scanner.rules, prefetch: prefetch)
             if let folders = loaded.folders {
-                scan = scanner.scan(knowing: KnownLayout(folders: folders, files: loaded.files.map(\.path)),
-                                    trustingChangesBefore: trustBefore, prefetched: prefetch)
+                scan = scanner.scan(
+                    knowing: KnownLayout(folders: folders, files: loaded.files.map(\.path)),
+                    trustingChangesBefore: trustBefore, prefetched: prefetch)
             } else {
                 scan = scanner.scan(trustingChangesBefore: trustBefore)
             }
@@ -144,7 +159,8 @@ extension NoteIndex {
             (work, gone) = try withDigests(work, gone)
         }
         // Stamps to write once the files are (a fresh build writes them into its own file).
-        let stampsToRecord = paths == nil && FolderStamps.needsRecording(scan, known: loaded.folders)
+        let stampsToRecord =
+            paths == nil && FolderStamps.needsRecording(scan, known: loaded.folders)
         report.timings.walk = Timestamp.now() - started
         let workBytes = work.reduce(0) { $0 + $1.file.size }
         if workBytes > SHA256.portableBudget { SHA256.prepareForMuchHashing() }
@@ -152,9 +168,13 @@ extension NoteIndex {
         // A rebuild of an empty workspace empties the index (one transaction).
         if fromScratch && work.isEmpty { try erase() }
         if work.isEmpty && gone.isEmpty {
-            if hiddenFlagsCurrent && !stampsToRecord && paths == nil && !loaded.fromSnapshot, let token = loaded.layoutToken {
+            if hiddenFlagsCurrent && !stampsToRecord && paths == nil && !loaded.fromSnapshot,
+                let token = loaded.layoutToken
+            {
                 // Nothing to write: the layout just read is the database's, for the next command.
-                LayoutSnapshot.write(loaded, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
+                LayoutSnapshot.write(
+                    loaded, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules),
+                    directory: directory)
             }
             if !hiddenFlagsCurrent || stampsToRecord {
                 do {
@@ -162,7 +182,9 @@ extension NoteIndex {
                         // The policy changed (or another process's was in force): flag the
                         // files for this one, so agent searches need not ask the policy per file.
                         if !hiddenFlagsCurrent { try HiddenFiles.adopt(policy, db) }
-                        if stampsToRecord { try FolderStamps.record(scan, rules: scanner.rules, checking: true, db) }
+                        if stampsToRecord {
+                            try FolderStamps.record(scan, rules: scanner.rules, checking: true, db)
+                        }
                     }
                 } catch {
                     throw wrap(error)
@@ -179,7 +201,10 @@ extension NoteIndex {
         // A rebuild is always built aside, whatever its size: emptying the live index and
         // refilling it showed other processes' searches an empty or partial index.
         if paths == nil && wasEmpty && (bulk || fromScratch) {
-            switch try buildFresh(work, replacing: fromScratch, stamps: scan, rules: scanner.rules, racyBefore: racyBefore, report: &report, progress: progress) {
+            switch try buildFresh(
+                work, replacing: fromScratch, stamps: scan, rules: scanner.rules,
+                racyBefore: racyBefore, report: &report, progress: progress)
+            {
             case .built(let built): writer = built
             case .declined: if fromScratch { try erase() }
             // Another process built the index from the files while this one waited: a
@@ -191,14 +216,19 @@ extension NoteIndex {
         if let writer {
             used = writer
         } else {
-            let update = IndexWriter.Update(gone: gone, bulk: bulk, layoutToken: paths == nil ? loaded.layoutToken : nil, hiddenFlagsCurrent: hiddenFlagsCurrent)
-            used = IndexWriter(pool: try pool, mode: .update(update), racyBefore: racyBefore, policy: policy)
+            let update = IndexWriter.Update(
+                gone: gone, bulk: bulk, layoutToken: paths == nil ? loaded.layoutToken : nil,
+                hiddenFlagsCurrent: hiddenFlagsCurrent)
+            used = IndexWriter(
+                pool: try pool, mode: .update(update), racyBefore: racyBefore, policy: policy)
             report.outsideEdits = index(work, with: used, report: &report, progress: progress)
             used.finish()
             if let failure = used.failure { throw wrap(failure) }
             if stampsToRecord {
                 do {
-                    try pool.write { db in try FolderStamps.record(scan, rules: scanner.rules, checking: true, db) }
+                    try pool.write { db in
+                        try FolderStamps.record(scan, rules: scanner.rules, checking: true, db)
+                    }
                 } catch {
                     throw wrap(error)
                 }
@@ -209,9 +239,16 @@ extension NoteIndex {
         // the next command stats from it (an agent that writes, then searches). When it
         // changed nothing (a file too recent to trust, looked at again), the layout read
         // still stands.
-        if writer == nil && paths == nil && !fromScratch && !stampsToRecord, let token = used.layoutTokenAfterRestats {
-            if usedSnapshot.map({ used.restatted.isEmpty || $0.update(restatted: used.restatted, token: token, directory: directory) }) != true {
-                LayoutSnapshot.write(loaded, restatted: used.restatted, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
+        if writer == nil && paths == nil && !fromScratch && !stampsToRecord,
+            let token = used.layoutTokenAfterRestats
+        {
+            if usedSnapshot.map({
+                used.restatted.isEmpty
+                    || $0.update(restatted: used.restatted, token: token, directory: directory)
+            }) != true {
+                LayoutSnapshot.write(
+                    loaded, restatted: used.restatted, token: token,
+                    fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
             }
         } else if usedSnapshot != nil {
             // Files were added, removed or moved: the next command reads the rows (and writes
@@ -243,7 +280,9 @@ extension NoteIndex {
     /// Stamps are read only when made under `rules` (the walk's ignore rules). With
     /// `prefetch`, the whole workspace's known folders and files are handed to it as they
     /// are read (to be stat'ed on other threads meanwhile).
-    func knownFiles(_ paths: Set<String>?, stampRules rules: IgnoreRules, prefetch: StatPrefetch? = nil) throws(NotesError) -> KnownFiles {
+    func knownFiles(
+        _ paths: Set<String>?, stampRules rules: IgnoreRules, prefetch: StatPrefetch? = nil
+    ) throws(NotesError) -> KnownFiles {
         let policy = workspace.config.policy
         do {
             return try pool.read { db in
@@ -253,7 +292,9 @@ extension NoteIndex {
                 // no-change refresh, where decoding through `Row` was a seventh of the time.
                 // The whole workspace's read leaves the digests out (a third of the time;
                 // only changed and gone files need theirs: ``withDigests``).
-                func collect(_ statement: Statement, digests: Bool, feeding prefetch: StatPrefetch? = nil) throws {
+                func collect(
+                    _ statement: Statement, digests: Bool, feeding prefetch: StatPrefetch? = nil
+                ) throws {
                     let raw = statement.sqliteStatement
                     var chunk: [String] = []
                     while true {
@@ -262,9 +303,13 @@ extension NoteIndex {
                             if !chunk.isEmpty { prefetch?.statFiles(chunk) }
                             break
                         }
-                        guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+                        guard code == SQLITE_ROW else {
+                            throw DatabaseError(resultCode: ResultCode(rawValue: code))
+                        }
                         guard let text = sqlite3_column_text(raw, 1) else { continue }
-                        let digest = digests ? sqlite3_column_text(raw, 5).map { String(cString: $0) } ?? "" : ""
+                        let digest =
+                            digests
+                            ? sqlite3_column_text(raw, 5).map { String(cString: $0) } ?? "" : ""
                         let path = String(cString: text)
                         if let prefetch {
                             chunk.append(path)
@@ -273,10 +318,13 @@ extension NoteIndex {
                                 chunk.removeAll(keepingCapacity: true)
                             }
                         }
-                        result.append(KnownFile(
-                            id: sqlite3_column_int64(raw, 0), path: path, size: Int(sqlite3_column_int64(raw, 2)),
-                            mtimeNanos: sqlite3_column_int64(raw, 3), inode: UInt64(bitPattern: sqlite3_column_int64(raw, 4)),
-                            digest: digest))
+                        result.append(
+                            KnownFile(
+                                id: sqlite3_column_int64(raw, 0), path: path,
+                                size: Int(sqlite3_column_int64(raw, 2)),
+                                mtimeNanos: sqlite3_column_int64(raw, 3),
+                                inode: UInt64(bitPattern: sqlite3_column_int64(raw, 4)),
+                                digest: digest))
                     }
                 }
                 let columns = "SELECT id, path, size, mtime_ns, inode, digest FROM files"
@@ -285,20 +333,26 @@ extension NoteIndex {
                     let folders = try FolderStamps.read(db, rules: rules)
                     let feeding = folders == nil ? nil : prefetch
                     feeding?.statFolders(folders?.map(\.path) ?? [])
-                    let statement = try db.makeStatement(sql: "SELECT id, path, size, mtime_ns, inode FROM files")
+                    let statement = try db.makeStatement(
+                        sql: "SELECT id, path, size, mtime_ns, inode FROM files")
                     try statement.setArguments([])
                     try collect(statement, digests: false, feeding: feeding)
-                    var known = KnownFiles(files: result, folders: folders, hasDigests: false, hiddenFlagsCurrent: hiddenFlagsCurrent)
+                    var known = KnownFiles(
+                        files: result, folders: folders, hasDigests: false,
+                        hiddenFlagsCurrent: hiddenFlagsCurrent)
                     known.layoutToken = try LayoutSnapshot.currentToken(db)
                     return known
                 }
                 // The path itself, and everything below it ("/" sorts just before "0").
-                let statement = try db.cachedStatement(sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
+                let statement = try db.cachedStatement(
+                    sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
                 for path in paths {
                     try statement.setArguments([path, path + "/", path + "0"])
                     try collect(statement, digests: true)
                 }
-                return KnownFiles(files: result, folders: nil, hasDigests: true, hiddenFlagsCurrent: hiddenFlagsCurrent)
+                return KnownFiles(
+                    files: result, folders: nil, hasDigests: true,
+                    hiddenFlagsCurrent: hiddenFlagsCurrent)
             }
         } catch {
             throw wrap(error)
@@ -309,34 +363,48 @@ extension NoteIndex {
     /// (``init(workspace:directory:longLived:refreshingSoon:)``), with that prefetch; nil
     /// when there is none, or the database's layout is no longer the one it copied.
     func knownFromSnapshot() throws(NotesError) -> (KnownFiles, LayoutSnapshot, StatPrefetch)? {
-        guard let pending = pendingLayout.withLock({ (pending: inout PendingLayout?) -> PendingLayout? in
-            defer { pending = nil }
-            return pending
-        }) else { return nil }
+        guard
+            let pending = pendingLayout.withLock({
+                (pending: inout PendingLayout?) -> PendingLayout? in
+                defer { pending = nil }
+                return pending
+            })
+        else { return nil }
         let policy = workspace.config.policy
         let state: (token: String?, hiddenFlagsCurrent: Bool)
         do {
-            state = try pool.read { db in (try LayoutSnapshot.currentToken(db), try HiddenFiles.isCurrent(db, policy: policy)) }
+            state = try pool.read { db in
+                (try LayoutSnapshot.currentToken(db), try HiddenFiles.isCurrent(db, policy: policy))
+            }
         } catch {
             pending.prefetch.cancel()
             throw wrap(error)
         }
         // Made under this workspace's ignore rules (``PendingLayout`` keeps no other).
-        guard let snapshot = pending.snapshot(ifTokenIs: state.token), snapshot.token == state.token else {
+        guard let snapshot = pending.snapshot(ifTokenIs: state.token), snapshot.token == state.token
+        else {
             pending.prefetch.cancel()
             return nil
         }
-        return (snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent), snapshot, pending.prefetch)
+        return (
+            snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent), snapshot,
+            pending.prefetch
+        )
     }
 
     /// `work` and `gone` with the known files' digests read (``knownFiles(_:)`` leaves them
     /// out of the whole workspace's read).
-    func withDigests(_ work: [PendingFile], _ gone: [String: KnownFile]) throws(NotesError) -> ([PendingFile], [String: KnownFile]) {
+    func withDigests(_ work: [PendingFile], _ gone: [String: KnownFile]) throws(NotesError) -> (
+        [PendingFile], [String: KnownFile]
+    ) {
         do {
             return try pool.read { db in
                 let statement = try db.makeStatement(sql: "SELECT digest FROM files WHERE id = ?")
-                func digest(_ id: Int64) throws -> String { try String.fetchOne(statement, arguments: [id]) ?? "" }
-                var work = work, gone = gone
+                func digest(_ id: Int64) throws -> String {
+                    try String.fetchOne(statement, arguments: [id]) ?? ""
+                }
+                var work = work
+                var gone = gone
                 for i in work.indices where work[i].known != nil {
                     work[i].known!.digest = try digest(work[i].known!.id)
                 }
@@ -353,10 +421,15 @@ extension NoteIndex {
     /// outside edits (known files whose bytes changed without notes) go to the ledger, which
     /// answers with the provenance its rows are written with (``ChangeLedger``); returns them
     /// all. The caller finishes the writer.
-    func index(_ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
-               progress: (@Sendable (RefreshProgress) -> Void)?) -> [OutsideEdit] {
+    func index(
+        _ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
+        progress: (@Sendable (RefreshProgress) -> Void)?
+    ) -> [OutsideEdit] {
         var outsideEdits: [OutsideEdit] = []
-        let limits = (maxBytes: workspace.config.indexMaxBytes, root: workspace.root, policy: workspace.config.policy)
+        let limits = (
+            maxBytes: workspace.config.indexMaxBytes, root: workspace.root,
+            policy: workspace.config.policy
+        )
         let inFlight = DispatchSemaphore(value: 2)
         let writeQueue = DispatchQueue(label: "notes.index.writer")
         let unsettled: any ProvenanceLookup = StatedProvenance()
@@ -386,8 +459,11 @@ extension NoteIndex {
                     writesProvenance = true
                     if let known = item.pending.known, !digest.isEmpty, digest != known.digest {
                         let file = item.pending.file
-                        edits.append(OutsideEdit(path: file.path, before: known.digest.isEmpty ? nil : known.digest,
-                                                 version: String(digest.prefix(16)), mtime: Double(file.mtimeNanos) / 1e9))
+                        edits.append(
+                            OutsideEdit(
+                                path: file.path, before: known.digest.isEmpty ? nil : known.digest,
+                                version: String(digest.prefix(16)),
+                                mtime: Double(file.mtimeNanos) / 1e9))
                     }
                 default: break
                 }
@@ -395,7 +471,8 @@ extension NoteIndex {
             outsideEdits += edits
             // Settled after the batch was read: the history then holds every change notes
             // made to the bytes read (a batch of touches writes no provenance).
-            let provenance = writesProvenance ? (ledger ?? StatedProvenance()).settle(edits) : unsettled
+            let provenance =
+                writesProvenance ? (ledger ?? StatedProvenance()).settle(edits) : unsettled
             writeQueue.async {
                 writer.write(items, provenance: provenance)
                 inFlight.signal()
@@ -417,13 +494,20 @@ extension NoteIndex {
         var start = 0
         var doneBytes = 0
         while start < sizes.count {
-            let remainingFiles = sizes.count - start, remainingBytes = totalBytes - doneBytes
-            let (fileLimit, byteLimit) = start == 0
+            let remainingFiles = sizes.count - start
+            let remainingBytes = totalBytes - doneBytes
+            let (fileLimit, byteLimit) =
+                start == 0
                 ? (64, 1 << 20)
-                : (max(16, min(512, remainingFiles / 4)), max(256 << 10, min(8 << 20, remainingBytes / 4)))
+                : (
+                    max(16, min(512, remainingFiles / 4)),
+                    max(256 << 10, min(8 << 20, remainingBytes / 4))
+                )
             var end = start
             var bytes = 0
-            while end < sizes.count && end - start < fileLimit && (end == start || bytes + sizes[end] <= byteLimit) {
+            while end < sizes.count && end - start < fileLimit
+                && (end == start || bytes + sizes[end] <= byteLimit)
+            {
                 bytes += sizes[end]
                 end += 1
             }
@@ -436,7 +520,9 @@ extension NoteIndex {
 
     private func fileCount() throws(NotesError) -> Int {
         do {
-            return try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0 }
+            return try pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM files") ?? 0
+            }
         } catch {
             throw wrap(error)
         }
@@ -451,19 +537,34 @@ extension NoteIndex {
         let path = pending.file.path
         let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(path: root + "/" + path, maxBytes: maxBytes, checkingLocation: true)
+            bytes = try FileBytes.read(
+                path: root + "/" + path, maxBytes: maxBytes, checkingLocation: true)
         } catch {
             switch error {
             case .tooLarge(let size):
-                return ProcessedFile(pending: pending, outcome: .listedOnly(digest: "", diagnostics: [
-                    Diagnostic(path: path, code: .tooLarge, message: "file is \(size / 1_048_576) MB, over the index limit of \(maxBytes / 1_048_576) MB; listed but not indexed"),
-                ]))
+                return ProcessedFile(
+                    pending: pending,
+                    outcome: .listedOnly(
+                        digest: "",
+                        diagnostics: [
+                            Diagnostic(
+                                path: path, code: .tooLarge,
+                                message:
+                                    "file is \(size / 1_048_576) MB, over the index limit of \(maxBytes / 1_048_576) MB; listed but not indexed"
+                            )
+                        ]))
             case .notFound, .notRegularFile:
                 return ProcessedFile(pending: pending, outcome: .vanished)
             case .unreadable(let code):
-                return ProcessedFile(pending: pending, outcome: .listedOnly(digest: "", diagnostics: [
-                    Diagnostic(path: path, code: .unreadable, message: "cannot read file: \(String(cString: strerror(code)))"),
-                ]))
+                return ProcessedFile(
+                    pending: pending,
+                    outcome: .listedOnly(
+                        digest: "",
+                        diagnostics: [
+                            Diagnostic(
+                                path: path, code: .unreadable,
+                                message: "cannot read file: \(String(cString: strerror(code)))")
+                        ]))
             }
         }
         let version = ContentVersion(of: bytes)
@@ -472,10 +573,15 @@ extension NoteIndex {
         }
         let (document, diagnostics) = DocumentParser.parse(path: path, bytes: bytes)
         guard let document else {
-            return ProcessedFile(pending: pending, outcome: .listedOnly(digest: version.digest, diagnostics: diagnostics))
+            return ProcessedFile(
+                pending: pending,
+                outcome: .listedOnly(digest: version.digest, diagnostics: diagnostics))
         }
-        return ProcessedFile(pending: pending, outcome: .parsed(digest: version.digest, document: document, bytes: bytes.count,
-                                                                 text: SearchableText(document)))
+        return ProcessedFile(
+            pending: pending,
+            outcome: .parsed(
+                digest: version.digest, document: document, bytes: bytes.count,
+                text: SearchableText(document)))
     }
 }
 

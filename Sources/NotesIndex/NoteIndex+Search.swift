@@ -13,19 +13,25 @@ extension NoteIndex {
     /// The first folder the query is limited to (`in:`, `--in`, a tool's `path`) that does
     /// not exist: a mistake to report, not "no hits".
     public func missingFolder(_ query: SearchQuery) -> String? {
-        query.filters.folders.first { !$0.isEmpty && !FileSystem.exists(workspace.absolutePath($0)) }
+        query.filters.folders.first {
+            !$0.isEmpty && !FileSystem.exists(workspace.absolutePath($0))
+        }
     }
 
     func searchOnce(_ query: SearchQuery) throws(NotesError) -> SearchResults {
-        if query.terms.isEmpty && !query.filters.selectsFiles && query.text.contains(where: { !$0.isWhitespace }) {
-            throw NotesError(.invalidArgument, "the query '\(query.text.prefix(80))' has no words to search for",
-                             hint: "search for a word, a \"phrase\" or a filter such as tag:T")
+        if query.terms.isEmpty && !query.filters.selectsFiles
+            && query.text.contains(where: { !$0.isWhitespace })
+        {
+            throw NotesError(
+                .invalidArgument, "the query '\(query.text.prefix(80))' has no words to search for",
+                hint: "search for a word, a \"phrase\" or a filter such as tag:T")
         }
         // A plain-words query matches sections holding any of its significant words and ranks
         // them by how many they hold; anything else keeps its exact meaning.
         let plainWords = query.isPlainWords ? query.significantTerms : nil
         let match = plainWords.map(FTSExpression.anyOf) ?? FTSExpression.match(for: query.terms)
-        let limit = max(1, query.withSnippets ? min(query.limit, 10_000) : query.limit)  // paths alone: every match may be asked for
+        // paths alone: every match may be asked for
+        let limit = max(1, query.withSnippets ? min(query.limit, 10_000) : query.limit)
         let policy = workspace.config.policy
         // Which sides run: meaning too when a model is at hand and vectors exist. The query's
         // vector is made on another thread while the words are ranked.
@@ -37,12 +43,14 @@ extension NoteIndex {
         // near-anything above the floor: `xyzzy`), unless a mode is asked for.
         let meaningByDefault = plainWords.map { $0.count >= 2 } ?? false
         if query.mode != .lexical, query.mode != nil || meaningByDefault,
-           match != nil || query.mode == .semantic, !query.semanticText.isEmpty {
+            match != nil || query.mode == .semantic, !query.semanticText.isEmpty
+        {
             if let embedder = query.embedder {
                 let known = try quickCoverage()
                 coverage = known
                 if known.embeddedFiles > 0, let model = known.model {
-                    pendingVector = PendingQueryVector(embedder, text: query.semanticText, storedModel: model)
+                    pendingVector = PendingQueryVector(
+                        embedder, text: query.semanticText, storedModel: model)
                     mode = query.mode ?? .hybrid
                 }
             }
@@ -52,36 +60,50 @@ extension NoteIndex {
             return try pool.read { db in
                 // Files the agent may not see: usually none, read from their flags; the
                 // policy is asked per file only when the flags were set under another.
-                let hidden = query.filters.hideProtected ? try HiddenFiles.ids(db, policy: policy) : nil
+                let hidden =
+                    query.filters.hideProtected ? try HiddenFiles.ids(db, policy: policy) : nil
                 let hiding: Hiding
                 if !query.filters.hideProtected {
                     hiding = .nothing
                 } else if hidden == nil {
                     hiding = .askingThePolicy
                 } else {
-                    hiding = match == nil ? .byFlag : .inSwift  // ranked results drop `hidden` below
+                    // ranked results drop `hidden` below
+                    hiding = match == nil ? .byFlag : .inSwift
                 }
                 var (filterSQL, filterArgs) = Self.filterClause(query.filters, hiding: hiding)
                 if let exclusion = FTSExpression.exclusion(for: query.terms) {
-                    filterSQL += " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
+                    filterSQL +=
+                        " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
                     filterArgs.append(exclusion)
                 }
                 guard let match else {
                     // Nothing to rank by: relevance lists the most recently modified first.
-                    let sql = "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
+                    let sql =
+                        "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
                         + " ORDER BY \(Self.orderClause(query.sort)) LIMIT ?"
-                    let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(filterArgs + [limit]))
+                    let rows = try Row.fetchAll(
+                        db, sql: sql, arguments: StatementArguments(filterArgs + [limit]))
                     let hits = rows.map { Self.hit($0, score: nil, snippets: []) }
-                    return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
+                    return SearchResults(
+                        query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
                 }
-                var ranked = mode == .semantic ? RankedFiles() : try RankedFiles(match: match, plainWords: plainWords?.count, db)
+                var ranked =
+                    mode == .semantic
+                    ? RankedFiles()
+                    : try RankedFiles(match: match, plainWords: plainWords?.count, db)
                 var titled = Set<Int64>()
                 if plainWords != nil && mode != .semantic {
                     // Known-item search: a title holding every word typed, common ones too
                     // ("kubectl get", "reading list"), names the note the query is after.
-                    let expression = query.terms.map { "title : " + FTSExpression.render($0) }.joined(separator: " AND ")
-                    titled = Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?",
-                                                    arguments: [expression]))
+                    let expression = query.terms.map { "title : " + FTSExpression.render($0) }
+                        .joined(separator: " AND ")
+                    titled = Set(
+                        try Int64.fetchAll(
+                            db,
+                            sql:
+                                "SELECT DISTINCT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?",
+                            arguments: [expression]))
                     ranked.boost(titled, by: Self.titleBoost)
                 }
                 if let hidden, !hidden.isEmpty { ranked.drop(hidden) }
@@ -100,19 +122,23 @@ extension NoteIndex {
                 if let queryVector {
                     let table = try vectors(db)
                     embeddedFiles = table.files
-                    var found = try Self.current(table.bestPerFile(queryVector, limit: Self.semanticDepth), table, db)
+                    var found = try Self.current(
+                        table.bestPerFile(queryVector, limit: Self.semanticDepth), table, db)
                     if let hidden, !hidden.isEmpty { found.removeAll { hidden.contains($0.file) } }
                     if filterSQL != "1" {
                         let allowed = try Self.allowed(found.map(\.file), filterSQL, filterArgs, db)
                         found.removeAll { !allowed.contains($0.file) }
                     }
                     let floor = Self.meaningOnlyFloor
-                    for (rank, passage) in found.enumerated() where passage.similarity >= floor || ranked.file(passage.file) != nil {
+                    for (rank, passage) in found.enumerated()
+                    where passage.similarity >= floor || ranked.file(passage.file) != nil {
                         nearest[passage.file] = (rank, passage)
                     }
                 }
-                let order = Self.fused(ranked, nearest, mode: mode, wordsFirst: plainWords == nil || plainWords!.count < 2, titled: titled,
-                                       embedded: embeddedFiles)
+                let order = Self.fused(
+                    ranked, nearest, mode: mode,
+                    wordsFirst: plainWords == nil || plainWords!.count < 2, titled: titled,
+                    embedded: embeddedFiles)
                 var page: [(row: Row, entry: FusedEntry)] = []
                 if query.sort == .relevance {
                     // The best files and any tied with the last of them: ties are broken by
@@ -120,23 +146,34 @@ extension NoteIndex {
                     var end = min(limit, order.count)
                     while end < order.count && order[end].key == order[end - 1].key { end += 1 }
                     let best = Array(order[..<end])
-                    let rows = try Row.fetchAll(db, sql: "SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))",
-                                                arguments: [RankedFiles.json(best.map(\.file))])
+                    let rows = try Row.fetchAll(
+                        db,
+                        sql:
+                            "SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))",
+                        arguments: [RankedFiles.json(best.map(\.file))])
                     let byID = Dictionary(uniqueKeysWithValues: best.map { ($0.file, $0) })
                     page = rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
-                    page.sort { ($0.entry.key, $0.row["path"] as String) < ($1.entry.key, $1.row["path"] as String) }
+                    page.sort {
+                        ($0.entry.key, $0.row["path"] as String) < (
+                            $1.entry.key, $1.row["path"] as String
+                        )
+                    }
                     page = Array(page.prefix(limit))
                 } else {
                     let byID = Dictionary(uniqueKeysWithValues: order.map { ($0.file, $0) })
-                    let rows = try Row.fetchAll(db, sql: """
-                        SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))
-                        ORDER BY \(Self.orderClause(query.sort)) LIMIT ?
-                        """, arguments: [RankedFiles.json(order.map(\.file)), limit])
+                    let rows = try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))
+                            ORDER BY \(Self.orderClause(query.sort)) LIMIT ?
+                            """, arguments: [RankedFiles.json(order.map(\.file)), limit])
                     page = rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
                 }
                 var snippetsBySection: [Int64: Snippet] = [:]
                 if query.withSnippets {
-                    snippetsBySection = try Self.snippets(sections: page.flatMap { $0.entry.words?.sections.map(\.id) ?? [] }, match: match, db)
+                    snippetsBySection = try Self.snippets(
+                        sections: page.flatMap { $0.entry.words?.sections.map(\.id) ?? [] },
+                        match: match, db)
                 }
                 // Scores relative to the best hit of this answer (1 = as good as the best).
                 let best = page.map(\.entry.relevance).max() ?? 0
@@ -146,15 +183,26 @@ extension NoteIndex {
                         if let file = entry.words {
                             snippets = file.sections.compactMap { snippetsBySection[$0.id] }
                             if snippets.contains(where: { $0.spans.isEmpty }) {
-                                snippets = try Self.matchingSnippets(file: file.id, match: match, db) ?? Array(snippets.prefix(1))
+                                snippets =
+                                    try Self.matchingSnippets(file: file.id, match: match, db)
+                                    ?? Array(snippets.prefix(1))
                             }
                         } else if let meaning = entry.meaning {
-                            snippets = try Self.passageSnippet(meaning, words: query.terms.filter { !$0.negated }.map(\.text), db).map { [$0] } ?? []
+                            snippets =
+                                try Self.passageSnippet(
+                                    meaning, words: query.terms.filter { !$0.negated }.map(\.text),
+                                    db
+                                ).map { [$0] } ?? []
                         }
                     }
                     // Never 0 for a hit: a far weaker one still matched.
-                    var hit = Self.hit(row, score: best > 0 ? max(0.001, entry.relevance / best) : 1, snippets: snippets)
-                    if queryVector != nil { hit.matchedBy = entry.words == nil ? .meaning : entry.meaning == nil ? .words : .both }
+                    var hit = Self.hit(
+                        row, score: best > 0 ? max(0.001, entry.relevance / best) : 1,
+                        snippets: snippets)
+                    if queryVector != nil {
+                        hit.matchedBy =
+                            entry.words == nil ? .meaning : entry.meaning == nil ? .words : .both
+                    }
                     return hit
                 }
                 var results = SearchResults(query: query.text, total: order.count, hits: hits)
@@ -163,11 +211,15 @@ extension NoteIndex {
                     let all: Int64 = (1 << Int64(plainWords.count)) - 1
                     for (i, (_, entry)) in page.enumerated() {
                         guard let file = entry.words, file.matched & all != all else { continue }
-                        hits[i].missing = plainWords.indices.filter { file.matched & (1 << Int64($0)) == 0 }.map { plainWords[$0].shownText }
+                        hits[i].missing = plainWords.indices.filter {
+                            file.matched & (1 << Int64($0)) == 0
+                        }.map { plainWords[$0].shownText }
                     }
                     results.hits = hits
                     if !hits.isEmpty {
-                        results.matching = hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning } ? .allWords : .mostWords
+                        results.matching =
+                            hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning }
+                            ? .allWords : .mostWords
                     }
                     results.words = plainWords.map(\.shownText)
                 }
@@ -183,13 +235,17 @@ extension NoteIndex {
         SearchHit(
             path: row["path"], title: row["title"],
             kind: DocumentKind(rawValue: row["kind"]) ?? .note,
-            score: score.map { ($0 * 1000).rounded() / 1000 }, version: String((row["digest"] as String).prefix(16)),
+            score: score.map { ($0 * 1000).rounded() / 1000 },
+            version: String((row["digest"] as String).prefix(16)),
             provenance: provenance(row), size: row["size"], snippets: snippets)
     }
 
     /// Whether any indexed document has the front-matter key `key` (for `key:value` terms).
     public func hasMetadataKey(_ key: String) -> Bool {
-        (try? pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM metadata WHERE key = ?)", arguments: [key]) }) == true
+        (try? pool.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM metadata WHERE key = ?)", arguments: [key])
+        }) == true
     }
 
     static func provenance(_ row: Row) -> Provenance {
@@ -207,21 +263,26 @@ extension NoteIndex {
     /// opening every term's doclist again; a prefix term merges all its terms' lists each
     /// time). One pass over the matches, keeping the listed rows, costs a fraction of that
     /// (docs/performance-history.md).
-    static func snippets(sections: [Int64], match: String, _ db: Database) throws -> [Int64: Snippet] {
+    static func snippets(sections: [Int64], match: String, _ db: Database) throws -> [Int64:
+        Snippet]
+    {
         guard !sections.isEmpty else { return [:] }
         let placeholders = Array(repeating: "?", count: sections.count).joined(separator: ", ")
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT fts.rowid AS id, notes_snippet(fts, 3, \(SnippetBuilder.contextBefore), \(SnippetBuilder.contextAfter)) AS body,
-                   highlight(fts, 1, char(1), char(2)) AS heading, substr(fts.body, 1, 2000) AS opening,
-                   s.heading AS section, s.line AS line, s.aligned AS aligned
-            FROM fts JOIN sections s ON s.id = fts.rowid
-            WHERE fts MATCH ? AND +fts.rowid IN (\(placeholders))
-            """, arguments: StatementArguments([match] + sections))
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT fts.rowid AS id, notes_snippet(fts, 3, \(SnippetBuilder.contextBefore), \(SnippetBuilder.contextAfter)) AS body,
+                       highlight(fts, 1, char(1), char(2)) AS heading, substr(fts.body, 1, 2000) AS opening,
+                       s.heading AS section, s.line AS line, s.aligned AS aligned
+                FROM fts JOIN sections s ON s.id = fts.rowid
+                WHERE fts MATCH ? AND +fts.rowid IN (\(placeholders))
+                """, arguments: StatementArguments([match] + sections))
         var result: [Int64: Snippet] = [:]
         for row in rows {
             result[row["id"]] = SnippetBuilder.snippet(
                 section: row["section"], sectionLine: row["line"], aligned: row["aligned"],
-                markedLine: row["body"], highlightedHeading: row["heading"], opening: row["opening"])
+                markedLine: row["body"], highlightedHeading: row["heading"], opening: row["opening"]
+            )
         }
         return result
     }
@@ -231,11 +292,14 @@ extension NoteIndex {
 
     /// Why a search by meaning alone cannot run.
     static func noMeaningSide(_ query: SearchQuery) -> NotesError {
-        NotesError(.invalidArgument, query.embedder == nil
-                    ? "semantic search needs the embedding model, which is not installed or does not load"
-                    : "no passages are embedded with the installed model yet, so nothing can be found by meaning",
-                   hint: query.embedder == nil ? "search by words instead (mode lexical), or install the embedding model: `notes model install` (docs/search.md)"
-                                              : "run `notes index` to embed the workspace")
+        NotesError(
+            .invalidArgument,
+            query.embedder == nil
+                ? "semantic search needs the embedding model, which is not installed or does not load"
+                : "no passages are embedded with the installed model yet, so nothing can be found by meaning",
+            hint: query.embedder == nil
+                ? "search by words instead (mode lexical), or install the embedding model: `notes model install` (docs/search.md)"
+                : "run `notes index` to embed the workspace")
     }
 
     /// How many files the meaning side ranks before fusion.
@@ -244,18 +308,30 @@ extension NoteIndex {
     /// a passage is about something else (all-MiniLM-L6-v2 puts unrelated texts near 0–0.2;
     /// 0.35 dropped right answers of the sample workspace's questions in semantic mode).
     static let meaningOnlyFloor: Float = {
-        if let text = ProcessInfo.processInfo.environment["NOTES_MEANING_FLOOR"], let value = Float(text) { return value }
+        if let text = ProcessInfo.processInfo.environment["NOTES_MEANING_FLOOR"],
+            let value = Float(text)
+        {
+            return value
+        }
         return 0.25
     }()
     /// How much the meaning side counts in the fusion of a plain-words query, against 1 for
     /// the words: a question's words match many files by chance, its meaning fewer.
     static let semanticWeight: Double = {
-        if let text = ProcessInfo.processInfo.environment["NOTES_SEMANTIC_WEIGHT"], let value = Double(text) { return value }
+        if let text = ProcessInfo.processInfo.environment["NOTES_SEMANTIC_WEIGHT"],
+            let value = Double(text)
+        {
+            return value
+        }
         return 1.5
     }()
     /// Reciprocal rank fusion's constant: a file's fused score is Σ 1/(k + rank) over the sides.
     static let fusionK: Double = {
-        if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_K"], let value = Double(text) { return value }
+        if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_K"],
+            let value = Double(text)
+        {
+            return value
+        }
         return 20
     }()
 
@@ -279,26 +355,39 @@ extension NoteIndex {
     }
 
     /// The passages whose section still has the text they were embedded from.
-    static func current(_ matches: [VectorTable.Match], _ table: VectorTable, _ db: Database) throws -> [PassageMatch] {
+    static func current(_ matches: [VectorTable.Match], _ table: VectorTable, _ db: Database) throws
+        -> [PassageMatch]
+    {
         guard !matches.isEmpty else { return [] }
         let ids = matches.map { table.sectionIDs[$0.row] }
         var digests: [Int64: Int64] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT id, fts_digest FROM sections WHERE id IN (SELECT value FROM json_each(?))",
-                                    arguments: [RankedFiles.json(ids)]) {
+        for row in try Row.fetchAll(
+            db,
+            sql: "SELECT id, fts_digest FROM sections WHERE id IN (SELECT value FROM json_each(?))",
+            arguments: [RankedFiles.json(ids)])
+        {
             digests[row["id"]] = row["fts_digest"]
         }
         return matches.compactMap { match in
             let section = table.sectionIDs[match.row]
             guard digests[section] == table.digests[match.row] else { return nil }
-            return PassageMatch(file: section >> IndexSchema.sectionBits, section: section, line: Int(table.lines[match.row]), similarity: match.similarity)
+            return PassageMatch(
+                file: section >> IndexSchema.sectionBits, section: section,
+                line: Int(table.lines[match.row]), similarity: match.similarity)
         }
     }
 
     /// The files of `ids` that pass the filters.
-    static func allowed(_ ids: [Int64], _ filterSQL: String, _ filterArgs: [(any DatabaseValueConvertible)?], _ db: Database) throws -> Set<Int64> {
-        try Set(Int64.fetchAll(db, sql: """
-            SELECT f.id FROM files f WHERE f.id IN (SELECT value FROM json_each(?)) AND \(filterSQL)
-            """, arguments: StatementArguments([RankedFiles.json(ids)] + filterArgs)))
+    static func allowed(
+        _ ids: [Int64], _ filterSQL: String, _ filterArgs: [(any DatabaseValueConvertible)?],
+        _ db: Database
+    ) throws -> Set<Int64> {
+        try Set(
+            Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT f.id FROM files f WHERE f.id IN (SELECT value FROM json_each(?)) AND \(filterSQL)
+                    """, arguments: StatementArguments([RankedFiles.json(ids)] + filterArgs)))
     }
 
     /// The answer's order. Words alone: by the words' key. Meaning alone: by similarity.
@@ -310,14 +399,22 @@ extension NoteIndex {
     /// `embedded`: the files that have vectors. A file found by words that has none yet (a
     /// note written a moment ago) cannot be judged by meaning, so its rank by words stands
     /// in for its rank by meaning rather than leaving it below every file both sides found.
-    static func fused(_ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)], mode: SearchMode, wordsFirst: Bool,
-                      titled: Set<Int64> = [], embedded: Set<Int64>? = nil) -> [FusedEntry] {
+    static func fused(
+        _ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)],
+        mode: SearchMode, wordsFirst: Bool,
+        titled: Set<Int64> = [], embedded: Set<Int64>? = nil
+    ) -> [FusedEntry] {
         var entries: [FusedEntry] = []
         if nearest.isEmpty {
-            entries = ranked.files.map { FusedEntry(file: $0.id, key: $0.score, relevance: -$0.score, words: $0, meaning: nil) }
+            entries = ranked.files.map {
+                FusedEntry(
+                    file: $0.id, key: $0.score, relevance: -$0.score, words: $0, meaning: nil)
+            }
         } else if mode == .semantic {
             entries = nearest.values.map {
-                FusedEntry(file: $0.passage.file, key: -Double($0.passage.similarity), relevance: Double($0.passage.similarity), words: nil, meaning: $0.passage)
+                FusedEntry(
+                    file: $0.passage.file, key: -Double($0.passage.similarity),
+                    relevance: Double($0.passage.similarity), words: nil, meaning: $0.passage)
             }
         } else {
             let byWords = ranked.files.sorted { ($0.score, $0.id) < ($1.score, $1.id) }
@@ -332,12 +429,18 @@ extension NoteIndex {
                     fused += weight / (fusionK + Double(rank + 1))
                 }
                 let first = wordsFirst || titled.contains(file.id)
-                entries.append(FusedEntry(file: file.id, key: -fused - (first ? 1 : 0), relevance: fused, words: file, meaning: meaning?.passage))
+                entries.append(
+                    FusedEntry(
+                        file: file.id, key: -fused - (first ? 1 : 0), relevance: fused, words: file,
+                        meaning: meaning?.passage))
                 seen.insert(file.id)
             }
             for (file, meaning) in nearest where !seen.contains(file) {
                 let fused = weight / (fusionK + Double(meaning.rank + 1))
-                entries.append(FusedEntry(file: file, key: -fused, relevance: fused, words: nil, meaning: meaning.passage))
+                entries.append(
+                    FusedEntry(
+                        file: file, key: -fused, relevance: fused, words: nil,
+                        meaning: meaning.passage))
             }
         }
         entries.sort { ($0.key, $0.file) < ($1.key, $1.file) }
@@ -347,17 +450,27 @@ extension NoteIndex {
     /// A file found by meaning alone: the line of its best passage that holds most of the
     /// query's words (by their first five letters, so "voyages" finds "voyage"), else the
     /// passage's first line.
-    static func passageSnippet(_ passage: PassageMatch, words: [String], _ db: Database) throws -> Snippet? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT substr(fts.body, 1, 200000) AS body, s.heading AS section, s.line AS line, s.aligned AS aligned
-            FROM fts JOIN sections s ON s.id = fts.rowid WHERE fts.rowid = ?
-            """, arguments: [passage.section]) else { return nil }
+    static func passageSnippet(_ passage: PassageMatch, words: [String], _ db: Database) throws
+        -> Snippet?
+    {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT substr(fts.body, 1, 200000) AS body, s.heading AS section, s.line AS line, s.aligned AS aligned
+                    FROM fts JOIN sections s ON s.id = fts.rowid WHERE fts.rowid = ?
+                    """, arguments: [passage.section])
+        else { return nil }
         let body = FTSText.display(row["body"] as String)
         let lines = body.lines()
         var n = min(passage.line, lines.count)
-        while n < lines.count && lines[n].allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { n += 1 }
+        while n < lines.count && lines[n].allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
+            n += 1
+        }
         // The passage's lines (about as many as its words allow).
-        let stems = words.filter { !StopWords.contains($0) }.map { String($0.lowercased().prefix(5)) }.filter { $0.count >= 3 }
+        let stems = words.filter { !StopWords.contains($0) }.map {
+            String($0.lowercased().prefix(5))
+        }.filter { $0.count >= 3 }
         if !stems.isEmpty {
             var best = (count: 0, line: n)
             var wordsSeen = 0
@@ -372,11 +485,15 @@ extension NoteIndex {
             n = best.line
         }
         let section: String = row["section"]
-        guard n < lines.count else { return Snippet(section: section, line: row["line"], text: section, spans: []) }
+        guard n < lines.count else {
+            return Snippet(section: section, line: row["line"], text: section, spans: [])
+        }
         let (text, _) = SnippetBuilder.clean(lines[n].unicodeScalars[...])
         let (shown, _) = SnippetBuilder.window(text, [])
         let aligned: Bool = row["aligned"]
-        return Snippet(section: section, line: aligned ? (row["line"] as Int) + n : row["line"], text: shown, spans: [])
+        return Snippet(
+            section: section, line: aligned ? (row["line"] as Int) + n : row["line"], text: shown,
+            spans: [])
     }
 
     /// Snippets from the sections of one file whose text or heading matches (nil when only
@@ -384,9 +501,12 @@ extension NoteIndex {
     /// snippets would otherwise be whichever sections are shortest, with no match in them.
     static func matchingSnippets(file: Int64, match: String, _ db: Database) throws -> [Snippet]? {
         let range = IndexSchema.rowIDs(file: file)
-        let ids = try Int64.fetchAll(db, sql: """
-            SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT \(RankedFiles.sectionsPerFile)
-            """, arguments: ["{heading body} : (" + match + ")", range.lowerBound, range.upperBound])
+        let ids = try Int64.fetchAll(
+            db,
+            sql: """
+                SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT \(RankedFiles.sectionsPerFile)
+                """,
+            arguments: ["{heading body} : (" + match + ")", range.lowerBound, range.upperBound])
         guard !ids.isEmpty else { return nil }
         let snippets = try snippets(sections: ids, match: match, db)
         let shown = ids.compactMap { snippets[$0] }
@@ -406,7 +526,9 @@ extension NoteIndex {
     }
 
     /// SQL for the filters, on the `files` table aliased `f`.
-    static func filterClause(_ filters: SearchFilters, hiding: Hiding) -> (String, [(any DatabaseValueConvertible)?]) {
+    static func filterClause(_ filters: SearchFilters, hiding: Hiding) -> (
+        String, [(any DatabaseValueConvertible)?]
+    ) {
         var clauses: [String] = ["1"]
         var args: [(any DatabaseValueConvertible)?] = []
         if !filters.folders.isEmpty {
@@ -427,7 +549,8 @@ extension NoteIndex {
         case .askingThePolicy: clauses.append("NOT notes_protected(f.path)")
         }
         for tag in filters.tags {
-            clauses.append("f.id IN (SELECT file_id FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?))")
+            clauses.append(
+                "f.id IN (SELECT file_id FROM tags WHERE tag = ? OR (tag >= ? AND tag < ?))")
             // The tag and the tags nested under it: `role/…` and Dendron's `role.…` ("." and
             // "/" are adjacent, and "0" is the character after "/").
             args += [tag, tag + ".", tag + "0"]
@@ -441,10 +564,13 @@ extension NoteIndex {
             args.append(by.rawValue)
         }
         if !filters.kinds.isEmpty {
-            clauses.append("f.kind IN (" + filters.kinds.map { _ in "?" }.joined(separator: ", ") + ")")
+            clauses.append(
+                "f.kind IN (" + filters.kinds.map { _ in "?" }.joined(separator: ", ") + ")")
             args += filters.kinds.map(\.rawValue)
         }
-        for (column, dates) in [("f.created_ts", filters.created), ("f.modified_ts", filters.modified)] {
+        for (column, dates) in [
+            ("f.created_ts", filters.created), ("f.modified_ts", filters.modified),
+        ] {
             for date in dates {
                 clauses.append("\(column) \(date.comparison.rawValue) ?")
                 args.append(date.instant)

@@ -2,7 +2,7 @@ import Foundation
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Freshness without a stat walk (docs/spec.md §4.3): other processes can see that a live
@@ -25,6 +25,7 @@ extension NoteIndex {
 
     /// Takes the watch lease for `notes watch` (one watcher per index).
     public func takeWatchLease(mode: String, configStamp: String) throws(NotesError) -> WatchLease {
-        try WatchLease(path: directory + "/" + WatchLease.fileName, mode: mode, configStamp: configStamp)
+        try WatchLease(
+            path: directory + "/" + WatchLease.fileName, mode: mode, configStamp: configStamp)
     }
 }

@@ -22,11 +22,16 @@ public final class NoteIndex: Sendable {
     var pool: DatabasePool {
         get throws(NotesError) {
             try useLock.ensureShared()
-            let path = databasePath, root = workspace.root, policy = workspace.config.policy, mapped = isMapped
-            let outcome = currentPool.withLock { (pool: inout DatabasePool?) -> Result<DatabasePool, NotesError> in
+            let path = databasePath
+            let root = workspace.root
+            let policy = workspace.config.policy
+            let mapped = isMapped
+            let outcome = currentPool.withLock {
+                (pool: inout DatabasePool?) -> Result<DatabasePool, NotesError> in
                 if let pool { return .success(pool) }
                 return Result { () throws(NotesError) -> DatabasePool in
-                    let opened = try Self.openOrStartOver(path: path, root: root, policy: policy, mapped: mapped)
+                    let opened = try Self.openOrStartOver(
+                        path: path, root: root, policy: policy, mapped: mapped)
                     pool = opened
                     return opened
                 }
@@ -81,8 +86,11 @@ public final class NoteIndex: Sendable {
     ///
     /// `ledger`: the change history refreshes settle with (``ChangeLedger``); the session
     /// that opens a workspace passes one (NotesSession's `WorkspaceSession`).
-    public init(workspace: Workspace, directory: String, longLived: Bool = false, refreshingSoon: Bool = false, waitForBuilders: Bool = true,
-                ledger: (any ChangeLedger)? = nil) throws(NotesError) {
+    public init(
+        workspace: Workspace, directory: String, longLived: Bool = false,
+        refreshingSoon: Bool = false, waitForBuilders: Bool = true,
+        ledger: (any ChangeLedger)? = nil
+    ) throws(NotesError) {
         self.workspace = workspace
         self.directory = directory
         self.ledger = ledger
@@ -95,8 +103,13 @@ public final class NoteIndex: Sendable {
         } catch {
             problem = error
         }
-        pendingLayout = Locked(refreshingSoon && problem == nil ? Self.startStats(workspace: workspace, directory: directory) : nil)
-        useLock = problem == nil ? try IndexUseLock(directory: directory, waiting: waitForBuilders) : IndexUseLock(unusable: ())
+        pendingLayout = Locked(
+            refreshingSoon && problem == nil
+                ? Self.startStats(workspace: workspace, directory: directory) : nil)
+        useLock =
+            problem == nil
+            ? try IndexUseLock(directory: directory, waiting: waitForBuilders)
+            : IndexUseLock(unusable: ())
         let path = directory + "/" + Self.databaseFileName
         if useLock.isPending || problem != nil {
             currentPool = Locked(nil)  // opened at first use (once the build is done)
@@ -114,9 +127,12 @@ public final class NoteIndex: Sendable {
             return
         }
         do {
-            currentPool = Locked(try Self.openOrStartOver(path: path, root: workspace.root, policy: workspace.config.policy, mapped: longLived))
+            currentPool = Locked(
+                try Self.openOrStartOver(
+                    path: path, root: workspace.root, policy: workspace.config.policy,
+                    mapped: longLived))
             unusableAtStart = nil
-        } catch where error.cause == .indexUnusable {
+        } catch  where error.cause == .indexUnusable {
             currentPool = Locked(nil)
             unusableAtStart = error
         }
@@ -131,15 +147,20 @@ public final class NoteIndex: Sendable {
     /// filesystem whose folder stamps are trusted).
     static func startStats(workspace: Workspace, directory: String) -> PendingLayout? {
         let scanner = FileScanner(workspace: workspace)
-        guard scanner.skipsUnchangedFolders, FileSystem.exists(LayoutSnapshot.path(in: directory)) else { return nil }
-        return PendingLayout(root: workspace.root, directory: directory, fingerprint: FolderStamps.fingerprint(scanner.rules))
+        guard scanner.skipsUnchangedFolders, FileSystem.exists(LayoutSnapshot.path(in: directory))
+        else { return nil }
+        return PendingLayout(
+            root: workspace.root, directory: directory,
+            fingerprint: FolderStamps.fingerprint(scanner.rules))
     }
 
     /// Opens the database at `path`, or an empty one in its place when it is corrupt, foreign
     /// or of another schema (it is a cache). Anything else (busy past the timeout,
     /// unreadable) is reported: deleting a database other processes use would leave them
     /// writing into an unlinked file.
-    static func openOrStartOver(path: String, root: String, policy: PathPolicy, mapped: Bool) throws(NotesError) -> DatabasePool {
+    static func openOrStartOver(path: String, root: String, policy: PathPolicy, mapped: Bool)
+        throws(NotesError) -> DatabasePool
+    {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         do {
             try IndexFolder.prepare(directory)
@@ -147,17 +168,23 @@ public final class NoteIndex: Sendable {
             return try Self.open(path: path, root: root, policy: policy, mapped: mapped)
         } catch {
             let wrapped = Self.wrap(error, directory: directory)
-            guard wrapped.cause != .indexUnusable, error is NotesError || wrapped.cause == .indexDamaged else { throw wrapped }
+            guard wrapped.cause != .indexUnusable,
+                error is NotesError || wrapped.cause == .indexDamaged
+            else { throw wrapped }
             return try Self.recreate(at: path, root: root, policy: policy, mapped: mapped)
         }
     }
 
     deinit {
         // Leaves a short log for the next process (``WALSharing``); a pool never opened has none.
-        if let pool = currentPool.withLock({ $0 }) { WALSharing.compact(pool, logPath: databasePath + "-wal") }
+        if let pool = currentPool.withLock({ $0 }) {
+            WALSharing.compact(pool, logPath: databasePath + "-wal")
+        }
     }
 
-    static func recreate(at path: String, root: String, policy: PathPolicy, mapped: Bool) throws(NotesError) -> DatabasePool {
+    static func recreate(at path: String, root: String, policy: PathPolicy, mapped: Bool)
+        throws(NotesError) -> DatabasePool
+    {
         Self.removeDatabase(at: path)
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         do {
@@ -166,17 +193,22 @@ public final class NoteIndex: Sendable {
         } catch {
             let wrapped = Self.wrap(error, directory: directory)
             if wrapped.cause == .indexUnusable { throw wrapped }
-            throw NotesError(.internal, "cannot create the search index at \(path): \(error)", hint: "check that folder, or set NOTES_INDEX_DIR to another folder")
+            throw NotesError(
+                .internal, "cannot create the search index at \(path): \(error)",
+                hint: "check that folder, or set NOTES_INDEX_DIR to another folder")
         }
     }
 
     /// Replaces a damaged database with an empty one (the caller refreshes it from the
     /// files). Other processes using the old file get their own damage error and do the same.
     func startOver() throws(NotesError) {
-        let outcome = currentPool.withLock { (pool: inout DatabasePool?) -> Result<Void, NotesError> in
+        let outcome = currentPool.withLock {
+            (pool: inout DatabasePool?) -> Result<Void, NotesError> in
             try? pool?.close()
             return Result { () throws(NotesError) in
-                pool = try Self.recreate(at: databasePath, root: workspace.root, policy: workspace.config.policy, mapped: isMapped)
+                pool = try Self.recreate(
+                    at: databasePath, root: workspace.root, policy: workspace.config.policy,
+                    mapped: isMapped)
             }
         }
         try outcome.get()
@@ -190,7 +222,10 @@ public final class NoteIndex: Sendable {
             return try body()
         } catch {
             guard error.cause == .indexDamaged else { throw error }
-            Notices.post(.indexRebuilt, "notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files")
+            Notices.post(
+                .indexRebuilt,
+                "notes: the search index was damaged (\(error.message.dropFirst(Self.damageMessage.count))); rebuilding it from the files"
+            )
             try startOver()
             _ = try refreshOnce(only: nil, progress: nil)
             return try body()
@@ -251,13 +286,19 @@ public final class NoteIndex: Sendable {
         return config
     }
 
-    static func open(path: String, root: String, policy: PathPolicy, mapped: Bool) throws -> DatabasePool {
-        let pool = try openPool(path: path, configuration: configuration(policy: policy, mapped: mapped))
-        let triggers = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\(IndexSchema.layoutTriggerPrefix)%'"
+    static func open(path: String, root: String, policy: PathPolicy, mapped: Bool) throws
+        -> DatabasePool
+    {
+        let pool = try openPool(
+            path: path, configuration: configuration(policy: policy, mapped: mapped))
+        let triggers =
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\(IndexSchema.layoutTriggerPrefix)%'"
         func stored(_ db: Database) throws -> (version: String?, root: String?, triggers: Int) {
-            (try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'"),
-             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'root'"),
-             try Int.fetchOne(db, sql: triggers) ?? 0)
+            (
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'"),
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'root'"),
+                try Int.fetchOne(db, sql: triggers) ?? 0
+            )
         }
         var state = try pool.read { db in try db.tableExists("meta") ? stored(db) : nil }
         if state == nil {
@@ -267,9 +308,13 @@ public final class NoteIndex: Sendable {
             state = try pool.write { db -> (version: String?, root: String?, triggers: Int) in
                 if try db.tableExists("meta") { return try stored(db) }
                 // Some other SQLite database at our path: not ours to add tables to.
-                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 > 0 { return (nil, nil, 0) }
+                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 > 0 {
+                    return (nil, nil, 0)
+                }
                 try IndexSchema.create(db)
-                try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)", arguments: [IndexSchema.version, root])
+                try db.execute(
+                    sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)",
+                    arguments: [IndexSchema.version, root])
                 return (IndexSchema.version, root, IndexSchema.layoutTriggerCount)
             }
         }
@@ -297,7 +342,9 @@ public final class NoteIndex: Sendable {
         while true {
             do {
                 return try DatabasePool(path: path, configuration: configuration)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Timestamp.now() < deadline {
+            } catch let error as DatabaseError
+                where error.resultCode == .SQLITE_BUSY && Timestamp.now() < deadline
+            {
                 usleep(pause)
                 pause = min(pause * 2, 20_000)
             }
@@ -306,7 +353,10 @@ public final class NoteIndex: Sendable {
 
     /// How long a command waits for another process's lock on the index, in seconds (10;
     /// `NOTES_BUSY_TIMEOUT` shortens it for tests).
-    static let busyTimeout: Double = ProcessInfo.processInfo.environment["NOTES_BUSY_TIMEOUT"].flatMap(Double.init).map { max(0, $0) } ?? 10
+    static let busyTimeout: Double =
+        ProcessInfo.processInfo.environment["NOTES_BUSY_TIMEOUT"].flatMap(Double.init).map {
+            max(0, $0)
+        } ?? 10
 
     static func removeDatabase(at path: String) {
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
@@ -342,9 +392,14 @@ public final class NoteIndex: Sendable {
         if let notes = error as? NotesError { return notes }
         if let db = error as? DatabaseError {
             let details = ErrorDetails(sqliteCode: db.extendedResultCode.rawValue)
-            let refused: [ResultCode] = [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_PERM, .SQLITE_AUTH]
+            let refused: [ResultCode] = [
+                .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_PERM,
+                .SQLITE_AUTH,
+            ]
             if let directory, refused.contains(db.resultCode.primaryResultCode) {
-                var explained = IndexFolder.explain(directory, full: db.resultCode.primaryResultCode == .SQLITE_FULL, detail: db.message ?? db.description)
+                var explained = IndexFolder.explain(
+                    directory, full: db.resultCode.primaryResultCode == .SQLITE_FULL,
+                    detail: db.message ?? db.description)
                 var withCode = explained.details ?? ErrorDetails()
                 withCode.sqliteCode = details.sqliteCode
                 explained.details = withCode
@@ -352,21 +407,31 @@ public final class NoteIndex: Sendable {
             }
             switch db.resultCode.primaryResultCode {
             case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-                return NotesError(.internal, damageMessage + (db.message ?? db.description), hint: "run `notes index --check`",
-                                  details: details, cause: .indexDamaged)
+                return NotesError(
+                    .internal, damageMessage + (db.message ?? db.description),
+                    hint: "run `notes index --check`",
+                    details: details, cause: .indexDamaged)
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 let seconds = busyTimeout.formatted(.number.precision(.fractionLength(0...1)))
-                return NotesError(.busy, "the search index is busy: another process has held its lock for over \(seconds) s",
-                                  hint: "try again once it is done", details: details)
+                return NotesError(
+                    .busy,
+                    "the search index is busy: another process has held its lock for over \(seconds) s",
+                    hint: "try again once it is done", details: details)
             case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN, .SQLITE_IOERR:
                 // The disk or the index folder refused: the person can act (space, permissions).
-                return NotesError(.ioError, "the search index cannot be written: \(db.message ?? db.description)",
-                                  hint: "free disk space or fix the index folder's permissions, or pass --index-dir", details: details)
+                return NotesError(
+                    .ioError, "the search index cannot be written: \(db.message ?? db.description)",
+                    hint:
+                        "free disk space or fix the index folder's permissions, or pass --index-dir",
+                    details: details)
             default:
-                return NotesError(.internal, "search index error: \(db.message ?? db.description)", hint: "run `notes index --rebuild`", details: details)
+                return NotesError(
+                    .internal, "search index error: \(db.message ?? db.description)",
+                    hint: "run `notes index --rebuild`", details: details)
             }
         }
-        return NotesError(.internal, "search index error: \(error)", hint: "run `notes index --rebuild`")
+        return NotesError(
+            .internal, "search index error: \(error)", hint: "run `notes index --rebuild`")
     }
 }
 

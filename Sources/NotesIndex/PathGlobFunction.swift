@@ -8,7 +8,9 @@ enum PathGlobFunction {
     /// A function object per connection: SQLite releases it when that connection closes.
     static func make() -> DatabaseFunction {
         DatabaseFunction("notes_glob", argumentCount: 2, pure: true) { values in
-        guard let pattern = String.fromDatabaseValue(values[0]), let path = String.fromDatabaseValue(values[1]) else { return false }
+            guard let pattern = String.fromDatabaseValue(values[0]),
+                let path = String.fromDatabaseValue(values[1])
+            else { return false }
             return cache.glob(pattern).matches(path)
         }
     }

@@ -46,7 +46,9 @@ struct RankedFiles {
             let text = ProcessInfo.processInfo.environment["NOTES_PLAIN_RANKING"] ?? ""
             if text == "words-first" { return .wordsFirst }
             if text == "bm25" { return .bm25 }
-            if text.hasPrefix("scaled:"), let p = Double(text.dropFirst(7)) { return .scaled(power: p) }
+            if text.hasPrefix("scaled:"), let p = Double(text.dropFirst(7)) {
+                return .scaled(power: p)
+            }
             return .scaled(power: 2)
         }()
 
@@ -54,7 +56,8 @@ struct RankedFiles {
             switch self {
             case .bm25: return bm25
             case .wordsFirst: return bm25 - Double(matchedWords) * 1e9
-            case .scaled(let power): return bm25 * pow(Double(matchedWords) / Double(max(words, 1)), power)
+            case .scaled(let power):
+                return bm25 * pow(Double(matchedWords) / Double(max(words, 1)), power)
             }
         }
     }
@@ -75,9 +78,11 @@ struct RankedFiles {
     /// ``PlainWordsRanking/current`` from bm25 and how many of the words they hold.
     init(match: String, plainWords: Int? = nil, _ db: Database) throws {
         let ranking = PlainWordsRanking.current
-        let statement = try db.cachedStatement(sql: plainWords == nil
-            ? "SELECT rowid, \(IndexSchema.bm25) FROM fts WHERE fts MATCH ?"
-            : "SELECT rowid, \(IndexSchema.bm25), notes_matched(fts) FROM fts WHERE fts MATCH ?")
+        let statement = try db.cachedStatement(
+            sql: plainWords == nil
+                ? "SELECT rowid, \(IndexSchema.bm25) FROM fts WHERE fts MATCH ?"
+                : "SELECT rowid, \(IndexSchema.bm25), notes_matched(fts) FROM fts WHERE fts MATCH ?"
+        )
         try statement.setArguments([match])
         // Raw column reads: a common word matches thousands of sections, and decoding each
         // through GRDB's `Row` was a large share of the ranking's cost.
@@ -87,14 +92,19 @@ struct RankedFiles {
             let code = sqlite3_step(raw)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code),
+                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
             }
             let id = sqlite3_column_int64(raw, 0)
             let bm25 = sqlite3_column_double(raw, 1)
             let section: Section
             if let words = plainWords {
                 let mask = sqlite3_column_int64(raw, 2)
-                section = Section(id: id, score: ranking.key(bm25: bm25, matchedWords: mask.nonzeroBitCount, of: words), matched: mask)
+                section = Section(
+                    id: id,
+                    score: ranking.key(bm25: bm25, matchedWords: mask.nonzeroBitCount, of: words),
+                    matched: mask)
             } else {
                 section = Section(id: id, score: bm25, matched: -1)
             }
@@ -116,7 +126,9 @@ struct RankedFiles {
 
     /// Keeps the section list sorted by (score, id) and at most ``sectionsPerFile`` long.
     private static func insert(_ section: Section, into sections: inout [Section]) {
-        let at = sections.firstIndex { (section.score, section.id) < ($0.score, $0.id) } ?? sections.count
+        let at =
+            sections.firstIndex { (section.score, section.id) < ($0.score, $0.id) }
+            ?? sections.count
         guard at < sectionsPerFile else { return }
         sections.insert(section, at: at)
         if sections.count > sectionsPerFile { sections.removeLast() }
@@ -126,7 +138,9 @@ struct RankedFiles {
     /// ranks them higher).
     mutating func boost(_ ids: Set<Int64>, by factor: Double) {
         for i in files.indices where ids.contains(files[i].id) {
-            files[i].sections = files[i].sections.map { Section(id: $0.id, score: $0.score * factor, matched: $0.matched) }
+            files[i].sections = files[i].sections.map {
+                Section(id: $0.id, score: $0.score * factor, matched: $0.matched)
+            }
         }
     }
 

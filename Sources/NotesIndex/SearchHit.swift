@@ -87,7 +87,10 @@ enum SnippetBuilder {
     ///   - markedLine: `notes_snippet()`'s answer for the body ("LINE\tCUT_START\tCUT_END\tTEXT"),
     ///     nil when the body holds no match.
     ///   - opening: the body's first bytes, for a section that matched only by title or tags.
-    static func snippet(section: String, sectionLine: Int, aligned: Bool, markedLine: String?, highlightedHeading: String, opening: String?) -> Snippet {
+    static func snippet(
+        section: String, sectionLine: Int, aligned: Bool, markedLine: String?,
+        highlightedHeading: String, opening: String?
+    ) -> Snippet {
         let headingText = FTSText.display(highlightedHeading)
         if let markedLine, let parsed = parse(markedLine) {
             let (text, spans) = clean(parsed.text.unicodeScalars[...])
@@ -97,7 +100,9 @@ enum SnippetBuilder {
                 shownSpans = shownSpans.map { [$0[0] + 1, $0[1] + 1] }
             }
             if parsed.cutEnd && !shown.hasSuffix("…") { shown += "…" }
-            return Snippet(section: section, line: aligned ? sectionLine + parsed.line : sectionLine, text: shown, spans: shownSpans)
+            return Snippet(
+                section: section, line: aligned ? sectionLine + parsed.line : sectionLine,
+                text: shown, spans: shownSpans)
         }
         if headingText.unicodeScalars.contains(open) {
             let (text, spans) = clean(headingText.unicodeScalars[...])
@@ -109,14 +114,18 @@ enum SnippetBuilder {
             if !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
                 let (text, _) = clean(line.unicodeScalars[...])
                 let (shown, _) = window(text, [])
-                return Snippet(section: section, line: aligned ? sectionLine + offset : sectionLine, text: shown, spans: [])
+                return Snippet(
+                    section: section, line: aligned ? sectionLine + offset : sectionLine,
+                    text: shown, spans: [])
             }
             offset += 1
         }
         return Snippet(section: section, line: sectionLine, text: section, spans: [])
     }
 
-    private static func parse(_ marked: String) -> (line: Int, cutStart: Bool, cutEnd: Bool, text: Substring)? {
+    private static func parse(_ marked: String) -> (
+        line: Int, cutStart: Bool, cutEnd: Bool, text: Substring
+    )? {
         let parts = marked.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, let line = Int(parts[0]) else { return nil }
         return (line, parts[1] == "1", parts[2] == "1", parts[3])
@@ -130,7 +139,11 @@ enum SnippetBuilder {
         var spanStart: Int?
         var leading = true
         for s in scalars {
-            if s == open { spanStart = count; leading = false; continue }
+            if s == open {
+                spanStart = count
+                leading = false
+                continue
+            }
             if s == close {
                 if let start = spanStart, count > start { spans.append([start, count]) }
                 spanStart = nil
@@ -143,7 +156,10 @@ enum SnippetBuilder {
             count += 1
         }
         // Trim trailing spaces (spans never extend there).
-        while let last = out.last, last == " " { out.removeLast(); count -= 1 }
+        while let last = out.last, last == " " {
+            out.removeLast()
+            count -= 1
+        }
         return (String(out), spans.map { [$0[0], min($0[1], count)] }.filter { $0[0] < $0[1] })
     }
 
@@ -156,15 +172,25 @@ enum SnippetBuilder {
         var end = min(scalars.count, start + maxLength)
         start = max(0, min(start, end - maxLength))
         // Prefer cutting at spaces.
-        if start > 0, let space = scalars[start..<min(anchor, scalars.count)].firstIndex(of: " ") { start = space + 1 }
-        if end < scalars.count, let space = scalars[max(start, anchor)..<end].lastIndex(of: " "), space > anchor { end = space }
+        if start > 0, let space = scalars[start..<min(anchor, scalars.count)].firstIndex(of: " ") {
+            start = space + 1
+        }
+        if end < scalars.count, let space = scalars[max(start, anchor)..<end].lastIndex(of: " "),
+            space > anchor
+        {
+            end = space
+        }
         var out = String.UnicodeScalarView()
         var shift = -start
-        if start > 0 { out.append("…"); shift += 1 }
+        if start > 0 {
+            out.append("…")
+            shift += 1
+        }
         out.append(contentsOf: scalars[start..<end])
         if end < scalars.count { out.append("…") }
         let shifted = spans.compactMap { span -> [Int]? in
-            let s = span[0] - start, e = min(span[1], end) - start
+            let s = span[0] - start
+            let e = min(span[1], end) - start
             guard s >= 0, e > s else { return nil }
             return [s + (shift + start), e + (shift + start)]
         }

@@ -34,7 +34,10 @@ public struct SearchQuery: Sendable {
     /// no operators): it ranks by how many of its words a section matches instead of
     /// requiring all of them, and its common words (``StopWords``) need not match at all.
     public var isPlainWords: Bool {
-        !usesOperators && terms.count >= 2 && terms.allSatisfy { !$0.negated && !$0.orWithPrevious && $0.column == nil && $0.form != .phrase }
+        !usesOperators && terms.count >= 2
+            && terms.allSatisfy {
+                !$0.negated && !$0.orWithPrevious && $0.column == nil && $0.form != .phrase
+            }
     }
 
     /// The terms a plain-words query ranks by: its words less the common ones (all of them
@@ -75,7 +78,10 @@ public struct QueryTerm: Sendable, Equatable {
     /// Restricts the term to one FTS column (`title:word`).
     public var column: String?
 
-    public init(text: String, form: Form, negated: Bool = false, orWithPrevious: Bool = false, column: String? = nil) {
+    public init(
+        text: String, form: Form, negated: Bool = false, orWithPrevious: Bool = false,
+        column: String? = nil
+    ) {
         self.text = text
         self.form = form
         self.negated = negated
@@ -133,7 +139,9 @@ public struct MetadataFilter: Sendable, Equatable {
 
 /// A comparison of a timestamp with an instant: `>=2026-01-01`, `<7d` (within 7 days).
 public struct DateFilter: Sendable, Equatable {
-    public enum Comparison: String, Sendable { case before = "<", atOrBefore = "<=", after = ">", atOrAfter = ">=" }
+    public enum Comparison: String, Sendable {
+        case before = "<", atOrBefore = "<=", after = ">", atOrAfter = ">="
+    }
     public var comparison: Comparison
     /// Seconds since the epoch.
     public var instant: Double
@@ -150,10 +158,12 @@ public struct DateFilter: Sendable, Equatable {
     public static func parse(_ raw: String, now: Double) -> [DateFilter]? {
         let parts = raw.split(separator: "..", maxSplits: 1, omittingEmptySubsequences: false)
         if parts.count == 2, !raw.hasPrefix("<"), !raw.hasPrefix(">"), !raw.hasPrefix("=") {
-            let lower = parts[0], upper = parts[1]
+            let lower = parts[0]
+            let upper = parts[1]
             guard !(lower.isEmpty && upper.isEmpty),
-                  lower.isEmpty || Timestamp.parse(String(lower)) != nil,
-                  upper.isEmpty || Timestamp.parse(String(upper)) != nil else { return nil }
+                lower.isEmpty || Timestamp.parse(String(lower)) != nil,
+                upper.isEmpty || Timestamp.parse(String(upper)) != nil
+            else { return nil }
             var filters: [DateFilter] = []
             if !lower.isEmpty { filters += parse(">=" + lower, now: now) ?? [] }
             if !upper.isEmpty { filters += parse("<=" + upper, now: now) ?? [] }
@@ -161,10 +171,17 @@ public struct DateFilter: Sendable, Equatable {
         }
         var text = Substring(raw)
         var op = ""
-        while let c = text.first, c == "<" || c == ">" || c == "=" { op.append(c); text = text.dropFirst() }
+        while let c = text.first, c == "<" || c == ">" || c == "=" {
+            op.append(c)
+            text = text.dropFirst()
+        }
         guard !text.isEmpty else { return nil }
-        let units: [Character: Double] = ["h": 3600, "d": 86_400, "w": 7 * 86_400, "m": 30 * 86_400, "y": 365 * 86_400]
-        if let unit = text.last, let seconds = units[unit], let amount = Double(text.dropLast()), amount >= 0 {
+        let units: [Character: Double] = [
+            "h": 3600, "d": 86_400, "w": 7 * 86_400, "m": 30 * 86_400, "y": 365 * 86_400,
+        ]
+        if let unit = text.last, let seconds = units[unit], let amount = Double(text.dropLast()),
+            amount >= 0
+        {
             let instant = now - amount * seconds
             // Ages compare the other way round from instants.
             switch op {
@@ -179,11 +196,25 @@ public struct DateFilter: Sendable, Equatable {
         let isDay = text.count == 10
         switch op {
         case "", "=":
-            return isDay ? [DateFilter(comparison: .atOrAfter, instant: instant), DateFilter(comparison: .before, instant: instant + 86_400)]
-                : [DateFilter(comparison: .atOrAfter, instant: instant), DateFilter(comparison: .atOrBefore, instant: instant)]
+            return isDay
+                ? [
+                    DateFilter(comparison: .atOrAfter, instant: instant),
+                    DateFilter(comparison: .before, instant: instant + 86_400),
+                ]
+                : [
+                    DateFilter(comparison: .atOrAfter, instant: instant),
+                    DateFilter(comparison: .atOrBefore, instant: instant),
+                ]
         case "<": return [DateFilter(comparison: .before, instant: instant)]
-        case "<=": return [DateFilter(comparison: .before, instant: isDay ? instant + 86_400 : instant + 0.001)]
-        case ">": return [DateFilter(comparison: .atOrAfter, instant: isDay ? instant + 86_400 : instant + 0.001)]
+        case "<=":
+            return [
+                DateFilter(comparison: .before, instant: isDay ? instant + 86_400 : instant + 0.001)
+            ]
+        case ">":
+            return [
+                DateFilter(
+                    comparison: .atOrAfter, instant: isDay ? instant + 86_400 : instant + 0.001)
+            ]
         case ">=": return [DateFilter(comparison: .atOrAfter, instant: instant)]
         default: return nil
         }
@@ -210,7 +241,9 @@ extension QueryTerm {
     /// it that the search ignores anyway ("decline?" → "decline").
     public var shownText: String {
         let isWordCharacter: (Character) -> Bool = { $0.isLetter || $0.isNumber }
-        guard let first = text.firstIndex(where: isWordCharacter), let last = text.lastIndex(where: isWordCharacter) else { return text }
+        guard let first = text.firstIndex(where: isWordCharacter),
+            let last = text.lastIndex(where: isWordCharacter)
+        else { return text }
         return String(text[first...last])
     }
 }

@@ -20,35 +20,61 @@ struct SearchableText: Sendable {
     init(_ document: ParsedDocument) {
         title = FTSText.prepare(([document.title] + document.aliases).joined(separator: " "))
         tags = FTSText.prepare(document.tags.joined(separator: " "))
-        sections = document.sections.map { ($0.isContinuation ? "" : FTSText.prepare($0.heading), FTSText.prepare($0.text)) }
+        sections = document.sections.map {
+            ($0.isContinuation ? "" : FTSText.prepare($0.heading), FTSText.prepare($0.text))
+        }
         var texts = [title, tags]
         texts.reserveCapacity(2 + 2 * sections.count)
-        for section in sections { texts.append(section.heading); texts.append(section.body) }
+        for section in sections {
+            texts.append(section.heading)
+            texts.append(section.body)
+        }
         tokens = RecordedTokens(texts)
         digests = sections.map { [title, tags] in Self.digest(title, $0.heading, tags, $0.body) }
     }
 
     /// The hash of one FTS row's texts (``digests``).
-    static func digest(_ title: String, _ heading: String, _ tags: String, _ body: String) -> Int64 {
+    static func digest(_ title: String, _ heading: String, _ tags: String, _ body: String) -> Int64
+    {
         withUTF8(title, heading, tags, body) { t, h, g, b in SHA256.prefix64(of: [t, h, g, b]) }
     }
 
     /// Calls `body` with the UTF-8 of one FTS row's four texts (title, heading, tags, body).
-    static func withUTF8<T>(_ title: String, _ heading: String, _ tags: String, _ body: String,
-                            _ use: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        var title = title, heading = heading, tags = tags, body = body
-        return try title.withUTF8 { t in try heading.withUTF8 { h in try tags.withUTF8 { g in try body.withUTF8 { b in try use(t, h, g, b) } } } }
+    static func withUTF8<T>(
+        _ title: String, _ heading: String, _ tags: String, _ body: String,
+        _ use: (
+            UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>,
+            UnsafeBufferPointer<UInt8>
+        ) throws -> T
+    ) rethrows -> T {
+        var title = title
+        var heading = heading
+        var tags = tags
+        var body = body
+        return try title.withUTF8 { t in
+            try heading.withUTF8 { h in
+                try tags.withUTF8 { g in try body.withUTF8 { b in try use(t, h, g, b) } }
+            }
+        }
     }
 
     /// Runs `insert` (the INSERT of section `ordinal`'s FTS row) with the UTF-8 of its four
     /// texts (title, heading, tags, body), valid while `insert` runs, and the recorded tokens
     /// of the four armed for replay.
-    func replaying<T>(section ordinal: Int, _ insert: (_ title: UnsafeBufferPointer<UInt8>, _ heading: UnsafeBufferPointer<UInt8>,
-                                                        _ tags: UnsafeBufferPointer<UInt8>, _ body: UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        try Self.withUTF8(title, sections[ordinal].heading, tags, sections[ordinal].body) { t, h, g, b in
+    func replaying<T>(
+        section ordinal: Int,
+        _ insert: (
+            _ title: UnsafeBufferPointer<UInt8>, _ heading: UnsafeBufferPointer<UInt8>,
+            _ tags: UnsafeBufferPointer<UInt8>, _ body: UnsafeBufferPointer<UInt8>
+        ) throws -> T
+    ) rethrows -> T {
+        try Self.withUTF8(title, sections[ordinal].heading, tags, sections[ordinal].body) {
+            t, h, g, b in
             guard let tokens else { return try insert(t, h, g, b) }
-            return try TokenReplay.replaying([tokens.column(0, text: t), tokens.column(1, text: g),
-                                              tokens.column(2 + 2 * ordinal, text: h), tokens.column(3 + 2 * ordinal, text: b)]) {
+            return try TokenReplay.replaying([
+                tokens.column(0, text: t), tokens.column(1, text: g),
+                tokens.column(2 + 2 * ordinal, text: h), tokens.column(3 + 2 * ordinal, text: b),
+            ]) {
                 try insert(t, h, g, b)
             }
         }

@@ -23,7 +23,10 @@ enum TextChunks {
         // Words with the line each starts on.
         var words: [(text: Substring, line: Int)] = []
         var line = 0
-        for (n, text) in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).enumerated() {
+        for (n, text) in body.split(
+            omittingEmptySubsequences: false,
+            whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        ).enumerated() {
             line = n
             for word in text.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
                 if word.count > 2 * wordsPerChunk {
@@ -39,7 +42,8 @@ enum TextChunks {
                 }
             }
         }
-        let prefix = [title, heading == title ? "" : heading].filter { !$0.isEmpty }.joined(separator: " — ")
+        let prefix = [title, heading == title ? "" : heading].filter { !$0.isEmpty }.joined(
+            separator: " — ")
         guard !words.isEmpty else {
             return prefix.isEmpty ? [] : [Chunk(text: prefix, line: 0)]
         }
@@ -48,7 +52,10 @@ enum TextChunks {
         while start < words.count && result.count < maxChunksPerSection {
             let end = min(words.count, start + wordsPerChunk)
             let passage = words[start..<end].map(\.text).joined(separator: " ")
-            result.append(Chunk(text: prefix.isEmpty ? passage : prefix + "\n" + passage, line: words[start].line))
+            result.append(
+                Chunk(
+                    text: prefix.isEmpty ? passage : prefix + "\n" + passage,
+                    line: words[start].line))
             if end == words.count { break }
             start = end - overlap
         }

@@ -24,7 +24,8 @@ final class PendingQueryVector: @unchecked Sendable {
     init(_ embedder: any TextEmbedder, text: String, storedModel: String) {
         Thread.detachNewThread { [self] in
             do {
-                result = .success(embedder.identifier == storedModel ? try embedder.embed([text]).first : nil)
+                result = .success(
+                    embedder.identifier == storedModel ? try embedder.embed([text]).first : nil)
             } catch {
                 result = .failure(NotesError(.internal, "cannot embed the query: \(error)"))
             }

@@ -18,12 +18,15 @@ enum TokenReplay {
     static func register(_ db: Database) throws {
         let code = notes_tokens_register(db.sqliteConnection)
         guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register the notes_replay FTS5 tokenizer")
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code),
+                message: "cannot register the notes_replay FTS5 tokenizer")
         }
     }
 
     /// Runs `body` (one INSERT) with the calling thread's replay armed for `columns`.
-    static func replaying<T>(_ columns: [notes_token_column], _ body: () throws -> T) rethrows -> T {
+    static func replaying<T>(_ columns: [notes_token_column], _ body: () throws -> T) rethrows -> T
+    {
         columns.withUnsafeBufferPointer { notes_tokens_arm($0.baseAddress, Int32($0.count)) }
         defer { notes_tokens_disarm() }
         return try body()
@@ -48,12 +51,16 @@ final class RecordedTokens: @unchecked Sendable {
         // A recording takes 3 bytes per token plus the token: about 1.3 times its text
         // (up to 2 for one-letter words); growing the buffer copied it.
         let textBytes = texts.reduce(0) { $0 + $1.utf8.count }
-        guard notes_tokens_reserve(&buffer, textBytes + textBytes / 2 + 64) == SQLITE_OK else { return nil }
+        guard notes_tokens_reserve(&buffer, textBytes + textBytes / 2 + 64) == SQLITE_OK else {
+            return nil
+        }
         for text in texts {
             var text = text
             let start = buffer.count
             let code = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { notes_tokens_record($0.baseAddress, Int32(bytes.count), &buffer) }
+                bytes.withMemoryRebound(to: CChar.self) {
+                    notes_tokens_record($0.baseAddress, Int32(bytes.count), &buffer)
+                }
             }
             guard code == SQLITE_OK else {
                 notes_tokens_free(&buffer)
@@ -70,9 +77,10 @@ final class RecordedTokens: @unchecked Sendable {
     /// The replay entry for text `index`, which is `text` as bound to the INSERT.
     func column(_ index: Int, text: UnsafeBufferPointer<UInt8>) -> notes_token_column {
         let range = ranges[index]
-        return notes_token_column(text: UnsafeRawPointer(text.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                                  length: Int32(text.count),
-                                  tokens: buffer.bytes.map { UnsafePointer($0 + range.lowerBound) },
-                                  tokens_length: range.count)
+        return notes_token_column(
+            text: UnsafeRawPointer(text.baseAddress)?.assumingMemoryBound(to: CChar.self),
+            length: Int32(text.count),
+            tokens: buffer.bytes.map { UnsafePointer($0 + range.lowerBound) },
+            tokens_length: range.count)
     }
 }

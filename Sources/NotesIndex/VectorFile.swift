@@ -31,54 +31,73 @@ enum VectorFile {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), Int(info.st_size) >= headerSize else { return nil }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
+            Int(info.st_size) >= headerSize
+        else { return nil }
         let size = Int(info.st_size)
-        guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else { return nil }
+        guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else {
+            return nil
+        }
         let base = UnsafeRawPointer(map)
         func unmap() { munmap(map, size) }
         let header = UnsafeRawBufferPointer(start: base, count: headerSize)
-        let dimensions = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
-        let count = Int(UInt64(littleEndian: header.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
+        let dimensions = Int(
+            UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
+        let count = Int(
+            UInt64(littleEndian: header.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
         let stored = header[24..<(24 + generationBytes)].prefix { $0 != 0 }
         guard Array(header[0..<8]) == magic,
-              UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) == version,
-              String(decoding: stored, as: UTF8.self) == generation,
-              dimensions > 0, dimensions <= 65_536, count > 0, count <= (size - headerSize) / (24 + dimensions),
-              size == byteCount(passages: count, dimensions: dimensions) else {
+            UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+                == version,
+            String(decoding: stored, as: UTF8.self) == generation,
+            dimensions > 0, dimensions <= 65_536, count > 0,
+            count <= (size - headerSize) / (24 + dimensions),
+            size == byteCount(passages: count, dimensions: dimensions)
+        else {
             unmap()
             return nil
         }
         func column<T>(_ type: T.Type, at offset: Int, _ length: Int) -> UnsafeBufferPointer<T> {
-            UnsafeBufferPointer(start: (base + offset).assumingMemoryBound(to: T.self), count: length)
+            UnsafeBufferPointer(
+                start: (base + offset).assumingMemoryBound(to: T.self), count: length)
         }
         var offset = headerSize
-        let sectionIDs = column(Int64.self, at: offset, count); offset += 8 * count
-        let digests = column(Int64.self, at: offset, count); offset += 8 * count
-        let lines = column(Int32.self, at: offset, count); offset += 4 * count
-        let scales = column(Float.self, at: offset, count); offset += 4 * count
+        let sectionIDs = column(Int64.self, at: offset, count)
+        offset += 8 * count
+        let digests = column(Int64.self, at: offset, count)
+        offset += 8 * count
+        let lines = column(Int32.self, at: offset, count)
+        offset += 4 * count
+        let scales = column(Float.self, at: offset, count)
+        offset += 4 * count
         let values = column(Int8.self, at: offset, count * dimensions)
-        let storage = VectorTable.Storage(count: count, sectionIDs: sectionIDs, digests: digests, lines: lines,
-                                          scales: scales, values: values, release: unmap)
+        let storage = VectorTable.Storage(
+            count: count, sectionIDs: sectionIDs, digests: digests, lines: lines,
+            scales: scales, values: values, release: unmap)
         return VectorTable(generation: generation, dimensions: dimensions, storage: storage)
     }
 
     /// Writes `table` to `directory` (a new file renamed over the old one). Best effort: a
     /// folder that cannot take it leaves the readers loading from the database.
     static func write(_ table: VectorTable, directory: String) {
-        guard table.count > 0, table.dimensions > 0, !table.generation.isEmpty, table.generation.utf8.count <= generationBytes,
-              UInt32(1).littleEndian == 1 else { return }
+        guard table.count > 0, table.dimensions > 0, !table.generation.isEmpty,
+            table.generation.utf8.count <= generationBytes,
+            UInt32(1).littleEndian == 1
+        else { return }
         let size = byteCount(passages: table.count, dimensions: table.dimensions)
         var bytes = [UInt8](repeating: 0, count: size)
         bytes.withUnsafeMutableBytes { out in
             out.copyMemory(from: UnsafeRawBufferPointer(start: magic, count: 8))
             out.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt32.self)
-            out.storeBytes(of: UInt32(table.dimensions).littleEndian, toByteOffset: 12, as: UInt32.self)
+            out.storeBytes(
+                of: UInt32(table.dimensions).littleEndian, toByteOffset: 12, as: UInt32.self)
             out.storeBytes(of: UInt64(table.count).littleEndian, toByteOffset: 16, as: UInt64.self)
             for (i, byte) in table.generation.utf8.enumerated() { out[24 + i] = byte }
             var offset = headerSize
             func append<T>(_ column: UnsafeBufferPointer<T>) {
                 let raw = UnsafeRawBufferPointer(column)
-                UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + raw.count)]).copyMemory(from: raw)
+                UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + raw.count)])
+                    .copyMemory(from: raw)
                 offset += raw.count
             }
             append(table.sectionIDs)

@@ -35,8 +35,12 @@ struct VectorTable: Sendable {
         let values: UnsafeBufferPointer<Int8>
         private let release: () -> Void
 
-        init(count: Int, sectionIDs: UnsafeBufferPointer<Int64>, digests: UnsafeBufferPointer<Int64>, lines: UnsafeBufferPointer<Int32>,
-             scales: UnsafeBufferPointer<Float>, values: UnsafeBufferPointer<Int8>, release: @escaping () -> Void) {
+        init(
+            count: Int, sectionIDs: UnsafeBufferPointer<Int64>, digests: UnsafeBufferPointer<Int64>,
+            lines: UnsafeBufferPointer<Int32>,
+            scales: UnsafeBufferPointer<Float>, values: UnsafeBufferPointer<Int8>,
+            release: @escaping () -> Void
+        ) {
             self.count = count
             self.sectionIDs = sectionIDs
             self.digests = digests
@@ -47,16 +51,26 @@ struct VectorTable: Sendable {
         }
 
         /// Copies of the columns in memory of its own.
-        convenience init(sectionIDs: [Int64], digests: [Int64], lines: [Int32], scales: [Float], values: [Int8]) {
+        convenience init(
+            sectionIDs: [Int64], digests: [Int64], lines: [Int32], scales: [Float], values: [Int8]
+        ) {
             func copy<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
                 let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, array.count))
                 _ = buffer.initialize(from: array)
                 return UnsafeBufferPointer(rebasing: buffer[..<array.count])
             }
             let columns = (copy(sectionIDs), copy(digests), copy(lines), copy(scales), copy(values))
-            self.init(count: sectionIDs.count, sectionIDs: columns.0, digests: columns.1, lines: columns.2, scales: columns.3, values: columns.4) {
-                for pointer in [UnsafeRawPointer(columns.0.baseAddress), UnsafeRawPointer(columns.1.baseAddress), UnsafeRawPointer(columns.2.baseAddress),
-                                UnsafeRawPointer(columns.3.baseAddress), UnsafeRawPointer(columns.4.baseAddress)] {
+            self.init(
+                count: sectionIDs.count, sectionIDs: columns.0, digests: columns.1,
+                lines: columns.2, scales: columns.3, values: columns.4
+            ) {
+                for pointer in [
+                    UnsafeRawPointer(columns.0.baseAddress),
+                    UnsafeRawPointer(columns.1.baseAddress),
+                    UnsafeRawPointer(columns.2.baseAddress),
+                    UnsafeRawPointer(columns.3.baseAddress),
+                    UnsafeRawPointer(columns.4.baseAddress),
+                ] {
                     pointer.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
                 }
             }
@@ -78,7 +92,10 @@ struct VectorTable: Sendable {
     }
 
     static func renewGeneration(_ db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('chunks_generation', hex(randomblob(8)))")
+        try db.execute(
+            sql:
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('chunks_generation', hex(randomblob(8)))"
+        )
     }
 
     static func generation(_ db: Database) throws -> String {
@@ -89,24 +106,37 @@ struct VectorTable: Sendable {
     /// from the database row by row.
     static func load(_ db: Database) throws -> VectorTable {
         let generation = try generation(db)
-        var sectionIDs: [Int64] = [], digests: [Int64] = [], lines: [Int32] = [], scales: [Float] = [], values: [Int8] = []
+        var sectionIDs: [Int64] = []
+        var digests: [Int64] = []
+        var lines: [Int32] = []
+        var scales: [Float] = []
+        var values: [Int8] = []
         var dimensions = 0
-        let expected = try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
+        let expected =
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
         values.reserveCapacity(expected * 384)
         sectionIDs.reserveCapacity(expected)
-        let rows = try Row.fetchCursor(db, sql: "SELECT section_id, section_digest, line, vector FROM chunks WHERE vector IS NOT NULL ORDER BY section_id, id")
+        let rows = try Row.fetchCursor(
+            db,
+            sql:
+                "SELECT section_id, section_digest, line, vector FROM chunks WHERE vector IS NOT NULL ORDER BY section_id, id"
+        )
         while let row = try rows.next() {
-            guard let data = row["vector"] as Data?, data.count > 4, dimensions == 0 || data.count - 4 == dimensions else { continue }
+            guard let data = row["vector"] as Data?, data.count > 4,
+                dimensions == 0 || data.count - 4 == dimensions
+            else { continue }
             dimensions = data.count - 4
             data.withUnsafeBytes { raw in
-                scales.append(Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self))))
+                scales.append(
+                    Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self))))
                 values.append(contentsOf: raw[4...].bindMemory(to: Int8.self))
             }
             sectionIDs.append(row["section_id"])
             digests.append(row["section_digest"])
             lines.append(Int32(clamping: row["line"] as Int))
         }
-        let storage = Storage(sectionIDs: sectionIDs, digests: digests, lines: lines, scales: scales, values: values)
+        let storage = Storage(
+            sectionIDs: sectionIDs, digests: digests, lines: lines, scales: scales, values: values)
         return VectorTable(generation: generation, dimensions: dimensions, storage: storage)
     }
 
@@ -185,7 +215,10 @@ extension VectorTable {
                         i += 16
                     }
                     var sum = acc.sum()
-                    while i < dimensions { sum += qb[i] * Float(base[i]); i += 1 }
+                    while i < dimensions {
+                        sum += qb[i] * Float(base[i])
+                        i += 1
+                    }
                     o[row] = sum * scales[row]
                 }
             }
@@ -201,10 +234,14 @@ extension NoteIndex {
         do {
             return try pool.read { db in
                 let table = try vectors(db)
-                let files = try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
-                let model = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
+                let files =
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
+                let model = try String.fetchOne(
+                    db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
                 let embedded = table.fileCount
-                return SemanticCoverage(embeddedFiles: min(files, embedded), files: files, model: model, passages: table.count)
+                return SemanticCoverage(
+                    embeddedFiles: min(files, embedded), files: files, model: model,
+                    passages: table.count)
             }
         } catch {
             throw wrap(error)
@@ -216,7 +253,9 @@ extension NoteIndex {
     /// (and the file rewritten for the next process).
     func vectors(_ db: Database) throws -> VectorTable {
         let generation = try VectorTable.generation(db)
-        if let cached = vectorCache.withLock({ $0 }), cached.generation == generation { return cached }
+        if let cached = vectorCache.withLock({ $0 }), cached.generation == generation {
+            return cached
+        }
         if let mapped = VectorFile.read(directory: directory, generation: generation) {
             vectorCache.withLock { $0 = mapped }
             return mapped
@@ -247,29 +286,49 @@ public struct RelatedNotes: Sendable, Codable {
 extension NoteIndex {
     /// The notes whose passages are, on average, nearest those of the note at `path` (itself
     /// excluded): candidates for links. Each note is its passages' mean vector.
-    public func related(to path: String, limit: Int = 10, hideProtected: Bool = false) throws(NotesError) -> RelatedNotes {
+    public func related(to path: String, limit: Int = 10, hideProtected: Bool = false)
+        throws(NotesError) -> RelatedNotes
+    {
         let policy = workspace.config.policy
         let coverage = try semanticCoverage()
         do {
             return try pool.read { db in
-                guard let fileID = try Int64.fetchOne(db, sql: "SELECT id FROM files WHERE path = ? AND indexed = 1", arguments: [path]) else {
-                    throw NotesError(.notFound, "\(path) is not an indexed note", hint: "check the path: a Markdown or text file of the workspace")
+                guard
+                    let fileID = try Int64.fetchOne(
+                        db, sql: "SELECT id FROM files WHERE path = ? AND indexed = 1",
+                        arguments: [path])
+                else {
+                    throw NotesError(
+                        .notFound, "\(path) is not an indexed note",
+                        hint: "check the path: a Markdown or text file of the workspace")
                 }
                 let table = try vectors(db)
                 let means = table.meanPerFile()
                 guard let own = means[fileID] else {
-                    throw NotesError(.invalidArgument, "\(path) has no passage vectors yet",
-                                     hint: "run `notes index` to embed the workspace (`notes model` shows whether the model is installed)")
+                    throw NotesError(
+                        .invalidArgument, "\(path) has no passage vectors yet",
+                        hint:
+                            "run `notes index` to embed the workspace (`notes model` shows whether the model is installed)"
+                    )
                 }
-                var scored = means.filter { $0.key != fileID }.map { (file: $0.key, similarity: zip(own, $0.value).reduce(0) { $0 + $1.0 * $1.1 }) }
+                var scored = means.filter { $0.key != fileID }.map {
+                    (file: $0.key, similarity: zip(own, $0.value).reduce(0) { $0 + $1.0 * $1.1 })
+                }
                 scored.sort { ($0.similarity, $1.file) > ($1.similarity, $0.file) }
                 var hidden = Set<Int64>()
                 if hideProtected { hidden = try HiddenFiles.ids(db, policy: policy) ?? [] }
                 var related: [RelatedNote] = []
                 for candidate in scored where !hidden.contains(candidate.file) {
-                    guard let row = try Row.fetchOne(db, sql: "SELECT path, title FROM files WHERE id = ?", arguments: [candidate.file]) else { continue }
+                    guard
+                        let row = try Row.fetchOne(
+                            db, sql: "SELECT path, title FROM files WHERE id = ?",
+                            arguments: [candidate.file])
+                    else { continue }
                     if hideProtected && policy.isProtected(row["path"]) { continue }
-                    related.append(RelatedNote(path: row["path"], title: row["title"], similarity: (Double(candidate.similarity) * 1000).rounded() / 1000))
+                    related.append(
+                        RelatedNote(
+                            path: row["path"], title: row["title"],
+                            similarity: (Double(candidate.similarity) * 1000).rounded() / 1000))
                     if related.count >= limit { break }
                 }
                 return RelatedNotes(path: path, related: related, semantic: coverage)

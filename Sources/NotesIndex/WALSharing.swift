@@ -2,10 +2,11 @@ import CSQLiteExtensions
 import GRDB
 import GRDBSQLite
 import NotesCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Darwin
+    import Darwin
 #endif
 
 /// How the index's write-ahead log is kept between `notes` processes.
@@ -33,7 +34,9 @@ enum WALSharing {
     static func keep(_ db: Database) throws {
         let code = notes_wal_keep_between_processes(db.sqliteConnection)
         guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot keep the write-ahead log between processes")
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code),
+                message: "cannot keep the write-ahead log between processes")
         }
     }
 
@@ -50,21 +53,23 @@ enum WALSharing {
     static func compact(_ pool: DatabasePool, logPath: String) -> Bool {
         guard size(of: logPath) > threshold else { return false }
         // Reentrant: an index may be let go from inside a write on its own pool.
-        return (try? pool.unsafeReentrantWrite { db -> Bool in
-            let timeout = try Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 0
-            try db.execute(sql: "PRAGMA busy_timeout = 0")
-            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(timeout)") }
-            // Row: (busy, frames in the log, frames checkpointed); busy = 1 when another
-            // connection kept the checkpoint from finishing.
-            let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-            guard let row, row[0] as Int == 0 else { return false }
-            // A row that changes (SQLite writes nothing for an UPDATE to the same value).
-            try db.inTransaction(.immediate) {
-                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('log_compacted', ?)",
-                               arguments: [String(Timestamp.now())])
-                return .commit
-            }
-            return true
-        }) ?? false
+        return
+            (try? pool.unsafeReentrantWrite { db -> Bool in
+                let timeout = try Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 0
+                try db.execute(sql: "PRAGMA busy_timeout = 0")
+                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(timeout)") }
+                // Row: (busy, frames in the log, frames checkpointed); busy = 1 when another
+                // connection kept the checkpoint from finishing.
+                let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                guard let row, row[0] as Int == 0 else { return false }
+                // A row that changes (SQLite writes nothing for an UPDATE to the same value).
+                try db.inTransaction(.immediate) {
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('log_compacted', ?)",
+                        arguments: [String(Timestamp.now())])
+                    return .commit
+                }
+                return true
+            }) ?? false
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `notes watch`'s claim on an index: an exclusive `flock` on `watch.lock` in the index
@@ -16,14 +16,22 @@ public final class WatchLease {
     init(path: String, mode: String, configStamp: String) throws(NotesError) {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw NotesError.system(errno, "cannot open \(path): \(String(cString: strerror(errno)))", hint: "check that the index folder is writable")
+            throw NotesError.system(
+                errno, "cannot open \(path): \(String(cString: strerror(errno)))",
+                hint: "check that the index folder is writable")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var holder = [UInt8](repeating: 0, count: 64)
             let n = pread(fd, &holder, holder.count, 0)
-            let pid = n > 0 ? String(decoding: holder[..<n], as: UTF8.self).split(separator: " ").first.map(String.init) ?? "?" : "?"
+            let pid =
+                n > 0
+                ? String(decoding: holder[..<n], as: UTF8.self).split(separator: " ").first.map(
+                    String.init) ?? "?" : "?"
             close(fd)
-            throw NotesError(.invalidArgument, "another notes watch (pid \(pid)) is already keeping this index fresh", hint: "stop it first, or let it run")
+            throw NotesError(
+                .invalidArgument,
+                "another notes watch (pid \(pid)) is already keeping this index fresh",
+                hint: "stop it first, or let it run")
         }
         self.fd = fd
         update(mode: mode, configStamp: configStamp)
@@ -55,7 +63,8 @@ public final class WatchLease {
         var text = [UInt8](repeating: 0, count: 256)
         let n = pread(fd, &text, text.count, 0)
         guard n > 0 else { return false }
-        let fields = String(decoding: text[..<n], as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        let fields = String(decoding: text[..<n], as: UTF8.self).split(
+            whereSeparator: \.isWhitespace)
         return fields.count == 3 && fields[1] == "inotify" && fields[2] == configStamp
     }
 }

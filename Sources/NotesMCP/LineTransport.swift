@@ -3,7 +3,7 @@ import Logging
 import MCP
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Newline-delimited JSON-RPC on stdin/stdout (the MCP stdio transport), read by a
@@ -25,19 +25,26 @@ actor LineTransport: Transport {
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
     private var connected = false
 
-    init(input: Int32 = 0, output: Int32 = 1, maxMessageBytes: Int, shortcut: ToolCallShortcut? = nil, logger: Logger) {
+    init(
+        input: Int32 = 0, output: Int32 = 1, maxMessageBytes: Int,
+        shortcut: ToolCallShortcut? = nil, logger: Logger
+    ) {
         self.input = input
         self.shortcut = shortcut
         self.output = output
         self.maxMessageBytes = maxMessageBytes
         self.logger = logger
-        (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self, throwing: (any Error).self)
+        (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Data.self, throwing: (any Error).self)
     }
 
     func connect() async throws {
         guard !connected else { return }
         connected = true
-        let reader = LineReader(input: input, maxMessageBytes: maxMessageBytes, continuation: continuation, shortcut: shortcut) { [weak self] message in
+        let reader = LineReader(
+            input: input, maxMessageBytes: maxMessageBytes, continuation: continuation,
+            shortcut: shortcut
+        ) { [weak self] message in
             try? await self?.send(message)
         }
         let thread = Thread { reader.run() }
@@ -56,7 +63,9 @@ actor LineTransport: Transport {
         bytes.append(0x0A)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
+            let written = bytes[offset...].withUnsafeBytes {
+                write(output, $0.baseAddress, $0.count)
+            }
             if written > 0 {
                 offset += written
             } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
@@ -80,8 +89,11 @@ private final class LineReader: @unchecked Sendable {
     /// Sends a message the SDK never sees (a refusal, a shortcut's answer).
     let send: @Sendable (Data) async -> Void
 
-    init(input: Int32, maxMessageBytes: Int, continuation: AsyncThrowingStream<Data, any Error>.Continuation,
-         shortcut: ToolCallShortcut?, send: @escaping @Sendable (Data) async -> Void) {
+    init(
+        input: Int32, maxMessageBytes: Int,
+        continuation: AsyncThrowingStream<Data, any Error>.Continuation,
+        shortcut: ToolCallShortcut?, send: @escaping @Sendable (Data) async -> Void
+    ) {
         self.input = input
         self.shortcut = shortcut
         self.send = send
@@ -130,10 +142,14 @@ private final class LineReader: @unchecked Sendable {
                 guard let newline else { break }
                 if oversized {
                     let screen = MessageScreen(line)
-                    refuse(MessageScreen.refusal(
-                        id: screen.id, method: screen.method, code: "too_large",
-                        message: "the request is \(oversizedCount) bytes, over the server's limit of \(maxMessageBytes)",
-                        hint: "send less at once: split the content into several files or appends"))
+                    refuse(
+                        MessageScreen.refusal(
+                            id: screen.id, method: screen.method, code: "too_large",
+                            message:
+                                "the request is \(oversizedCount) bytes, over the server's limit of \(maxMessageBytes)",
+                            hint:
+                                "send less at once: split the content into several files or appends"
+                        ))
                 } else {
                     deliver(line)
                 }
@@ -153,10 +169,12 @@ private final class LineReader: @unchecked Sendable {
         guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
         let screen = MessageScreen(bytes)
         if screen.depth > MessageScreen.maxDepth {
-            refuse(MessageScreen.refusal(
-                id: screen.id, method: screen.method, code: "invalid_argument",
-                message: "the request nests \(screen.depth) levels deep (at most \(MessageScreen.maxDepth))",
-                hint: "pass plain values as the tool's schema describes"))
+            refuse(
+                MessageScreen.refusal(
+                    id: screen.id, method: screen.method, code: "invalid_argument",
+                    message:
+                        "the request nests \(screen.depth) levels deep (at most \(MessageScreen.maxDepth))",
+                    hint: "pass plain values as the tool's schema describes"))
             return
         }
         let message = Data(bytes)

@@ -27,7 +27,8 @@ struct MessageScreen {
         var i = 0
         func finishScalar(_ end: Int) {
             if let start = scalarStart, let key = expectingValueFor {
-                let token = String(decoding: array[start..<end], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                let token = String(decoding: array[start..<end], as: UTF8.self).trimmingCharacters(
+                    in: .whitespaces)
                 if key == "id" && id == nil { id = token }
                 expectingValueFor = nil
             }
@@ -36,7 +37,11 @@ struct MessageScreen {
         while i < array.count {
             let b = array[i]
             if inString {
-                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 {
+                if escaped {
+                    escaped = false
+                } else if b == 0x5C {
+                    escaped = true
+                } else if b == 0x22 {
                     inString = false
                     if depth == 1, let start = stringStart {
                         let text = String(decoding: array[(start + 1)..<i], as: UTF8.self)
@@ -75,7 +80,9 @@ struct MessageScreen {
             default:
                 break
             }
-            if b != 0x3A && scalarStart != nil && (b == 0x22 || b == 0x7B || b == 0x5B) { scalarStart = nil }
+            if b != 0x3A && scalarStart != nil && (b == 0x22 || b == 0x7B || b == 0x5B) {
+                scalarStart = nil
+            }
             i += 1
         }
     }
@@ -84,7 +91,10 @@ struct MessageScreen {
     /// as structured content, as the SDK path answers it.
     static func toolResult(id: String, json: Data, isError: Bool) -> Data {
         let text = String(decoding: json, as: UTF8.self)
-        let content = (try? JSONSerialization.data(withJSONObject: [["type": "text", "text": text]], options: [.withoutEscapingSlashes])) ?? Data("[]".utf8)
+        let content =
+            (try? JSONSerialization.data(
+                withJSONObject: [["type": "text", "text": text]], options: [.withoutEscapingSlashes]
+            )) ?? Data("[]".utf8)
         var response = Data(#"{"jsonrpc":"2.0","id":\#(id),"result":{"content":"#.utf8)
         response.append(content)
         if json.first == UInt8(ascii: "{") {
@@ -98,14 +108,23 @@ struct MessageScreen {
     /// The answer to a message refused before decoding: a tool result with `isError` for
     /// `tools/call` (so the agent sees `{code, message}` like any tool error), else a
     /// JSON-RPC error.
-    static func refusal(id: String?, method: String?, code: String, message: String, hint: String) -> Data {
+    static func refusal(id: String?, method: String?, code: String, message: String, hint: String)
+        -> Data
+    {
         let idToken = id ?? "null"
         let error: [String: String] = ["code": code, "message": message, "hint": hint]
-        let errorJSON = (try? JSONSerialization.data(withJSONObject: error, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let errorJSON =
+            (try? JSONSerialization.data(withJSONObject: error, options: [.sortedKeys]))
+            ?? Data("{}".utf8)
         if method == "tools/call", let id {
             return toolResult(id: id, json: errorJSON, isError: true)
         }
-        let messageJSON = (try? JSONSerialization.data(withJSONObject: [message], options: [])).map { String(decoding: $0.dropFirst().dropLast(), as: UTF8.self) } ?? "\"refused\""
-        return Data(#"{"jsonrpc":"2.0","id":\#(idToken),"error":{"code":-32600,"message":\#(messageJSON)}}"#.utf8)
+        let messageJSON =
+            (try? JSONSerialization.data(withJSONObject: [message], options: [])).map {
+                String(decoding: $0.dropFirst().dropLast(), as: UTF8.self)
+            } ?? "\"refused\""
+        return Data(
+            #"{"jsonrpc":"2.0","id":\#(idToken),"error":{"code":-32600,"message":\#(messageJSON)}}"#
+                .utf8)
     }
 }

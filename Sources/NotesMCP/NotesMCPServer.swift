@@ -33,8 +33,9 @@ public struct NotesMCPServer: Sendable {
 
     public init(session: WorkspaceSession, options: Options) {
         self.options = options
-        self.toolbox = Toolbox(session: session, client: options.client ?? "mcp", readOnly: options.readOnly,
-                               templates: try? TemplateLibrary.locate(explicit: nil))
+        self.toolbox = Toolbox(
+            session: session, client: options.client ?? "mcp", readOnly: options.readOnly,
+            templates: try? TemplateLibrary.locate(explicit: nil))
     }
 
     static let instructions = """
@@ -47,8 +48,10 @@ public struct NotesMCPServer: Sendable {
     /// Serves until the client closes stdin.
     public func run() async throws {
         // stdout is the protocol channel: logs go to stderr, whatever the process's logging setup.
-        var logger = Logger(label: "notes.mcp", factory: { StreamLogHandler.standardError(label: $0) })
-        logger.logLevel = ProcessInfo.processInfo.environment["NOTES_MCP_DEBUG"] == nil ? .warning : .debug
+        var logger = Logger(
+            label: "notes.mcp", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["NOTES_MCP_DEBUG"] == nil ? .warning : .debug
         let server = Server(
             name: "notes", version: Self.version, title: "notes: the shared workspace",
             instructions: Self.instructions,
@@ -57,8 +60,11 @@ public struct NotesMCPServer: Sendable {
                 resources: .init(subscribe: false, listChanged: false),
                 tools: .init(listChanged: false)))
         await register(on: server)
-        let transport = LineTransport(maxMessageBytes: 4 * toolbox.workspace.config.writeMaxBytes + (1 << 20),
-                                      shortcut: ToolCallShortcut(toolbox: toolbox, queue: queue, consent: PersonConsent(server: server)), logger: logger)
+        let transport = LineTransport(
+            maxMessageBytes: 4 * toolbox.workspace.config.writeMaxBytes + (1 << 20),
+            shortcut: ToolCallShortcut(
+                toolbox: toolbox, queue: queue, consent: PersonConsent(server: server)),
+            logger: logger)
         let toolbox = self.toolbox
         let fixedClient = options.client != nil
         try await server.start(transport: transport) { client, _ in
@@ -71,7 +77,9 @@ public struct NotesMCPServer: Sendable {
 
     /// Waits for calls still running on the tool queue, then a moment for their replies.
     func drain() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { done.resume() }
+        }
         try? await Task.sleep(for: .milliseconds(50))
     }
 
@@ -92,49 +100,75 @@ public struct NotesMCPServer: Sendable {
             let consent = PersonConsent(server: server)
             let outcome = await onQueue { consent.call(toolbox, params.name, arguments: arguments) }
             let structured = (try? JSONValue.parse(outcome.json)).map(ValueBridge.value)
-            return CallTool.Result(content: [.text(text: outcome.text, annotations: nil, _meta: nil)],
-                                   structuredContent: structured, isError: outcome.isError)
+            return CallTool.Result(
+                content: [.text(text: outcome.text, annotations: nil, _meta: nil)],
+                structuredContent: structured, isError: outcome.isError)
         }
         await server.withMethodHandler(ListResources.self) { params in
-            try await onQueue { Result { try ResourceCatalog(toolbox: toolbox).page(cursor: params.cursor, size: Self.resourcePage) } }.get()
+            try await onQueue {
+                Result {
+                    try ResourceCatalog(toolbox: toolbox).page(
+                        cursor: params.cursor, size: Self.resourcePage)
+                }
+            }.get()
         }
         await server.withMethodHandler(ListResourceTemplates.self) { _ in
             ListResourceTemplates.Result(templates: [
-                Resource.Template(uriTemplate: "notes://{+path}", name: "file",
-                                  title: "A workspace file",
-                                  description: "Any file of the workspace by its path, e.g. notes://Research/moby-dick/introduction.md",
-                                  mimeType: "text/markdown")
+                Resource.Template(
+                    uriTemplate: "notes://{+path}", name: "file",
+                    title: "A workspace file",
+                    description:
+                        "Any file of the workspace by its path, e.g. notes://Research/moby-dick/introduction.md",
+                    mimeType: "text/markdown")
             ])
         }
         await server.withMethodHandler(ReadResource.self) { params in
-            try await onQueue { Result { try ResourceCatalog(toolbox: toolbox).read(uri: params.uri) } }.get()
+            try await onQueue {
+                Result { try ResourceCatalog(toolbox: toolbox).read(uri: params.uri) }
+            }.get()
         }
         await server.withMethodHandler(ListPrompts.self) { _ in
-            ListPrompts.Result(prompts: AgentPrompts.all.map { prompt in
-                Prompt(name: prompt.name, title: prompt.title, description: prompt.description,
-                       arguments: prompt.arguments.map { Prompt.Argument(name: $0.name, description: $0.description, required: $0.required) })
-            })
+            ListPrompts.Result(
+                prompts: AgentPrompts.all.map { prompt in
+                    Prompt(
+                        name: prompt.name, title: prompt.title, description: prompt.description,
+                        arguments: prompt.arguments.map {
+                            Prompt.Argument(
+                                name: $0.name, description: $0.description, required: $0.required)
+                        })
+                })
         }
         await server.withMethodHandler(GetPrompt.self) { params in
             let today = Timestamp.localDate(Timestamp.now())
             guard let prompt = AgentPrompts.all.first(where: { $0.name == params.name }),
-                  let text = AgentPrompts.render(params.name, arguments: params.arguments ?? [:], today: today) else {
-                throw MCPError.invalidParams("there is no prompt '\(params.name)'; the prompts are: \(AgentPrompts.all.map(\.name).joined(separator: ", "))")
+                let text = AgentPrompts.render(
+                    params.name, arguments: params.arguments ?? [:], today: today)
+            else {
+                throw MCPError.invalidParams(
+                    "there is no prompt '\(params.name)'; the prompts are: \(AgentPrompts.all.map(\.name).joined(separator: ", "))"
+                )
             }
-            for argument in prompt.arguments where argument.required && (params.arguments?[argument.name] ?? "").isEmpty {
-                throw MCPError.invalidParams("prompt \(prompt.name) needs the argument '\(argument.name)'")
+            for argument in prompt.arguments
+            where argument.required && (params.arguments?[argument.name] ?? "").isEmpty {
+                throw MCPError.invalidParams(
+                    "prompt \(prompt.name) needs the argument '\(argument.name)'")
             }
-            return GetPrompt.Result(description: prompt.description, messages: [.user(.text(text: text))])
+            return GetPrompt.Result(
+                description: prompt.description, messages: [.user(.text(text: text))])
         }
     }
 
     static func tool(_ definition: ToolDefinition) -> Tool {
-        Tool(name: definition.name, title: definition.title, description: definition.description,
-             inputSchema: ValueBridge.value(definition.inputSchema),
-             // The title is the tool's own; hints at their defaults are left out (destructive means
-             // nothing for a reading tool; idempotent defaults to false), openWorldHint always
-             // said, as its default is true.
-             annotations: .init(readOnlyHint: definition.readOnly, destructiveHint: definition.readOnly ? nil : definition.destructive,
-                                idempotentHint: definition.idempotent ? true : nil, openWorldHint: definition.openWorld))
+        Tool(
+            name: definition.name, title: definition.title, description: definition.description,
+            inputSchema: ValueBridge.value(definition.inputSchema),
+            // The title is the tool's own; hints at their defaults are left out (destructive means
+            // nothing for a reading tool; idempotent defaults to false), openWorldHint always
+            // said, as its default is true.
+            annotations: .init(
+                readOnlyHint: definition.readOnly,
+                destructiveHint: definition.readOnly ? nil : definition.destructive,
+                idempotentHint: definition.idempotent ? true : nil,
+                openWorldHint: definition.openWorld))
     }
 }

@@ -20,8 +20,10 @@ struct PersonConsent: Sendable {
     /// Runs tool `name` (on the tool queue, which waits while the person is asked).
     func call(_ toolbox: Toolbox, _ name: String, arguments: [String: JSONValue]?) -> ToolOutcome {
         let outcome = toolbox.call(name, arguments: arguments)
-        guard Self.tools.contains(name), outcome.errorCode == "user_edited", arguments?["confirm_user_edits"] != .bool(true),
-              case .object(var refusal)? = try? JSONValue.parse(outcome.json) else { return outcome }
+        guard Self.tools.contains(name), outcome.errorCode == "user_edited",
+            arguments?["confirm_user_edits"] != .bool(true),
+            case .object(var refusal)? = try? JSONValue.parse(outcome.json)
+        else { return outcome }
         guard let allowed = ask(Self.question(refusal, tool: name)) else { return outcome }
         if allowed {
             var again = arguments ?? [:]
@@ -29,10 +31,14 @@ struct PersonConsent: Sendable {
             return toolbox.call(name, arguments: again)
         }
         if case .string(let message)? = refusal["message"] {
-            refusal["message"] = .string("The person was asked in their client and did not allow it; their text is kept. " + message)
+            refusal["message"] = .string(
+                "The person was asked in their client and did not allow it; their text is kept. "
+                    + message)
         }
         refusal["person_asked"] = .string("declined")
-        guard let json = try? JSONEncoder().encode(JSONValue.object(refusal)) else { return outcome }
+        guard let json = try? JSONEncoder().encode(JSONValue.object(refusal)) else {
+            return outcome
+        }
         return ToolOutcome(json: json, isError: true)
     }
 
@@ -46,7 +52,8 @@ struct PersonConsent: Sendable {
             if lost.count > 12 { lines.append("  … and \(lost.count - 12) more") }
         }
         let verb = tool == "delete_file" ? "delete \(path)" : "change \(path)"
-        return "The agent wants to \(verb), which would remove or change lines you wrote:\n" + lines.joined(separator: "\n")
+        return "The agent wants to \(verb), which would remove or change lines you wrote:\n"
+            + lines.joined(separator: "\n")
             + "\nAllow it? (History keeps your text either way: notes restore brings it back.)"
     }
 
@@ -63,10 +70,16 @@ struct PersonConsent: Sendable {
             do {
                 let result = try await server.requestElicitation(
                     message: message,
-                    requestedSchema: .init(properties: ["allow": .object(["type": .string("boolean"), "title": .string("Allow the change"),
-                                                                          "default": .bool(false)])],
-                                           required: ["allow"]))
-                answer.value = .some(result.action == .accept && result.content?["allow"] == .bool(true))
+                    requestedSchema: .init(
+                        properties: [
+                            "allow": .object([
+                                "type": .string("boolean"), "title": .string("Allow the change"),
+                                "default": .bool(false),
+                            ])
+                        ],
+                        required: ["allow"]))
+                answer.value = .some(
+                    result.action == .accept && result.content?["allow"] == .bool(true))
             } catch {
                 answer.value = .some(nil)
             }

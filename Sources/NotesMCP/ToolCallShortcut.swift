@@ -31,13 +31,20 @@ struct ToolCallShortcut: Sendable {
     /// Takes `message` when it is a `tools/call` request this can answer: runs the tool on
     /// the queue and hands the response to `reply`, returning true. Returns false, having
     /// done nothing, for anything else.
-    func take(_ message: Data, screen: MessageScreen, reply: @escaping @Sendable (Data) async -> Void) -> Bool {
+    func take(
+        _ message: Data, screen: MessageScreen, reply: @escaping @Sendable (Data) async -> Void
+    ) -> Bool {
         guard screen.method == "tools/call", let id = screen.id,
-              let request = try? JSONDecoder().decode(Request.self, from: message), request.jsonrpc == "2.0" else { return false }
-        let toolbox = self.toolbox, consent = self.consent
+            let request = try? JSONDecoder().decode(Request.self, from: message),
+            request.jsonrpc == "2.0"
+        else { return false }
+        let toolbox = self.toolbox
+        let consent = self.consent
         queue.async {
-            let outcome = consent.call(toolbox, request.params.name, arguments: request.params.arguments)
-            let response = MessageScreen.toolResult(id: id, json: outcome.json, isError: outcome.isError)
+            let outcome = consent.call(
+                toolbox, request.params.name, arguments: request.params.arguments)
+            let response = MessageScreen.toolResult(
+                id: id, json: outcome.json, isError: outcome.isError)
             // Sent before the next call starts, so that draining the queue at shutdown
             // also means every answer is out.
             let sent = DispatchSemaphore(value: 0)

@@ -34,19 +34,32 @@ while let argument = arguments.popFirst() {
     case "--index-dir": indexDirectory = arguments.popFirst()
     case "--client": options.client = arguments.popFirst()
     case "--read-only": options.readOnly = true
-    default: fail("notes-mcp: unknown argument '\(argument)' (start the server with `notes mcp`; see `notes help mcp`)")
+    default:
+        fail(
+            "notes-mcp: unknown argument '\(argument)' (start the server with `notes mcp`; see `notes help mcp`)"
+        )
     }
 }
 guard let root, let indexDirectory else {
-    fail("notes-mcp needs --root and --index-dir (start the server with `notes mcp`; see `notes help mcp`)")
+    fail(
+        "notes-mcp needs --root and --index-dir (start the server with `notes mcp`; see `notes help mcp`)"
+    )
 }
 
 /// The error the server task ended with, handed to the waiting main thread.
 final class ServerOutcome: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: (any Error)?
-    var error: (any Error)? { lock.lock(); defer { lock.unlock() }; return stored }
-    func set(_ error: any Error) { lock.lock(); stored = error; lock.unlock() }
+    var error: (any Error)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+    func set(_ error: any Error) {
+        lock.lock()
+        stored = error
+        lock.unlock()
+    }
 }
 
 do {
@@ -54,24 +67,33 @@ do {
     // `initialize` never waits on the index (issue 34): with a build running elsewhere
     // (perhaps stopped), the server starts at once and each tool call that needs the index
     // waits for the build, bounded, and answers `busy` naming it after the limit.
-    let session = try WorkspaceSession(workspace: workspace, indexDirectory: indexDirectory, longLived: true, waitForBuilders: false)
+    let session = try WorkspaceSession(
+        workspace: workspace, indexDirectory: indexDirectory, longLived: true,
+        waitForBuilders: false)
     // inotify tells the server which files changed, so a search costs no stat walk;
     // without it every search re-walks the workspace (docs/spec.md §4.3).
     // A cache folder that cannot hold the index (full, read-only, not a folder) costs search
     // only: the server starts, reads and writes files, and search says why (issue 34).
     if let problem = session.index.unusableAtStart {
-        StandardStreams.writeError("notes mcp: search is unavailable (\(problem)); reading and writing files work\n")
+        StandardStreams.writeError(
+            "notes mcp: search is unavailable (\(problem)); reading and writing files work\n")
     } else if session.index.isWaitingForABuild {
-        StandardStreams.writeError("notes mcp: another notes process is building the search index; tool calls that need it wait for it (each call refreshes by walking the workspace)\n")
+        StandardStreams.writeError(
+            "notes mcp: another notes process is building the search index; tool calls that need it wait for it (each call refreshes by walking the workspace)\n"
+        )
     } else if let problem = session.watchForChanges() {
         if problem.cause == .indexUnusable {
-            StandardStreams.writeError("notes mcp: search is unavailable (\(problem)); reading and writing files work\n")
+            StandardStreams.writeError(
+                "notes mcp: search is unavailable (\(problem)); reading and writing files work\n")
         } else {
-            StandardStreams.writeError("notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n")
+            StandardStreams.writeError(
+                "notes mcp: not watching the files (\(problem.message)); each search re-walks the workspace\n"
+            )
             do {
                 _ = try session.index.refresh()
-            } catch where error.cause == .indexUnusable {
-                StandardStreams.writeError("notes mcp: search is unavailable (\(error)); reading and writing files work\n")
+            } catch  where error.cause == .indexUnusable {
+                StandardStreams.writeError(
+                    "notes mcp: search is unavailable (\(error)); reading and writing files work\n")
             }
         }
     }
@@ -85,7 +107,9 @@ do {
     }
     done.wait()
     if let error = outcome.error {
-        fail("the MCP server stopped: \(error) (run with NOTES_MCP_DEBUG=1 to see the protocol log on stderr)")
+        fail(
+            "the MCP server stopped: \(error) (run with NOTES_MCP_DEBUG=1 to see the protocol log on stderr)"
+        )
     }
 } catch {
     fail(error.description)

@@ -35,29 +35,42 @@ public struct HTTPClient: Sendable {
     }
 
     /// Performs `request` and returns the whole response.
-    public func perform(_ request: HTTPRequest, cancellation: Cancellation? = nil) throws(HTTPFailure) -> HTTPResponse {
+    public func perform(_ request: HTTPRequest, cancellation: Cancellation? = nil)
+        throws(HTTPFailure) -> HTTPResponse
+    {
         try run(request, cancellation: cancellation, stream: nil)
     }
 
     /// Performs `request`, handing each body chunk to `stream` with the response's status
     /// and headers as it arrives, instead of collecting it (the returned body is empty).
-    public func perform(_ request: HTTPRequest, cancellation: Cancellation? = nil,
-                        stream: (_ status: Int, _ headers: [String: String], _ chunk: [UInt8]) -> StreamDecision) throws(HTTPFailure) -> HTTPResponse {
+    public func perform(
+        _ request: HTTPRequest, cancellation: Cancellation? = nil,
+        stream: (_ status: Int, _ headers: [String: String], _ chunk: [UInt8]) -> StreamDecision
+    ) throws(HTTPFailure) -> HTTPResponse {
         let outcome = withoutActuallyEscaping(stream) { consumer in
-            Result { () throws(HTTPFailure) in try run(request, cancellation: cancellation, stream: consumer) }
+            Result { () throws(HTTPFailure) in
+                try run(request, cancellation: cancellation, stream: consumer)
+            }
         }
         return try outcome.get()
     }
 
-    private func run(_ request: HTTPRequest, cancellation: Cancellation?,
-                     stream: ((Int, [String: String], [UInt8]) -> StreamDecision)?) throws(HTTPFailure) -> HTTPResponse {
+    private func run(
+        _ request: HTTPRequest, cancellation: Cancellation?,
+        stream: ((Int, [String: String], [UInt8]) -> StreamDecision)?
+    ) throws(HTTPFailure) -> HTTPResponse {
         // libcurl is loaded on the first transfer, not at process start (see CCurl/shim.h).
         if let problem = ccurl_load() {
-            throw .failed("libcurl is not available (\(String(cString: problem))); install it with `apt-get install libcurl4`")
+            throw .failed(
+                "libcurl is not available (\(String(cString: problem))); install it with `apt-get install libcurl4`"
+            )
         }
-        guard let handle = ccurl_easy_init() else { throw .failed("libcurl could not start a transfer") }
+        guard let handle = ccurl_easy_init() else {
+            throw .failed("libcurl could not start a transfer")
+        }
         defer { ccurl_easy_cleanup(handle) }
-        let state = TransferState(limit: request.maxResponseBytes, cancellation: cancellation, stream: stream)
+        let state = TransferState(
+            limit: request.maxResponseBytes, cancellation: cancellation, stream: stream)
         let context = Unmanaged.passUnretained(state).toOpaque()
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { ccurl_slist_free_all(headerList) }
@@ -69,10 +82,13 @@ public struct HTTPClient: Sendable {
         ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
         ccurl_setopt_long(handle, CURLOPT_MAXREDIRS, request.maxRedirects)
         ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
-        if request.totalTimeout > 0 { ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(request.totalTimeout * 1000)) }
+        if request.totalTimeout > 0 {
+            ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(request.totalTimeout * 1000))
+        }
         if request.idleTimeout > 0 {
             ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-            ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.idleTimeout.rounded(.up))))
+            ccurl_setopt_long(
+                handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(request.idleTimeout.rounded(.up))))
         }
         ccurl_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes))
         if request.acceptCompressed { ccurl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") }
@@ -99,7 +115,8 @@ public struct HTTPClient: Sendable {
         ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         ccurl_setopt_write_callback(handle) { data, size, count, context in
             let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
-            return state.receive(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+            return state.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+                ? size * count : 0
         }
         ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
         ccurl_setopt_header_callback(handle) { data, size, count, context in
@@ -134,7 +151,9 @@ public struct HTTPClient: Sendable {
         }
         var status = 0
         ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return HTTPResponse(status: status == 0 ? state.status : status, headers: state.headers, body: state.body, finalURL: answeredURL, redirects: redirects)
+        return HTTPResponse(
+            status: status == 0 ? state.status : status, headers: state.headers, body: state.body,
+            finalURL: answeredURL, redirects: redirects)
     }
 
     /// Maps curl's error codes onto what a caller decides by: offline, timeout, too large…
@@ -148,11 +167,13 @@ public struct HTTPClient: Sendable {
         case CURLE_OPERATION_TIMEDOUT: return .timeout("no complete answer from \(host) in time")
         case CURLE_FILESIZE_EXCEEDED: return .tooLarge(timeouts.maxResponseBytes)
         case CURLE_ABORTED_BY_CALLBACK: return .cancelled
-        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,
+            CURLE_HTTP2_STREAM:
             return .connectionLost("\(host): \(text)")
         case CURLE_UNSUPPORTED_PROTOCOL: return .failed("only http and https URLs can be fetched")
         case CURLE_URL_MALFORMAT: return .failed("not a valid URL: \(url.prefix(200))")
-        case CURLE_TOO_MANY_REDIRECTS: return .failed("too many redirects from \(host) (more than \(timeouts.maxRedirects))")
+        case CURLE_TOO_MANY_REDIRECTS:
+            return .failed("too many redirects from \(host) (more than \(timeouts.maxRedirects))")
         default: return .failed("\(host): \(text)")
         }
     }
@@ -173,9 +194,12 @@ public struct URLParts: Sendable {
         } else {
             scheme = ""
         }
-        let hostEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let hostEnd =
+            rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         var authority = rest[..<hostEnd]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let at = authority.lastIndex(of: "@") {
+            authority = authority[authority.index(after: at)...]
+        }
         host = String(authority).lowercased()
         let afterHost = rest[hostEnd...]
         let pathEnd = afterHost.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? afterHost.endIndex
@@ -197,7 +221,10 @@ private final class TransferState {
     var received = 0
     var stopReason: StopReason?
 
-    init(limit: Int, cancellation: Cancellation?, stream: ((Int, [String: String], [UInt8]) -> StreamDecision)?) {
+    init(
+        limit: Int, cancellation: Cancellation?,
+        stream: ((Int, [String: String], [UInt8]) -> StreamDecision)?
+    ) {
         self.limit = limit
         self.cancellation = cancellation
         self.stream = stream
@@ -218,11 +245,20 @@ private final class TransferState {
     }
 
     func receive(_ chunk: UnsafeRawBufferPointer) -> Bool {
-        if cancellation?.isCancelled == true { stopReason = .cancelled; return false }
+        if cancellation?.isCancelled == true {
+            stopReason = .cancelled
+            return false
+        }
         received += chunk.count
-        if received > limit { stopReason = .tooLarge; return false }
+        if received > limit {
+            stopReason = .tooLarge
+            return false
+        }
         if let stream {
-            if stream(status, headers, Array(chunk)) == .stop { stopReason = .consumerStopped; return false }
+            if stream(status, headers, Array(chunk)) == .stop {
+                stopReason = .consumerStopped
+                return false
+            }
         } else {
             body.append(contentsOf: chunk)
         }

@@ -19,7 +19,10 @@ public struct HTTPRequest: Sendable {
     /// Ask for compressed bodies (gzip, deflate) and decode them.
     public var acceptCompressed = true
 
-    public init(url: String, method: String = "GET", headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(
+        url: String, method: String = "GET", headers: [(name: String, value: String)] = [],
+        body: [UInt8]? = nil
+    ) {
         self.url = url
         self.method = method
         self.headers = headers
@@ -39,7 +42,9 @@ public struct HTTPResponse: Sendable {
     public var finalURL: String
     public var redirects: Int
 
-    public init(status: Int, headers: [String: String], body: [UInt8], finalURL: String, redirects: Int) {
+    public init(
+        status: Int, headers: [String: String], body: [UInt8], finalURL: String, redirects: Int
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -86,7 +91,9 @@ extension String {
     /// Without leading and trailing spaces, tabs, CR and LF (by scalar: "\r\n" is one Character).
     func trimmingSpaces() -> String {
         var scalars = Substring(self).unicodeScalars[...]
-        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        let blank: (Unicode.Scalar) -> Bool = {
+            $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n"
+        }
         while let c = scalars.first, blank(c) { scalars.removeFirst() }
         while let c = scalars.last, blank(c) { scalars.removeLast() }
         return String(String.UnicodeScalarView(scalars))

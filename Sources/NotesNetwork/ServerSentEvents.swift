@@ -33,7 +33,9 @@ public struct ServerSentEventParser: Sendable {
             }
             sawCarriageReturn = byte == 0x0D
             if byte == 0x0A || byte == 0x0D {
-                if let finished = line(String(decoding: pending, as: UTF8.self)) { events.append(finished) }
+                if let finished = line(String(decoding: pending, as: UTF8.self)) {
+                    events.append(finished)
+                }
                 pending.removeAll(keepingCapacity: true)
             } else {
                 pending.append(byte)
@@ -45,7 +47,9 @@ public struct ServerSentEventParser: Sendable {
     /// Ends the stream: an event without its closing blank line still counts.
     public mutating func finish() -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
-        if !pending.isEmpty, let finished = line(String(decoding: pending, as: UTF8.self)) { events.append(finished) }
+        if !pending.isEmpty, let finished = line(String(decoding: pending, as: UTF8.self)) {
+            events.append(finished)
+        }
         pending.removeAll()
         if let finished = line("") { events.append(finished) }
         return events
@@ -53,7 +57,10 @@ public struct ServerSentEventParser: Sendable {
 
     private mutating func line(_ text: String) -> ServerSentEvent? {
         if text.isEmpty {
-            defer { event = ""; data = [] }
+            defer {
+                event = ""
+                data = []
+            }
             guard !data.isEmpty else { return nil }
             return ServerSentEvent(event: event, data: data.joined(separator: "\n"))
         }

@@ -10,7 +10,9 @@ struct HistoryLedger: ChangeLedger {
 
     func settle(_ edits: [OutsideEdit]) -> any ProvenanceLookup {
         let (histories, unlogged) = history.settle(edits)
-        return LoggedProvenance(histories: histories, unlogged: Dictionary(unlogged.map { ($0.path, $0) }, uniquingKeysWith: { $1 }))
+        return LoggedProvenance(
+            histories: histories,
+            unlogged: Dictionary(unlogged.map { ($0.path, $0) }, uniquingKeysWith: { $1 }))
     }
 }
 
@@ -22,8 +24,10 @@ struct LoggedProvenance: ProvenanceLookup {
 
     func effective(path: String, stated: Provenance, version: String, mtime: Double) -> Provenance {
         if let edit = unlogged[path], edit.version == version {
-            return (histories[path] ?? PathHistory()).effectiveAfterOutsideEdit(path: path, stated: stated, replacing: edit.before, version: version, mtime: mtime)
+            return (histories[path] ?? PathHistory()).effectiveAfterOutsideEdit(
+                path: path, stated: stated, replacing: edit.before, version: version, mtime: mtime)
         }
-        return histories[path]?.effective(stated: stated, version: version, mtime: mtime) ?? stated.effective(mtimeSeconds: mtime)
+        return histories[path]?.effective(stated: stated, version: version, mtime: mtime)
+            ?? stated.effective(mtimeSeconds: mtime)
     }
 }

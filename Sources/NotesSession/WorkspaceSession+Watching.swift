@@ -3,7 +3,7 @@ import NotesCore
 import NotesIndex
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Freshness from the kernel (docs/spec.md §4.3): the session watches its workspace with
@@ -59,35 +59,53 @@ extension WorkspaceSession {
     /// ten debounces); without inotify (or with `poll`) the workspace is walked every
     /// `poll` seconds (2 by default). An edit of `.notes/config.yml` rescans under the new
     /// settings. Each refresh is handed to `onRound`, the first one (with `progress`) too.
-    public func keepFresh(_ options: WatchOptions, stoppingOn stop: Int32, progress: (@Sendable (RefreshProgress) -> Void)? = nil,
-                          onRound: (WatchRound) -> Void) throws(NotesError) {
+    public func keepFresh(
+        _ options: WatchOptions, stoppingOn stop: Int32,
+        progress: (@Sendable (RefreshProgress) -> Void)? = nil,
+        onRound: (WatchRound) -> Void
+    ) throws(NotesError) {
         var watcher: FolderWatcher?
         var fallbackReason: String?
         if options.poll == nil {
-            do { watcher = try FolderWatcher(workspace: workspace) } catch { fallbackReason = error.message }
+            do { watcher = try FolderWatcher(workspace: workspace) } catch {
+                fallbackReason = error.message
+            }
         }
         watchState.set(watcher.map { .watching($0) } ?? .unavailable)
-        let lease = try index.takeWatchLease(mode: watcher != nil ? "inotify" : "poll", configStamp: workspace.configStamp)
+        let lease = try index.takeWatchLease(
+            mode: watcher != nil ? "inotify" : "poll", configStamp: workspace.configStamp)
         defer { withExtendedLifetime(lease) {} }
         let interval = options.poll ?? 2
         let first = try index.refresh(progress: progress)
-        onRound(WatchRound(reason: .start, report: first, watchedFolders: watcher?.folderCount, fallbackReason: fallbackReason))
+        onRound(
+            WatchRound(
+                reason: .start, report: first, watchedFolders: watcher?.folderCount,
+                fallbackReason: fallbackReason))
         while !Self.isReadable(stop, milliseconds: 0) {
             // Moved or deleted, the folder is no longer at the path every refresh uses:
             // watching on would index nothing, silently.
             guard workspace.isStillAtItsPath else {
-                throw NotesError(.notFound, "the workspace folder \(workspace.root) was moved or deleted while watching; stopped",
-                                 hint: "run notes watch again in its new place")
+                throw NotesError(
+                    .notFound,
+                    "the workspace folder \(workspace.root) was moved or deleted while watching; stopped",
+                    hint: "run notes watch again in its new place")
             }
             // The person edited .notes/config.yml: new ignore rules decide what is
             // watched and indexed, new protected paths what agents may find.
             if workspace.reloadConfigIfChanged() {
                 if watcher != nil {
-                    do { watcher = try FolderWatcher(workspace: workspace) } catch { watcher = nil; fallbackReason = error.message }
+                    do { watcher = try FolderWatcher(workspace: workspace) } catch {
+                        watcher = nil
+                        fallbackReason = error.message
+                    }
                     watchState.set(watcher.map { .watching($0) } ?? .unavailable)
                 }
-                onRound(WatchRound(reason: .config, report: try index.refresh(), watchedFolders: watcher?.folderCount, fallbackReason: fallbackReason))
-                lease.update(mode: watcher != nil ? "inotify" : "poll", configStamp: workspace.configStamp)
+                onRound(
+                    WatchRound(
+                        reason: .config, report: try index.refresh(),
+                        watchedFolders: watcher?.folderCount, fallbackReason: fallbackReason))
+                lease.update(
+                    mode: watcher != nil ? "inotify" : "poll", configStamp: workspace.configStamp)
             }
             if let watcher {
                 // Wakes at least once a second to look at the config file (one stat).
@@ -96,24 +114,36 @@ extension WorkspaceSession {
                 var changes = watcher.read()
                 let deadline = Timestamp.now() + Double(options.debounceMilliseconds * 10) / 1000
                 while !Self.isReadable(stop, milliseconds: 0), Timestamp.now() < deadline,
-                      watcher.wait(milliseconds: Int32(options.debounceMilliseconds), alsoWatching: stop) {
+                    watcher.wait(
+                        milliseconds: Int32(options.debounceMilliseconds), alsoWatching: stop)
+                {
                     changes = Self.merge(changes, watcher.read())
                 }
                 switch changes {
                 case .none: continue
                 case .overflow:
-                    onRound(WatchRound(reason: .overflow, report: try index.refresh(), watchedFolders: watcher.folderCount))
+                    onRound(
+                        WatchRound(
+                            reason: .overflow, report: try index.refresh(),
+                            watchedFolders: watcher.folderCount))
                 case .paths(let paths):
-                    onRound(WatchRound(reason: .change, report: try index.refresh(only: paths), watchedFolders: watcher.folderCount))
+                    onRound(
+                        WatchRound(
+                            reason: .change, report: try index.refresh(only: paths),
+                            watchedFolders: watcher.folderCount))
                 }
             } else {
                 if Self.isReadable(stop, milliseconds: Int32(interval * 1000)) { break }
-                onRound(WatchRound(reason: .poll, report: try index.refresh(), fallbackReason: fallbackReason))
+                onRound(
+                    WatchRound(
+                        reason: .poll, report: try index.refresh(), fallbackReason: fallbackReason))
             }
         }
     }
 
-    private static func merge(_ a: FolderWatcher.Changes?, _ b: FolderWatcher.Changes?) -> FolderWatcher.Changes? {
+    private static func merge(_ a: FolderWatcher.Changes?, _ b: FolderWatcher.Changes?)
+        -> FolderWatcher.Changes?
+    {
         switch (a, b) {
         case (nil, let x), (let x, nil): return x
         case (.overflow, _), (_, .overflow): return .overflow
@@ -154,7 +184,10 @@ public struct WatchRound: Sendable {
     /// Why inotify is not used, when it was wanted and is not available.
     public var fallbackReason: String?
 
-    public init(reason: Reason, report: RefreshReport, watchedFolders: Int? = nil, fallbackReason: String? = nil) {
+    public init(
+        reason: Reason, report: RefreshReport, watchedFolders: Int? = nil,
+        fallbackReason: String? = nil
+    ) {
         self.reason = reason
         self.report = report
         self.watchedFolders = watchedFolders

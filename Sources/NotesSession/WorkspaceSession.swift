@@ -19,12 +19,17 @@ public final class WorkspaceSession: Sendable {
 
     /// Opens the index of `workspace` in `indexDirectory` (see ``NoteIndex/init(workspace:directory:longLived:refreshingSoon:waitForBuilders:ledger:)``
     /// for the options).
-    public init(workspace: Workspace, indexDirectory: String, longLived: Bool = false, refreshingSoon: Bool = false,
-                waitForBuilders: Bool = true) throws(NotesError) {
+    public init(
+        workspace: Workspace, indexDirectory: String, longLived: Bool = false,
+        refreshingSoon: Bool = false,
+        waitForBuilders: Bool = true
+    ) throws(NotesError) {
         let history = HistoryStore(workspace: workspace)
         self.workspace = workspace
         self.history = history
-        self.index = try NoteIndex(workspace: workspace, directory: indexDirectory, longLived: longLived, refreshingSoon: refreshingSoon,
-                                   waitForBuilders: waitForBuilders, ledger: HistoryLedger(history: history))
+        self.index = try NoteIndex(
+            workspace: workspace, directory: indexDirectory, longLived: longLived,
+            refreshingSoon: refreshingSoon,
+            waitForBuilders: waitForBuilders, ledger: HistoryLedger(history: history))
     }
 }

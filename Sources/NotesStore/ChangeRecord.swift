@@ -35,8 +35,12 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
     /// person's lines stay protected across the agent's edits and appends.
     public var agentBase: String?
 
-    public init(time: String = Timestamp.format(Timestamp.now()), actor: Actor, client: String, operation: ChangeOperation,
-                path: String, to: String? = nil, before: String?, after: String?, proposal: String? = nil, agentBase: String? = nil) {
+    public init(
+        time: String = Timestamp.format(Timestamp.now()), actor: Actor, client: String,
+        operation: ChangeOperation,
+        path: String, to: String? = nil, before: String?, after: String?, proposal: String? = nil,
+        agentBase: String? = nil
+    ) {
         self.time = time
         self.actor = actor
         self.client = client
@@ -112,23 +116,34 @@ public struct PathHistory: Sendable {
     /// edit noticed days later happened when it was saved.)
     public func outsideEditTime(mtime: Double) -> String {
         let saved = mtime.rounded(.down)
-        if let latest = records.last?.time, let seconds = Timestamp.parse(latest), seconds > saved { return latest }
+        if let latest = records.last?.time, let seconds = Timestamp.parse(latest), seconds > saved {
+            return latest
+        }
         return Timestamp.format(saved)
     }
 
     /// The log's `external` line for the person's edit of `path` to `version` (16 hex
     /// digits), which replaced `before` (the indexed version; the log's last one wins);
     /// nil when the log already ends with `version` (the tool wrote it).
-    public func outsideEditRecord(path: String, replacing before: String?, version: String, mtime: Double) -> ChangeRecord? {
+    public func outsideEditRecord(
+        path: String, replacing before: String?, version: String, mtime: Double
+    ) -> ChangeRecord? {
         guard last?.after != version else { return nil }
-        return ChangeRecord(time: outsideEditTime(mtime: mtime), actor: .user, client: "outside notes", operation: .external,
-                            path: path, before: last?.after ?? before.map { String($0.prefix(16)) }, after: version)
+        return ChangeRecord(
+            time: outsideEditTime(mtime: mtime), actor: .user, client: "outside notes",
+            operation: .external,
+            path: path, before: last?.after ?? before.map { String($0.prefix(16)) }, after: version)
     }
 
     /// Effective provenance of `version` as it will read once its outside edit is logged:
     /// the refresh that notices an edit shows what every later refresh, and a rebuild, will.
-    public func effectiveAfterOutsideEdit(path: String, stated: Provenance, replacing before: String?, version: String, mtime: Double) -> Provenance {
-        guard let record = outsideEditRecord(path: path, replacing: before, version: version, mtime: mtime) else {
+    public func effectiveAfterOutsideEdit(
+        path: String, stated: Provenance, replacing before: String?, version: String, mtime: Double
+    ) -> Provenance {
+        guard
+            let record = outsideEditRecord(
+                path: path, replacing: before, version: version, mtime: mtime)
+        else {
             return effective(stated: stated, version: version, mtime: mtime)
         }
         var logged = self
@@ -156,7 +171,9 @@ public struct PathHistory: Sendable {
             createdBy = record.actor
             createdAt = record.time
         }
-        if record.actor == .agent || (record.agentBase != nil && record.agentBase == record.after) { agentWritten = record.after }
+        if record.actor == .agent || (record.agentBase != nil && record.agentBase == record.after) {
+            agentWritten = record.after
+        }
         switch record.actor {
         case .agent:
             if let base = record.agentBase {

@@ -10,7 +10,8 @@ public enum ContextFacts {
     /// Where `remember` files a fact when no section is given.
     public static let defaultSection = "Learned"
     /// What a new context.md starts with.
-    public static let header = "# Context\n\nWhat the agent has learned about the person and their work, one dated fact per line.\n"
+    public static let header =
+        "# Context\n\nWhat the agent has learned about the person and their work, one dated fact per line.\n"
     /// Longest fact accepted, in bytes.
     public static let maxFactBytes = 2_000
 
@@ -31,13 +32,16 @@ public enum ContextFacts {
         if let first = rest.first, "-*+".contains(first), rest.dropFirst().first == " " {
             rest = rest.dropFirst(2)
         } else if let digits = Optional(rest.prefix { $0.isASCII && $0.isNumber }), !digits.isEmpty,
-                  let after = rest.dropFirst(digits.count).first, after == "." || after == ")" {
+            let after = rest.dropFirst(digits.count).first, after == "." || after == ")"
+        {
             rest = rest.dropFirst(digits.count + 1)
         }
         rest = rest.drop { $0 == " " }
         // A leading date "2026-11-21:" or "2026-11-21 —".
         if rest.count >= 10, Timestamp.parse(String(rest.prefix(10))) != nil {
-            rest = rest.dropFirst(10).drop { $0 == ":" || $0 == " " || $0 == "-" || $0 == "—" || $0 == "–" }
+            rest = rest.dropFirst(10).drop {
+                $0 == ":" || $0 == " " || $0 == "-" || $0 == "—" || $0 == "–"
+            }
         }
         var out = ""
         var pendingSpace = false
@@ -46,7 +50,10 @@ public enum ContextFacts {
                 if pendingSpace && !out.isEmpty { out.append(" ") }
                 pendingSpace = false
                 out.unicodeScalars.append(contentsOf: String(scalar).lowercased().unicodeScalars)
-            } else if CharacterSet.whitespacesAndNewlines.contains(scalar) || CharacterSet.punctuationCharacters.contains(scalar) || CharacterSet.symbols.contains(scalar) {
+            } else if CharacterSet.whitespacesAndNewlines.contains(scalar)
+                || CharacterSet.punctuationCharacters.contains(scalar)
+                || CharacterSet.symbols.contains(scalar)
+            {
                 pendingSpace = true
             }
         }
@@ -64,7 +71,8 @@ public enum ContextFacts {
     public static func matching(_ fact: String, in bytes: [UInt8]) -> String? {
         let wanted = normalised(fact)
         guard !wanted.isEmpty else { return nil }
-        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).map(
+            String.init)
         if let same = lines.first(where: { normalised($0) == wanted }) { return same }
         let words = Words(fact)
         var best: (line: String, score: Double)?
@@ -90,7 +98,9 @@ public enum ContextFacts {
 
     static func isListItem(_ line: String) -> Bool {
         let rest = line.drop { $0 == " " || $0 == "\t" }
-        if let first = rest.first, "-*+".contains(first), rest.dropFirst().first == " " { return true }
+        if let first = rest.first, "-*+".contains(first), rest.dropFirst().first == " " {
+            return true
+        }
         let digits = rest.prefix { $0.isASCII && $0.isNumber }
         return !digits.isEmpty && [".", ")"].contains(rest.dropFirst(digits.count).first)
     }
@@ -105,7 +115,10 @@ public enum ContextFacts {
         init(_ text: String) {
             var seen = Set<String>()
             for word in normalised(text).split(separator: " ").map(String.init) {
-                if ContextFacts.negations.contains(word) { negations.insert(word == "t" ? "not" : word); continue }
+                if ContextFacts.negations.contains(word) {
+                    negations.insert(word == "t" ? "not" : word)
+                    continue
+                }
                 if ContextFacts.functionWords.contains(word) { continue }
                 if word.contains(where: \.isNumber) { numbers.insert(word) }
                 let stem = ContextFacts.stem(word)
@@ -114,17 +127,21 @@ public enum ContextFacts {
         }
 
         func similarity(_ other: Words) -> Double {
-            guard negations == other.negations, numbers == other.numbers, !content.isEmpty, !other.content.isEmpty else { return 0 }
+            guard negations == other.negations, numbers == other.numbers, !content.isEmpty,
+                !other.content.isEmpty
+            else { return 0 }
             let common = Set(content).intersection(other.content)
             guard !common.isEmpty else { return 0 }
             let dice = 2 * Double(common.count) / Double(content.count + other.content.count)
-            let inOrder = ContextFacts.longestCommonSubsequence(content.filter(common.contains), other.content.filter(common.contains))
+            let inOrder = ContextFacts.longestCommonSubsequence(
+                content.filter(common.contains), other.content.filter(common.contains))
             return dice * Double(inOrder) / Double(common.count)
         }
     }
 
     /// Words that carry no fact of their own (articles, prepositions, pronouns, auxiliaries).
-    static let functionWords: Set<String> = Set("""
+    static let functionWords: Set<String> = Set(
+        """
         a an the to of in on at for with by from over under into onto about as and or but then than so that this these those \
         is are was were be been being am do does did done has have had having it its their them they he she his her him i me \
         my we our us you your person s should would will shall can could may might must also every each some any all
@@ -141,13 +158,16 @@ public enum ContextFacts {
         if w.count > 4, w.suffix(3) == ["i", "e", "s"] {
             w.removeLast(2)
         } else {
-            for suffix in [Array("ing"), Array("ed"), Array("es"), Array("s")] where w.count - suffix.count >= 3 && w.suffix(suffix.count) == suffix[...] {
+            for suffix in [Array("ing"), Array("ed"), Array("es"), Array("s")]
+            where w.count - suffix.count >= 3 && w.suffix(suffix.count) == suffix[...] {
                 if suffix == ["s"] && w.suffix(2) == ["s", "s"] { break }
                 w.removeLast(suffix.count)
                 break
             }
         }
-        if w.count > 3, w[w.count - 1] == w[w.count - 2], !"aeiouls".contains(w[w.count - 1]) { w.removeLast() }
+        if w.count > 3, w[w.count - 1] == w[w.count - 2], !"aeiouls".contains(w[w.count - 1]) {
+            w.removeLast()
+        }
         if w.count > 3, w.last == "y" { w[w.count - 1] = "i" }
         if w.count > 3, w.last == "e" { w.removeLast() }
         return String(w)
@@ -158,7 +178,9 @@ public enum ContextFacts {
         var previous = [Int](repeating: 0, count: b.count + 1)
         for x in a {
             var row = [Int](repeating: 0, count: b.count + 1)
-            for (j, y) in b.enumerated() { row[j + 1] = x == y ? previous[j] + 1 : max(previous[j + 1], row[j]) }
+            for (j, y) in b.enumerated() {
+                row[j + 1] = x == y ? previous[j] + 1 : max(previous[j + 1], row[j])
+            }
             previous = row
         }
         return previous[b.count]

@@ -2,9 +2,9 @@ import Foundation
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The history of a workspace (docs/spec.md §6.4): every version the tool replaced, wrote or saw,
@@ -43,16 +43,24 @@ public final class HistoryStore: @unchecked Sendable {
     /// and others (0700 for a private file; an existing folder is narrowed, never widened),
     /// and, written by root, both belong to the file's owner, who can still read them.
     @discardableResult
-    public func store(_ bytes: [UInt8], version known: String? = nil, like source: stat? = nil) throws(NotesError) -> String {
+    public func store(_ bytes: [UInt8], version known: String? = nil, like source: stat? = nil)
+        throws(NotesError) -> String
+    {
         let version = known ?? ContentVersion(of: bytes).short
         let objectMode = 0o444 & (source.map { $0.st_mode } ?? 0o444)
         let folderMode: mode_t = 0o700 | ((objectMode & 0o044) | ((objectMode & 0o044) >> 2))
-        let folder = try FolderHandle.open(root: workspace.root, components: Self.folder + ["objects", String(version.prefix(2))], create: true)
-        let owner = source.flatMap { geteuid() == 0 && $0.st_uid != 0 ? (uid: $0.st_uid, gid: $0.st_gid) : nil }
+        let folder = try FolderHandle.open(
+            root: workspace.root, components: Self.folder + ["objects", String(version.prefix(2))],
+            create: true)
+        let owner = source.flatMap {
+            geteuid() == 0 && $0.st_uid != 0 ? (uid: $0.st_uid, gid: $0.st_gid) : nil
+        }
         folder.narrow(to: folderMode, owner: owner)
         let name = String(version.dropFirst(2))
         if case .file(let info) = folder.entry(name) {
-            if info.st_mode & 0o077 & ~objectMode != 0 { fchmodat(folder.fd, name, info.st_mode & 0o777 & (objectMode | 0o700), 0) }
+            if info.st_mode & 0o077 & ~objectMode != 0 {
+                fchmodat(folder.fd, name, info.st_mode & 0o777 & (objectMode | 0o700), 0)
+            }
             return version
         }
         do {
@@ -66,8 +74,12 @@ public final class HistoryStore: @unchecked Sendable {
     /// The bytes of `version`, when the store has them.
     public func object(_ version: String) -> [UInt8]? {
         guard version.count == 16, version.allSatisfy(\.isHexDigit) else { return nil }
-        let path = workspace.stateDirectory + "/history/objects/\(version.prefix(2))/\(version.dropFirst(2))"
-        guard let bytes = try? FileBytes.read(path: path, maxBytes: Int.max), ContentVersion(of: bytes).short == version else { return nil }
+        let path =
+            workspace.stateDirectory
+            + "/history/objects/\(version.prefix(2))/\(version.dropFirst(2))"
+        guard let bytes = try? FileBytes.read(path: path, maxBytes: Int.max),
+            ContentVersion(of: bytes).short == version
+        else { return nil }
         return bytes
     }
 
@@ -78,9 +90,14 @@ public final class HistoryStore: @unchecked Sendable {
         var damaged: [String] = []
         let manager = FileManager.default
         for prefix in ((try? manager.contentsOfDirectory(atPath: objects)) ?? []).sorted() {
-            for rest in ((try? manager.contentsOfDirectory(atPath: objects + "/" + prefix)) ?? []).sorted() where !rest.hasPrefix(FolderHandle.temporaryPrefix) {
-                let bytes = try? FileBytes.read(path: objects + "/" + prefix + "/" + rest, maxBytes: Int.max)
-                if bytes.map({ ContentVersion(of: $0).short }) != prefix + rest { damaged.append(prefix + rest) }
+            for rest in ((try? manager.contentsOfDirectory(atPath: objects + "/" + prefix)) ?? [])
+                .sorted() where !rest.hasPrefix(FolderHandle.temporaryPrefix)
+            {
+                let bytes = try? FileBytes.read(
+                    path: objects + "/" + prefix + "/" + rest, maxBytes: Int.max)
+                if bytes.map({ ContentVersion(of: $0).short }) != prefix + rest {
+                    damaged.append(prefix + rest)
+                }
             }
         }
         return damaged
@@ -95,8 +112,13 @@ public final class HistoryStore: @unchecked Sendable {
     /// The cutoff of the last `notes gc` (versions only older records name may be gone on
     /// purpose), from `.notes/history/pruned-before`; 0 when it never ran.
     var prunedBefore: Double {
-        guard let bytes = try? FileBytes.read(path: workspace.stateDirectory + "/history/pruned-before", maxBytes: 64) else { return 0 }
-        return Double(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        guard
+            let bytes = try? FileBytes.read(
+                path: workspace.stateDirectory + "/history/pruned-before", maxBytes: 64)
+        else { return 0 }
+        return Double(
+            String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            ?? 0
     }
 
     /// Versions named by log records newer than the last `notes gc` cutoff that have no
@@ -108,11 +130,16 @@ public final class HistoryStore: @unchecked Sendable {
         var missing: [MissingVersion] = []
         for record in records() {
             if cutoff > 0, let time = Timestamp.parse(record.time), time < cutoff { continue }
-            for version in [record.before, record.after].compactMap({ $0 }) where !seen.contains(version) {
+            for version in [record.before, record.after].compactMap({ $0 })
+            where !seen.contains(version) {
                 seen.insert(version)
-                let path = workspace.stateDirectory + "/history/objects/\(version.prefix(2))/\(version.dropFirst(2))"
+                let path =
+                    workspace.stateDirectory
+                    + "/history/objects/\(version.prefix(2))/\(version.dropFirst(2))"
                 var info = stat()
-                if version.count == 16, lstat(path, &info) != 0 { missing.append(MissingVersion(path: record.to ?? record.path, version: version)) }
+                if version.count == 16, lstat(path, &info) != 0 {
+                    missing.append(MissingVersion(path: record.to ?? record.path, version: version))
+                }
             }
         }
         return missing
@@ -121,7 +148,8 @@ public final class HistoryStore: @unchecked Sendable {
     /// Whether the log names `version` for `path` (then a missing copy is damage, not a typo).
     public func logNames(_ version: String, of path: String) -> Bool {
         let history = history(of: path)
-        return history.records.contains { $0.before == version || $0.after == version } || history.last?.after == version || history.last?.before == version
+        return history.records.contains { $0.before == version || $0.after == version }
+            || history.last?.after == version || history.last?.before == version
     }
 
     // MARK: Log
@@ -137,20 +165,34 @@ public final class HistoryStore: @unchecked Sendable {
     /// person to see (``logProblems()``: `notes status`, `notes index --check`).
     public func append(_ record: ChangeRecord) throws(NotesError) {
         _ = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
-        let fd = WriteFaults.injected(.open) ? -1 : open(logPath, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw NotesError.system(errno, "cannot open the history log (\(errorText(errno)))", hint: "check the permissions of .notes/history") }
+        let fd =
+            WriteFaults.injected(.open)
+            ? -1 : open(logPath, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw NotesError.system(
+                errno, "cannot open the history log (\(errorText(errno)))",
+                hint: "check the permissions of .notes/history")
+        }
         defer { close(fd) }
         guard LockWait.poll({ flock(fd, LOCK_EX | LOCK_NB) == 0 }) else {
-            throw NotesError(.busy, "busy: another notes process has held the history log for longer than \(Int(LockWait.timeout)) s", hint: "let it finish, then retry")
+            throw NotesError(
+                .busy,
+                "busy: another notes process has held the history log for longer than \(Int(LockWait.timeout)) s",
+                hint: "let it finish, then retry")
         }
         defer { flock(fd, LOCK_UN) }
         var line = Self.encode(record)
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw NotesError.system(errno, "cannot read the history log's size (\(errorText(errno)))") }
+        guard fstat(fd, &info) == 0 else {
+            throw NotesError.system(
+                errno, "cannot read the history log's size (\(errorText(errno)))")
+        }
         let before = info.st_size
         if before > 0 {
             var last: UInt8 = 0
-            if pread(fd, &last, 1, off_t(before - 1)) == 1, last != 0x0A { line.insert(0x0A, at: 0) }
+            if pread(fd, &last, 1, off_t(before - 1)) == 1, last != 0x0A {
+                line.insert(0x0A, at: 0)
+            }
         }
         var n: Int
         repeat {
@@ -161,9 +203,13 @@ public final class HistoryStore: @unchecked Sendable {
             // When this fails too, the torn bytes stay: the next line starts on a fresh one,
             // and `notes status` reports them.
             _ = ftruncate(fd, before)
-            throw NotesError.system(code, "cannot write the history log (\(errorText(code))); the log is as it was", hint: "free disk space and retry")
+            throw NotesError.system(
+                code, "cannot write the history log (\(errorText(code))); the log is as it was",
+                hint: "free disk space and retry")
         }
-        guard !WriteFaults.injected(.fsync), fsync(fd) == 0 else { throw NotesError.system(errno, "cannot sync the history log (\(errorText(errno)))") }
+        guard !WriteFaults.injected(.fsync), fsync(fd) == 0 else {
+            throw NotesError.system(errno, "cannot sync the history log (\(errorText(errno)))")
+        }
     }
 
     /// A line of the log that is not a whole record.
@@ -189,8 +235,11 @@ public final class HistoryStore: @unchecked Sendable {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
             number += 1
             let slice = bytes[start..<end]
-            if !slice.isEmpty, !Self.looksWhole(slice), (try? decoder.decode(ChangeRecord.self, from: Data(slice))) == nil {
-                problems.append(LogProblem(line: number, bytes: slice.count, unterminated: end == bytes.count))
+            if !slice.isEmpty, !Self.looksWhole(slice),
+                (try? decoder.decode(ChangeRecord.self, from: Data(slice))) == nil
+            {
+                problems.append(
+                    LogProblem(line: number, bytes: slice.count, unterminated: end == bytes.count))
             }
             start = end + 1
         }
@@ -203,7 +252,9 @@ public final class HistoryStore: @unchecked Sendable {
     /// changes does not decode each one again. A line that passes but does not decode (a
     /// hand edit keeping the shape) is skipped by `history` without being reported here.
     static func looksWhole(_ line: ArraySlice<UInt8>) -> Bool {
-        guard line.count > 2, line.first == UInt8(ascii: "{"), line[line.startIndex + 1] == UInt8(ascii: "\""), line.last == UInt8(ascii: "}") else { return false }
+        guard line.count > 2, line.first == UInt8(ascii: "{"),
+            line[line.startIndex + 1] == UInt8(ascii: "\""), line.last == UInt8(ascii: "}")
+        else { return false }
         let key = Array("\"time\":".utf8)
         var found = 0
         var i = line.startIndex
@@ -223,8 +274,11 @@ public final class HistoryStore: @unchecked Sendable {
     /// One line for the person about `problems` (nil when there are none).
     public static func describe(_ problems: [LogProblem]) -> String? {
         guard let first = problems.first else { return nil }
-        let lines = problems.prefix(5).map { String($0.line) }.joined(separator: ", ") + (problems.count > 5 ? ", …" : "")
-        return "the history log .notes/history/log.jsonl has \(problems.count) damaged line(s) (line \(lines)\(first.unterminated && problems.count == 1 ? ", cut short" : "")), skipped by `notes history`: "
+        let lines =
+            problems.prefix(5).map { String($0.line) }.joined(separator: ", ")
+            + (problems.count > 5 ? ", …" : "")
+        return
+            "the history log .notes/history/log.jsonl has \(problems.count) damaged line(s) (line \(lines)\(first.unterminated && problems.count == 1 ? ", cut short" : "")), skipped by `notes history`: "
             + "a write was torn by a crash or a full disk, or the file was edited; every other line is read, and the files are unaffected "
             + "(to tidy it, move those lines out of the file by hand; notes never rewrites it)"
     }
@@ -235,14 +289,19 @@ public final class HistoryStore: @unchecked Sendable {
         do {
             try append(record)
         } catch {
-            throw NotesError(.internal, "the change to \(record.path) was made, but its history log line could not be written (\(error.message)); the next notes write adds it",
-                             hint: "free disk space or fix the permissions of .notes/history", cause: .changeMade)
+            throw NotesError(
+                .internal,
+                "the change to \(record.path) was made, but its history log line could not be written (\(error.message)); the next notes write adds it",
+                hint: "free disk space or fix the permissions of .notes/history", cause: .changeMade
+            )
         }
     }
 
     /// A failure after the change to `path` became visible, said so.
     static func madeButFailed(_ path: String, _ error: NotesError) -> NotesError {
-        NotesError(.internal, "the change to \(path) was made, but \(error.message)", hint: error.hint, details: error.details, cause: .changeMade)
+        NotesError(
+            .internal, "the change to \(path) was made, but \(error.message)", hint: error.hint,
+            details: error.details, cause: .changeMade)
     }
 
     static func encode(_ record: ChangeRecord) -> [UInt8] {
@@ -279,16 +338,24 @@ public final class HistoryStore: @unchecked Sendable {
     /// was replaced).
     private func refreshCache() {
         let fd = open(logPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { cache = LogCache(); return }
+        guard fd >= 0 else {
+            cache = LogCache()
+            return
+        }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return }
         let inode = UInt64(info.st_ino)
-        if inode != cache.inode || Int(info.st_size) < cache.offset { cache = LogCache(); cache.inode = inode }
+        if inode != cache.inode || Int(info.st_size) < cache.offset {
+            cache = LogCache()
+            cache.inode = inode
+        }
         let size = Int(info.st_size)
         guard size > cache.offset else { return }
         var bytes = [UInt8](repeating: 0, count: size - cache.offset)
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(cache.offset)) }
+        let n = bytes.withUnsafeMutableBytes {
+            pread(fd, $0.baseAddress!, $0.count, off_t(cache.offset))
+        }
         guard n > 0 else { return }
         bytes.removeSubrange(n...)
         // Only whole lines; a partial last line is read again next time.
@@ -296,7 +363,9 @@ public final class HistoryStore: @unchecked Sendable {
         let decoder = JSONDecoder()
         var start = 0
         for i in 0...lastNewline where bytes[i] == 0x0A {
-            if i > start, let record = try? decoder.decode(ChangeRecord.self, from: Data(bytes[start..<i])) {
+            if i > start,
+                let record = try? decoder.decode(ChangeRecord.self, from: Data(bytes[start..<i]))
+            {
                 cache.records.append(record)
                 apply(record)
             }
@@ -327,7 +396,8 @@ public final class HistoryStore: @unchecked Sendable {
     /// Notes the record of a change about to be made visible, so that a crash between the
     /// rename and the log append is completed by the next writer (``recover(currentVersion:)``).
     func writeIntent(_ record: ChangeRecord) throws(NotesError) {
-        let folder = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
+        let folder = try FolderHandle.open(
+            root: workspace.root, components: Self.folder, create: true)
         do {
             try folder.replace("intent.json", with: Self.encode(record), mode: nil)
         } catch {
@@ -338,8 +408,11 @@ public final class HistoryStore: @unchecked Sendable {
     /// A failure before the change became visible, said so.
     private static func unchanged(_ error: NotesError, _ what: String) -> NotesError {
         if error.cause == .leftUnchanged { return error }
-        return NotesError(error.code == .ioError ? .ioError : .internal, "\(what) (\(error.message)); nothing was changed",
-                          hint: "free disk space or fix the permissions of .notes/history, then retry", details: error.details, cause: .leftUnchanged)
+        return NotesError(
+            error.code == .ioError ? .ioError : .internal,
+            "\(what) (\(error.message)); nothing was changed",
+            hint: "free disk space or fix the permissions of .notes/history, then retry",
+            details: error.details, cause: .leftUnchanged)
     }
 
     func clearIntent() {
@@ -351,14 +424,18 @@ public final class HistoryStore: @unchecked Sendable {
     /// the change never became visible and the intent is dropped. Call with the lock held.
     func recover(currentVersion: (String) -> String?) throws(NotesError) {
         guard let bytes = try? FileBytes.read(path: intentPath, maxBytes: 1 << 20),
-              let record = try? JSONDecoder().decode(ChangeRecord.self, from: Data(bytes)) else {
+            let record = try? JSONDecoder().decode(ChangeRecord.self, from: Data(bytes))
+        else {
             if FileSystem.exists(intentPath) { clearIntent() }
             return
         }
         let happened: Bool
         switch record.operation {
         case .delete: happened = currentVersion(record.path) == nil
-        case .move: happened = currentVersion(record.resultPath) == record.after && currentVersion(record.path) == nil
+        case .move:
+            happened =
+                currentVersion(record.resultPath) == record.after
+                && currentVersion(record.path) == nil
         default: happened = currentVersion(record.path) == record.after
         }
         let logged = records().last.map { $0 == record } ?? false
@@ -382,18 +459,29 @@ public final class HistoryStore: @unchecked Sendable {
     /// because the file changed again: their rows show the person's edit all the same
     /// (``PathHistory/effectiveAfterOutsideEdit(path:stated:replacing:version:mtime:)``).
     /// A workspace without `.notes/` has no tool writes and logs nothing.
-    public func settle(_ edits: [OutsideEdit]) -> (histories: [String: PathHistory], unlogged: [OutsideEdit]) {
+    public func settle(_ edits: [OutsideEdit]) -> (
+        histories: [String: PathHistory], unlogged: [OutsideEdit]
+    ) {
         guard workspace.isInitialized else { return (allHistories(), []) }
-        guard let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2) else { return (allHistories(), edits) }
+        guard let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2)
+        else { return (allHistories(), edits) }
         defer { withExtendedLifetime(lock) {} }
         var unlogged: [OutsideEdit] = []
         for edit in edits {
-            guard let bytes = try? FileBytes.read(path: workspace.absolutePath(edit.path), maxBytes: workspace.config.indexMaxBytes, checkingLocation: true),
-                  ContentVersion(of: bytes).short == edit.version else {
+            guard
+                let bytes = try? FileBytes.read(
+                    path: workspace.absolutePath(edit.path),
+                    maxBytes: workspace.config.indexMaxBytes, checkingLocation: true),
+                ContentVersion(of: bytes).short == edit.version
+            else {
                 unlogged.append(edit)
                 continue
             }
-            guard let record = history(of: edit.path).outsideEditRecord(path: edit.path, replacing: edit.before, version: edit.version, mtime: edit.mtime) else {
+            guard
+                let record = history(of: edit.path).outsideEditRecord(
+                    path: edit.path, replacing: edit.before, version: edit.version,
+                    mtime: edit.mtime)
+            else {
                 continue  // the log ends with this version: a tool wrote it
             }
             guard (try? store(bytes)) != nil, (try? append(record)) != nil else {
@@ -419,19 +507,27 @@ public final class HistoryStore: @unchecked Sendable {
             if let v = record.before { referenced.insert(v) }
             if let v = record.after { referenced.insert(v) }
         }
-        for history in allHistories().values { if let v = history.last?.after { referenced.insert(v) } }
+        for history in allHistories().values {
+            if let v = history.last?.after { referenced.insert(v) }
+        }
         // Recorded, so `notes index --check` knows which missing versions gc removed on purpose.
-        if cutoff > prunedBefore, let folder = try? FolderHandle.open(root: workspace.root, components: Self.folder, create: true) {
+        if cutoff > prunedBefore,
+            let folder = try? FolderHandle.open(
+                root: workspace.root, components: Self.folder, create: true)
+        {
             try? folder.replace("pruned-before", with: Array("\(cutoff)\n".utf8), mode: 0o644)
         }
         let objects = workspace.stateDirectory + "/history/objects"
-        var removed = 0, freed = 0
+        var removed = 0
+        var freed = 0
         let manager = FileManager.default
         for prefix in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] {
             for rest in (try? manager.contentsOfDirectory(atPath: objects + "/" + prefix)) ?? [] {
                 let version = prefix + rest
                 let path = objects + "/" + prefix + "/" + rest
-                guard !referenced.contains(version), let mtime = FileSystem.modificationTime(path), mtime < cutoff else { continue }
+                guard !referenced.contains(version), let mtime = FileSystem.modificationTime(path),
+                    mtime < cutoff
+                else { continue }
                 var info = stat()
                 if lstat(path, &info) == 0, unlink(path) == 0 {
                     removed += 1

@@ -9,10 +9,13 @@ extension NoteStore {
     /// the agent's own running record, rewritten after every step, so they are not
     /// versioned in history.
     public func saveChat(_ name: String, bytes: [UInt8]) throws(NotesError) {
-        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix("."), name.hasSuffix(".json") else {
-            throw NotesError(.invalidArgument, "'\(name)' is not a chat file name", hint: "report this as a bug")
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix("."), name.hasSuffix(".json")
+        else {
+            throw NotesError(
+                .invalidArgument, "'\(name)' is not a chat file name", hint: "report this as a bug")
         }
-        let folder = try FolderHandle.open(root: workspace.root, components: [Self.chatsFolder], create: true)
+        let folder = try FolderHandle.open(
+            root: workspace.root, components: [Self.chatsFolder], create: true)
         try folder.replace(name, with: bytes, mode: nil)
     }
 }

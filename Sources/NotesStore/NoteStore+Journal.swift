@@ -12,7 +12,9 @@ public struct JournalResult: Codable, Sendable, Equatable {
 
 extension NoteStore {
     /// The journal page of a day: `Journal/YYYY-MM-DD.md` (local date).
-    public static func journalPath(_ now: Double) -> String { "Journal/\(Timestamp.localDate(now)).md" }
+    public static func journalPath(_ now: Double) -> String {
+        "Journal/\(Timestamp.localDate(now)).md"
+    }
 
     /// The date of a journal page's path (`Journal/2026-11-21.md` → `2026-11-21`), else nil.
     public static func journalDate(of path: String) -> String? {
@@ -25,9 +27,16 @@ extension NoteStore {
     /// today; docs/spec.md §8.2), creating the page from `header` (the journal template)
     /// when missing. An append under the workspace lock: entries from the person and agents
     /// never overwrite each other.
-    public func journal(_ text: String, header: String? = nil, day: String? = nil, by author: Author, now: Double = Timestamp.now()) throws(NotesError) -> JournalResult {
+    public func journal(
+        _ text: String, header: String? = nil, day: String? = nil, by author: Author,
+        now: Double = Timestamp.now()
+    ) throws(NotesError) -> JournalResult {
         let body = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !body.isEmpty else { throw NotesError(.invalidArgument, "the journal entry is empty", hint: "write some text, e.g. notes journal \"read chapter 42\"") }
+        guard !body.isEmpty else {
+            throw NotesError(
+                .invalidArgument, "the journal entry is empty",
+                hint: "write some text, e.g. notes journal \"read chapter 42\"")
+        }
         let (today, time) = Timestamp.localDateTime(now)
         let date = day ?? today
         let heading = "## \(time) — \(author.actor.rawValue)"
@@ -37,9 +46,12 @@ extension NoteStore {
             // Decided under the lock, so two writers starting the same day add one header.
             let target = try open(path, create: true)
             let start = target.bytes ?? Array((header ?? "# \(date)\n").utf8)
-            let bytes = try TextChange.append(entry, to: start, section: nil, markdown: true, path: path.relative)
-            return try commitAppend(target, bytes: bytes, rule: rule, author: author, what: "journal")
+            let bytes = try TextChange.append(
+                entry, to: start, section: nil, markdown: true, path: path.relative)
+            return try commitAppend(
+                target, bytes: bytes, rule: rule, author: author, what: "journal")
         }
-        return JournalResult(path: path.relative, version: change.version, entry: heading, created: change.created)
+        return JournalResult(
+            path: path.relative, version: change.version, entry: heading, created: change.created)
     }
 }

@@ -20,23 +20,31 @@ public struct TemplateResult: Codable, Sendable, Equatable {
 extension NoteStore {
     /// Creates the files of `rendered` through the write path (stamped, logged), never
     /// replacing an existing file: if any target exists nothing is created.
-    public func create(_ rendered: RenderedTemplate, by author: Author) throws(NotesError) -> TemplateResult {
+    public func create(_ rendered: RenderedTemplate, by author: Author) throws(NotesError)
+        -> TemplateResult
+    {
         var targets: [(path: WorkspacePath, text: String)] = []
         var folders: [WorkspacePath] = []
         for file in rendered.files {
             if (file.path as NSString).lastPathComponent == ".keep" {
                 // A marker that only makes its folder (a dot-name, so check the folder).
-                folders.append(try resolve((file.path as NSString).deletingLastPathComponent, for: author, .create).path)
+                folders.append(
+                    try resolve(
+                        (file.path as NSString).deletingLastPathComponent, for: author, .create
+                    ).path)
                 continue
             }
             let path = try resolve(file.path, for: author, .create).path
             if FileSystem.exists(workspace.absolutePath(path.relative)) {
-                throw NotesError(.invalidArgument, "\(path) already exists; nothing was created", hint: "choose another title, or pass a path",
-                                 details: ErrorDetails(path: path.relative))
+                throw NotesError(
+                    .invalidArgument, "\(path) already exists; nothing was created",
+                    hint: "choose another title, or pass a path",
+                    details: ErrorDetails(path: path.relative))
             }
             targets.append((path, file.text))
         }
-        var result = TemplateResult(template: rendered.template, path: rendered.path, files: [], folders: [])
+        var result = TemplateResult(
+            template: rendered.template, path: rendered.path, files: [], folders: [])
         for (path, text) in targets {
             var options = ChangeOptions()
             options.mustNotExist = true

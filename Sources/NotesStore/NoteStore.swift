@@ -2,9 +2,9 @@ import Foundation
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Who is making a change: the actor recorded in provenance and history, and the client's
@@ -46,7 +46,10 @@ public struct ChangeOptions: Sendable {
     /// had written it (the person's later edits are theirs as usual).
     public var templateText = false
 
-    public init(expectedVersion: String? = nil, onConflict: ConflictChoice = .fail, confirmUserEdits: Bool = false, dryRun: Bool = false, includeDiff: Bool = false) {
+    public init(
+        expectedVersion: String? = nil, onConflict: ConflictChoice = .fail,
+        confirmUserEdits: Bool = false, dryRun: Bool = false, includeDiff: Bool = false
+    ) {
         self.expectedVersion = expectedVersion
         self.onConflict = onConflict
         self.confirmUserEdits = confirmUserEdits
@@ -87,7 +90,8 @@ public struct ChangeResult: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case path, version, created, merged, changed, proposal, diff, from, warnings, entry
-        case previousVersion = "previous_version", restorableVersion = "restorable_version", dryRun = "dry_run"
+        case previousVersion = "previous_version", restorableVersion = "restorable_version",
+            dryRun = "dry_run"
     }
 }
 
@@ -125,19 +129,29 @@ public final class NoteStore: Sendable {
 
     /// Validates `raw` for `author`: inside the workspace (docs/spec.md §10), not protected, and
     /// allowed by the agent's path policy. Returns the path and the policy rule.
-    func resolve(_ raw: String, for author: Author, _ access: Access) throws(NotesError) -> (path: WorkspacePath, rule: AccessRule) {
+    func resolve(_ raw: String, for author: Author, _ access: Access) throws(NotesError) -> (
+        path: WorkspacePath, rule: AccessRule
+    ) {
         let path = try WorkspacePath(raw, in: workspace)
         guard !path.relative.isEmpty else {
-            throw NotesError(.invalidArgument, "a file path is needed, not the workspace root", hint: "give a path such as Research/topic/notes.md")
+            throw NotesError(
+                .invalidArgument, "a file path is needed, not the workspace root",
+                hint: "give a path such as Research/topic/notes.md")
         }
         let canonical = PathPolicy.canonical(path.relative)
         if canonical == ".notes" || canonical.hasPrefix(".notes/") {
-            throw NotesError(.protectedPath, "\(path) is inside .notes/, the tool's own state", hint: "edit .notes/config.yml in an editor; history is changed through notes commands")
+            throw NotesError(
+                .protectedPath, "\(path) is inside .notes/, the tool's own state",
+                hint:
+                    "edit .notes/config.yml in an editor; history is changed through notes commands"
+            )
         }
         guard author.actor == .agent else { return (path, .write) }
         let policy = workspace.config.policy
         if policy.isProtected(path.relative) {
-            throw NotesError(.protectedPath, "\(path) is a protected path that agents cannot see or change", hint: "ask the person to do it")
+            throw NotesError(
+                .protectedPath, "\(path) is a protected path that agents cannot see or change",
+                hint: "ask the person to do it")
         }
         let rule = policy.rule(for: path.relative)
         let denied: Bool
@@ -146,13 +160,22 @@ public final class NoteStore: Sendable {
         case (.read, _): denied = false
         case (_, .read): denied = true
         case (.append, _): denied = false
-        case (.change, .append), (.remove, .append), (.remove, .ask): denied = true  // creating is allowed under append
+        // creating is allowed under append
+        case (.change, .append), (.remove, .append), (.remove, .ask): denied = true
         default: denied = false
         }
         if denied {
-            let what = rule == .append ? "append-only for agents (use append_file)" : rule == .ask ? "ask-first for agents (changes become proposals; deleting and moving are not offered)" : rule == .read ? "read-only for agents" : "not available to agents"
-            throw NotesError(.policyDenied, "\(path) is \(what) by the workspace policy", hint: "see policy: in .notes/config.yml",
-                             details: ErrorDetails(path: path.relative, options: rule == .append ? ["append_file"] : []))
+            let what =
+                rule == .append
+                ? "append-only for agents (use append_file)"
+                : rule == .ask
+                    ? "ask-first for agents (changes become proposals; deleting and moving are not offered)"
+                    : rule == .read ? "read-only for agents" : "not available to agents"
+            throw NotesError(
+                .policyDenied, "\(path) is \(what) by the workspace policy",
+                hint: "see policy: in .notes/config.yml",
+                details: ErrorDetails(
+                    path: path.relative, options: rule == .append ? ["append_file"] : []))
         }
         return (path, rule)
     }
@@ -176,14 +199,21 @@ public final class NoteStore: Sendable {
         /// (no `w` bit at all); otherwise the kernel's answer for this user.
         func checkWritable() throws(NotesError) {
             guard let info = current?.info else { return }
-            let writable = geteuid() == 0 ? info.st_mode & 0o222 != 0 : faccessat(folder.fd, name, W_OK, AT_EACCESS) == 0
+            let writable =
+                geteuid() == 0
+                ? info.st_mode & 0o222 != 0 : faccessat(folder.fd, name, W_OK, AT_EACCESS) == 0
             guard !writable else { return }
             let mode = String(info.st_mode & 0o777, radix: 8)
-            throw NotesError(.ioError, "\(path.relative) is read-only (mode \(mode)); nothing was changed",
-                             hint: "make it writable (chmod u+w \(path.relative)) to change it", cause: .leftUnchanged)
+            throw NotesError(
+                .ioError, "\(path.relative) is read-only (mode \(mode)); nothing was changed",
+                hint: "make it writable (chmod u+w \(path.relative)) to change it",
+                cause: .leftUnchanged)
         }
 
-        init(path: WorkspacePath, folder: FolderHandle, name: String, current: (bytes: [UInt8], info: stat)?) {
+        init(
+            path: WorkspacePath, folder: FolderHandle, name: String,
+            current: (bytes: [UInt8], info: stat)?
+        ) {
             self.path = path
             self.folder = folder
             self.name = name
@@ -196,8 +226,10 @@ public final class NoteStore: Sendable {
     func open(_ path: WorkspacePath, create: Bool) throws(NotesError) -> Target {
         var components = path.relative.split(separator: "/").map(String.init)
         let name = components.removeLast()
-        let folder = try FolderHandle.open(root: workspace.root, components: components, create: create)
-        let current = try folder.read(name, maxBytes: max(workspace.config.writeMaxBytes, Workspace.pagedReadMaxBytes))
+        let folder = try FolderHandle.open(
+            root: workspace.root, components: components, create: create)
+        let current = try folder.read(
+            name, maxBytes: max(workspace.config.writeMaxBytes, Workspace.pagedReadMaxBytes))
         return Target(path: path, folder: folder, name: name, current: current)
     }
 
@@ -215,7 +247,8 @@ public final class NoteStore: Sendable {
         while true {
             do throws(NotesError) {
                 return try locked(body)
-            } catch where error.code == .staleVersion && error.cause == .leftUnchanged && tries < 5 {
+            } catch  where error.code == .staleVersion && error.cause == .leftUnchanged && tries < 5
+            {
                 usleep(UInt32.random(in: 1_000...(4_000 << tries)))
                 tries += 1
             }
@@ -226,7 +259,8 @@ public final class NoteStore: Sendable {
     /// nothing needs (``HistoryStore/prune(before:keep:)``: no newer record, no file's
     /// current version, no proposal's base). Under the workspace lock, after completing any
     /// half-recorded change: no write is between its rename and its log line meanwhile.
-    public func pruneHistory(before cutoff: Double) throws(NotesError) -> (objects: Int, bytes: Int) {
+    public func pruneHistory(before cutoff: Double) throws(NotesError) -> (objects: Int, bytes: Int)
+    {
         guard workspace.isInitialized else { return (0, 0) }
         return try locked { () throws(NotesError) -> (objects: Int, bytes: Int) in
             history.prune(before: cutoff, keep: Set(proposals.list().compactMap(\.baseVersion)))
@@ -240,7 +274,9 @@ public final class NoteStore: Sendable {
         let lock = try WorkspaceLock(stateDirectory: workspace.stateDirectory)
         defer { withExtendedLifetime(lock) {} }
         try history.recover { [self] path in
-            guard let path = try? WorkspacePath(path, in: workspace), let target = try? open(path, create: false) else { return nil }
+            guard let path = try? WorkspacePath(path, in: workspace),
+                let target = try? open(path, create: false)
+            else { return nil }
             return target.version
         }
         return try body()
@@ -254,9 +290,14 @@ public final class NoteStore: Sendable {
     public func removeLeftoverTemporaryFiles() -> [String] {
         var removed: [String] = []
         func sweep(_ components: [String]) {
-            guard let folder = try? FolderHandle.open(root: workspace.root, components: components, create: false) else { return }
+            guard
+                let folder = try? FolderHandle.open(
+                    root: workspace.root, components: components, create: false)
+            else { return }
             removed += folder.removeLeftovers().map(folder.path)
-            for name in folder.names().sorted() where name != ".git" && folder.isFolder(name) { sweep(components + [name]) }
+            for name in folder.names().sorted() where name != ".git" && folder.isFolder(name) {
+                sweep(components + [name])
+            }
         }
         sweep([])
         return removed.sorted()
@@ -266,7 +307,10 @@ public final class NoteStore: Sendable {
 
     /// Makes `bytes` the content of `target` (docs/spec.md §6.3/§6.4): previous and new versions
     /// into history, the intent noted, an atomic replace, then the log line.
-    func commit(_ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author, proposal: String? = nil, agentBase: String? = nil) throws(NotesError) -> ChangeRecord {
+    func commit(
+        _ target: Target, bytes: [UInt8], operation: ChangeOperation, author: Author,
+        proposal: String? = nil, agentBase: String? = nil
+    ) throws(NotesError) -> ChangeRecord {
         try target.checkWritable()
         if let old = target.bytes, let version = target.version {
             try history.store(old, version: version, like: target.current?.info)
@@ -274,24 +318,35 @@ public final class NoteStore: Sendable {
             // refresh has noticed yet): log their version first, so history shows it.
             let known = history.history(of: target.path.relative)
             if known.last != nil, let info = target.current?.info,
-               let record = known.outsideEditRecord(path: target.path.relative, replacing: nil, version: version,
-                                                    mtime: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9) {
+                let record = known.outsideEditRecord(
+                    path: target.path.relative, replacing: nil, version: version,
+                    mtime: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+            {
                 try history.append(record)
             }
         }
         let version = try history.store(bytes, like: target.current?.info)
         WriteFaults.reach(.historyStored)
-        let record = ChangeRecord(actor: author.actor, client: author.client, operation: operation, path: target.path.relative,
-                                  before: target.version, after: version, proposal: proposal, agentBase: agentBase == "" ? version : agentBase)
+        let record = ChangeRecord(
+            actor: author.actor, client: author.client, operation: operation,
+            path: target.path.relative,
+            before: target.version, after: version, proposal: proposal,
+            agentBase: agentBase == "" ? version : agentBase)
         try history.writeIntent(record)
         WriteFaults.reach(.intentWritten)
         target.folder.removeLeftovers()
         do throws(NotesError) {
-            try target.folder.replace(target.name, with: bytes, mode: target.mode, owner: target.owner, expecting: .init(target.current?.info), protocolSteps: true)
+            try target.folder.replace(
+                target.name, with: bytes, mode: target.mode, owner: target.owner,
+                expecting: .init(target.current?.info), protocolSteps: true)
         } catch {
             // Failed before the rename (nothing changed) or after it (the folder's flush).
-            let now = (try? target.folder.read(target.name, maxBytes: Int.max)).flatMap { $0 }.map { ContentVersion(of: $0.bytes).short }
-            if now == version && version != target.version { throw HistoryStore.madeButFailed(target.path.relative, error) }
+            let now = (try? target.folder.read(target.name, maxBytes: Int.max)).flatMap { $0 }.map {
+                ContentVersion(of: $0.bytes).short
+            }
+            if now == version && version != target.version {
+                throw HistoryStore.madeButFailed(target.path.relative, error)
+            }
             history.clearIntent()
             throw error
         }
@@ -304,7 +359,10 @@ public final class NoteStore: Sendable {
     /// `bytes` with provenance stamped for `author` (Markdown only; docs/spec.md §3.1). The
     /// creation keys come from the file being replaced, never from the new text, so an
     /// agent cannot claim the person's authorship.
-    func stamp(_ bytes: [UInt8], path: WorkspacePath, author: Author, replacing previous: [UInt8]?, warnings: inout [String]) -> [UInt8] {
+    func stamp(
+        _ bytes: [UInt8], path: WorkspacePath, author: Author, replacing previous: [UInt8]?,
+        warnings: inout [String]
+    ) -> [UInt8] {
         guard FileFormat(path: path.relative) == .markdown else { return bytes }
         let now = Timestamp.format(Timestamp.now())
         var created = (by: author.actor.rawValue, at: now)
@@ -314,20 +372,30 @@ public final class NoteStore: Sendable {
             created.by = (stated.createdBy ?? known.createdBy ?? .user).rawValue
             created.at = stated.createdAt ?? known.createdAt ?? now
         }
-        let values = [("created_by", created.by), ("created_at", created.at), ("last_modified_by", author.actor.rawValue), ("last_modified_at", now)]
+        let values = [
+            ("created_by", created.by), ("created_at", created.at),
+            ("last_modified_by", author.actor.rawValue), ("last_modified_at", now),
+        ]
         let addBlock = previous == nil || workspace.config.stampExistingFiles
-        switch ProvenanceStamp.apply(values.map { (key: $0.0, value: $0.1) }, to: bytes, addBlock: addBlock) {
+        switch ProvenanceStamp.apply(
+            values.map { (key: $0.0, value: $0.1) }, to: bytes, addBlock: addBlock)
+        {
         case .stamped(let stamped):
             return stamped
         case .unchanged(let reason):
-            if reason != "file has no front matter" { warnings.append("provenance not stamped: \(reason); the front matter was left as it is") }
+            if reason != "file has no front matter" {
+                warnings.append(
+                    "provenance not stamped: \(reason); the front matter was left as it is")
+            }
             return bytes
         }
     }
 
     /// The provenance a Markdown file's front matter states (empty when none or malformed).
     static func statedProvenance(_ bytes: [UInt8]) -> Provenance {
-        guard case .present(let block) = FrontMatterBlock.split(bytes), let fm = try? FrontMatter.parse(bytes[block.yaml]) else { return Provenance() }
+        guard case .present(let block) = FrontMatterBlock.split(bytes),
+            let fm = try? FrontMatter.parse(bytes[block.yaml])
+        else { return Provenance() }
         return fm.provenance
     }
 
@@ -335,7 +403,9 @@ public final class NoteStore: Sendable {
     /// person's edits are pending: the same change applied to the agent's own last text
     /// (a three-way merge with the current text as base), so the person's lines stay
     /// theirs. "" means "the new version" (the person agreed); nil means "the usual rule".
-    func nextAgentBase(_ target: Target, proposed: [UInt8], author: Author, confirmed: Bool) -> String? {
+    func nextAgentBase(_ target: Target, proposed: [UInt8], author: Author, confirmed: Bool)
+        -> String?
+    {
         guard author.actor == .agent, let current = target.bytes else { return nil }
         let check = guardFor(target, author: author, rule: .write)
         guard check.userEdited else { return nil }
@@ -351,7 +421,9 @@ public final class NoteStore: Sendable {
             let proposedLines = ByteLines(proposed).lines
             var own = base
             if let last = own.last, last != 0x0A { own.append(0x0A) }
-            for index in added.sorted() where index < proposedLines.count { own.append(contentsOf: proposedLines[index]) }
+            for index in added.sorted() where index < proposedLines.count {
+                own.append(contentsOf: proposedLines[index])
+            }
             return (try? history.store(own)) ?? check.pathHistory.agentBaseline
         }
     }
@@ -359,9 +431,14 @@ public final class NoteStore: Sendable {
     /// The guard for a change of `target` by `author` under the policy's `rule`.
     func guardFor(_ target: Target, author: Author, rule: AccessRule) -> WriteGuard {
         let bytes = target.bytes ?? []
-        let stated = FileFormat(path: target.path.relative) == .markdown ? Self.statedProvenance(bytes) : Provenance()
-        return WriteGuard(author: author, rule: rule, path: target.path.relative, current: bytes, currentVersion: target.version ?? "",
-                          pathHistory: history.history(of: target.path.relative), statedLastModifiedBy: stated.lastModifiedBy, history: history)
+        let stated =
+            FileFormat(path: target.path.relative) == .markdown
+            ? Self.statedProvenance(bytes) : Provenance()
+        return WriteGuard(
+            author: author, rule: rule, path: target.path.relative, current: bytes,
+            currentVersion: target.version ?? "",
+            pathHistory: history.history(of: target.path.relative),
+            statedLastModifiedBy: stated.lastModifiedBy, history: history)
     }
 
     // MARK: Reading
@@ -369,17 +446,23 @@ public final class NoteStore: Sendable {
     /// Effective provenance (docs/spec.md §3.1) of a file's bytes; see
     /// ``PathHistory/effective(stated:version:mtime:)``.
     public func effectiveProvenance(path: String, bytes: [UInt8], mtime: Double) -> Provenance {
-        let stated = FileFormat(path: path) == .markdown ? Self.statedProvenance(bytes) : Provenance()
-        return history.history(of: path).effective(stated: stated, version: ContentVersion(of: bytes).short, mtime: mtime)
+        let stated =
+            FileFormat(path: path) == .markdown ? Self.statedProvenance(bytes) : Provenance()
+        return history.history(of: path).effective(
+            stated: stated, version: ContentVersion(of: bytes).short, mtime: mtime)
     }
 
     /// Reads a file (docs/spec.md §5) with effective provenance. For an agent the path policy
     /// applies and the version read is kept in history, so a later `stale_version` can
     /// show what changed since and a stale `edit_file` can be checked line by line.
-    public func read(_ raw: String, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil, by author: Author) throws(NotesError) -> ReadResult {
+    public func read(
+        _ raw: String, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil,
+        by author: Author
+    ) throws(NotesError) -> ReadResult {
         let (path, _) = try resolve(raw, for: author, .read)
         let keepCopy = author.actor == .agent && workspace.isInitialized
-        return try workspace.read(path, offset: offset, limit: limit, window: window) { [self] bytes, mtime in
+        return try workspace.read(path, offset: offset, limit: limit, window: window) {
+            [self] bytes, mtime in
             if keepCopy { _ = try? history.store(bytes) }
             return effectiveProvenance(path: path.relative, bytes: bytes, mtime: mtime)
         }

@@ -64,7 +64,9 @@ enum TextChange {
             // CRLF and LF both become CR.
             var out: [UInt8] = []
             out.reserveCapacity(bytes.count)
-            for (i, b) in bytes.enumerated() where !(b == 0x0A && i > 0 && bytes[i - 1] == 0x0D) { out.append(b == 0x0A ? 0x0D : b) }
+            for (i, b) in bytes.enumerated() where !(b == 0x0A && i > 0 && bytes[i - 1] == 0x0D) {
+                out.append(b == 0x0A ? 0x0D : b)
+            }
             return out
         }
         guard newline == crlf else { return bytes }
@@ -82,7 +84,9 @@ enum TextChange {
     static func requireText(_ bytes: [UInt8], path: String) throws(NotesError) {
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes[3...] : bytes[...]
         guard !body.contains(0), String(validating: body, as: UTF8.self) != nil else {
-            throw NotesError(.notText, "\(path) is not UTF-8 text, so it cannot be edited or appended to", hint: "the file is left as it is")
+            throw NotesError(
+                .notText, "\(path) is not UTF-8 text, so it cannot be edited or appended to",
+                hint: "the file is left as it is")
         }
     }
 
@@ -94,7 +98,9 @@ enum TextChange {
         let last = haystack.count - needle.count
         while i <= last {
             guard let start = haystack[i...last].firstIndex(of: first) else { break }
-            if haystack[start..<(start + needle.count)].elementsEqual(needle) { found.append(start) }
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) {
+                found.append(start)
+            }
             i = start + 1
         }
         return found
@@ -103,19 +109,29 @@ enum TextChange {
     /// Applies `edits` to `bytes`. Each `oldText` must occur exactly once in the file as it
     /// is (edits do not see each other's results) and edits may not overlap. Returns the
     /// new bytes and, per edit, the 0-based lines of the original it replaced.
-    static func apply(_ edits: [TextEdit], to bytes: [UInt8], path: String) throws(NotesError) -> (bytes: [UInt8], lines: [ClosedRange<Int>]) {
-        guard !edits.isEmpty else { throw NotesError(.invalidArgument, "no edits given", hint: "pass edits as [{old_text, new_text}]") }
+    static func apply(_ edits: [TextEdit], to bytes: [UInt8], path: String) throws(NotesError) -> (
+        bytes: [UInt8], lines: [ClosedRange<Int>]
+    ) {
+        guard !edits.isEmpty else {
+            throw NotesError(
+                .invalidArgument, "no edits given", hint: "pass edits as [{old_text, new_text}]")
+        }
         try requireText(bytes, path: path)
         let newline = newline(of: bytes)
         var spans: [(range: Range<Int>, replacement: [UInt8])] = []
         for (n, edit) in edits.enumerated() {
             let label = edits.count > 1 ? "edit \(n + 1): " : ""
             if let section = edit.section {
-                spans.append(try sectionSpan(section, mode: edit.mode ?? .replace, text: edit.newText, in: bytes, path: path, newline: newline, label: label))
+                spans.append(
+                    try sectionSpan(
+                        section, mode: edit.mode ?? .replace, text: edit.newText, in: bytes,
+                        path: path, newline: newline, label: label))
                 continue
             }
             guard !edit.oldText.isEmpty else {
-                throw NotesError(.invalidArgument, "\(label)old_text is empty", hint: "quote the exact text to replace; use append_file to add text")
+                throw NotesError(
+                    .invalidArgument, "\(label)old_text is empty",
+                    hint: "quote the exact text to replace; use append_file to add text")
             }
             var old = Array(edit.oldText.utf8)
             var found = occurrences(of: old, in: bytes)
@@ -126,22 +142,33 @@ enum TextChange {
                 replacement = adapt(edit.newText, to: crlf)
             }
             if found.isEmpty {
-                throw NotesError(.invalidArgument, "\(label)old_text was not found in \(path)", hint: "read the file again and copy the exact text, including whitespace")
+                throw NotesError(
+                    .invalidArgument, "\(label)old_text was not found in \(path)",
+                    hint: "read the file again and copy the exact text, including whitespace")
             }
             if found.count > 1 {
-                throw NotesError(.invalidArgument, "\(label)old_text occurs \(found.count) times in \(path)", hint: "include more surrounding text so it matches exactly once")
+                throw NotesError(
+                    .invalidArgument, "\(label)old_text occurs \(found.count) times in \(path)",
+                    hint: "include more surrounding text so it matches exactly once")
             }
             spans.append((found[0]..<(found[0] + old.count), replacement))
         }
         let ordered = spans.sorted { $0.range.lowerBound < $1.range.lowerBound }
-        for (a, b) in zip(ordered, ordered.dropFirst()) where a.range.upperBound > b.range.lowerBound {
-            throw NotesError(.invalidArgument, "two edits overlap in \(path)", hint: "combine them into one edit")
+        for (a, b) in zip(ordered, ordered.dropFirst())
+        where a.range.upperBound > b.range.lowerBound {
+            throw NotesError(
+                .invalidArgument, "two edits overlap in \(path)", hint: "combine them into one edit"
+            )
         }
         var result = bytes
-        for span in ordered.reversed() { result.replaceSubrange(span.range, with: span.replacement) }
+        for span in ordered.reversed() {
+            result.replaceSubrange(span.range, with: span.replacement)
+        }
         let lineStarts = lineNumbers(bytes)
         let lines = spans.map { span in
-            lineStarts(span.range.lowerBound)...lineStarts(max(span.range.lowerBound, span.range.upperBound - 1))
+            lineStarts(
+                span.range.lowerBound)...lineStarts(
+                    max(span.range.lowerBound, span.range.upperBound - 1))
         }
         return (result, lines)
     }
@@ -149,40 +176,63 @@ enum TextChange {
     /// The byte range a section edit replaces and what it puts there. The heading must occur
     /// once (its text compared without #s, case and surrounding spaces); blank lines keep
     /// Markdown blocks apart.
-    static func sectionSpan(_ section: String, mode: SectionMode, text: String, in bytes: [UInt8], path: String, newline: [UInt8],
-                            label: String) throws(NotesError) -> (range: Range<Int>, replacement: [UInt8]) {
+    static func sectionSpan(
+        _ section: String, mode: SectionMode, text: String, in bytes: [UInt8], path: String,
+        newline: [UInt8],
+        label: String
+    ) throws(NotesError) -> (range: Range<Int>, replacement: [UInt8]) {
         guard FileFormat(path: path) == .markdown else {
-            throw NotesError(.invalidArgument, "\(label)section edits are for Markdown files; \(path) is not one", hint: "use old_text and new_text")
+            throw NotesError(
+                .invalidArgument,
+                "\(label)section edits are for Markdown files; \(path) is not one",
+                hint: "use old_text and new_text")
         }
-        func key(_ s: String) -> String { s.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased() }
+        func key(_ s: String) -> String {
+            s.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased()
+        }
         let wanted = key(section)
         let headings = DocumentParser.parse(path: path, bytes: bytes).document?.headings ?? []
         let matches = headings.indices.filter { key(headings[$0].text) == wanted }
         guard matches.count == 1, let index = matches.first else {
             let known = headings.prefix(30).map { "\"\($0.text)\"" }.joined(separator: ", ")
             if matches.isEmpty {
-                throw NotesError(.invalidArgument, "\(label)\(path) has no heading \"\(section)\"",
-                                 hint: known.isEmpty ? "the file has no headings; use old_text, or append_file with section to create one" : "its headings: \(known)")
+                throw NotesError(
+                    .invalidArgument, "\(label)\(path) has no heading \"\(section)\"",
+                    hint: known.isEmpty
+                        ? "the file has no headings; use old_text, or append_file with section to create one"
+                        : "its headings: \(known)")
             }
-            throw NotesError(.invalidArgument, "\(label)\(path) has \(matches.count) headings \"\(section)\"", hint: "use old_text and new_text to say which")
+            throw NotesError(
+                .invalidArgument, "\(label)\(path) has \(matches.count) headings \"\(section)\"",
+                hint: "use old_text and new_text to say which")
         }
         // Where each line starts; a line runs to the next start (or the end).
         var starts: [Int] = bytes.isEmpty ? [] : [0]
-        for (i, b) in bytes.enumerated() where b == 0x0A && i + 1 < bytes.count { starts.append(i + 1) }
+        for (i, b) in bytes.enumerated() where b == 0x0A && i + 1 < bytes.count {
+            starts.append(i + 1)
+        }
         let count = starts.count
         func start(_ line: Int) -> Int { line < count ? starts[line] : bytes.count }
         func blank(_ line: Int) -> Bool {
             guard line >= 0, line < count else { return false }
-            return bytes[start(line)..<start(line + 1)].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+            return bytes[start(line)..<start(line + 1)].allSatisfy {
+                $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A
+            }
         }
         let heading = headings[index]
         var bodyStart = min(heading.line, count)  // heading.line is 1-based: the line after it
         // A setext heading's underline belongs to the heading.
-        if bodyStart < count, bytes[start(bodyStart)..<start(bodyStart + 1)].allSatisfy({ [0x3D, 0x2D, 0x20, 0x0D, 0x0A].contains($0) }),
-           !blank(bodyStart) {
+        if bodyStart < count,
+            bytes[start(bodyStart)..<start(bodyStart + 1)].allSatisfy({
+                [0x3D, 0x2D, 0x20, 0x0D, 0x0A].contains($0)
+            }),
+            !blank(bodyStart)
+        {
             bodyStart += 1
         }
-        let end = min(headings[(index + 1)...].first { $0.level <= heading.level }.map { $0.line - 1 } ?? count, count)
+        let end = min(
+            headings[(index + 1)...].first { $0.level <= heading.level }.map { $0.line - 1 }
+                ?? count, count)
         var content = adapt(text, to: newline)
         if !content.isEmpty, content.last != newline.last { content += newline }
         // A file without a final line break gets one before anything added at its end.
@@ -219,7 +269,8 @@ enum TextChange {
         var breaks: [Int] = []
         for (i, b) in bytes.enumerated() where b == 0x0A { breaks.append(i) }
         return { offset in
-            var low = 0, high = breaks.count
+            var low = 0
+            var high = breaks.count
             while low < high {
                 let mid = (low + high) / 2
                 if breaks[mid] < offset { low = mid + 1 } else { high = mid }
@@ -231,21 +282,32 @@ enum TextChange {
     /// `bytes` with `content` appended: at the end, or at the end of the section under the
     /// heading `section` (created at the end when missing). Markdown gets a blank line
     /// between blocks so a paragraph is not glued to the one before it.
-    static func append(_ content: String, to bytes: [UInt8], section: String?, markdown: Bool, path: String) throws(NotesError) -> [UInt8] {
+    static func append(
+        _ content: String, to bytes: [UInt8], section: String?, markdown: Bool, path: String
+    ) throws(NotesError) -> [UInt8] {
         try requireText(bytes, path: path)
         let newline = bytes.isEmpty ? lf : newline(of: bytes)
         var addition = adapt(content, to: newline)
         if addition.last != newline.last { addition += newline }
         var lines = ByteLines(bytes).lines.map(Array.init)
-        if let last = lines.indices.last, lines[last].last != newline.last { lines[last] += newline }
-        func blank(_ line: [UInt8]) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A } }
+        if let last = lines.indices.last, lines[last].last != newline.last {
+            lines[last] += newline
+        }
+        func blank(_ line: [UInt8]) -> Bool {
+            line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        }
         func listItem(_ line: [UInt8]) -> Bool {
             let text = String(decoding: line, as: UTF8.self).drop { $0 == " " }
-            return text.hasPrefix("- ") || text.hasPrefix("* ") || text.hasPrefix("+ ") || text.first?.isNumber == true && text.contains(". ")
+            return text.hasPrefix("- ") || text.hasPrefix("* ") || text.hasPrefix("+ ")
+                || text.first?.isNumber == true && text.contains(". ")
         }
         func insert(at index: Int) -> [UInt8] {
             var block: [[UInt8]] = []
-            if markdown, index > 0, !blank(lines[index - 1]), !(listItem(lines[index - 1]) && listItem(addition)) { block.append(newline) }
+            if markdown, index > 0, !blank(lines[index - 1]),
+                !(listItem(lines[index - 1]) && listItem(addition))
+            {
+                block.append(newline)
+            }
             block.append(addition)
             if markdown, index < lines.count, !blank(lines[index]) { block.append(newline) }
             var out = lines
@@ -254,21 +316,29 @@ enum TextChange {
         }
         guard let section, !section.isEmpty else { return insert(at: lines.count) }
         guard markdown else {
-            throw NotesError(.invalidArgument, "section is for Markdown files; \(path) is not one", hint: "append without a section")
+            throw NotesError(
+                .invalidArgument, "section is for Markdown files; \(path) is not one",
+                hint: "append without a section")
         }
         let wanted = section.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased()
         let (document, _) = DocumentParser.parse(path: path, bytes: bytes)
         let headings = document?.headings ?? []
-        if let index = headings.firstIndex(where: { $0.text.trimmingCharacters(in: .whitespaces).lowercased() == wanted }) {
+        if let index = headings.firstIndex(where: {
+            $0.text.trimmingCharacters(in: .whitespaces).lowercased() == wanted
+        }) {
             let heading = headings[index]
-            let end = headings[(index + 1)...].first { $0.level <= heading.level }.map { $0.line - 1 } ?? lines.count
+            let end =
+                headings[(index + 1)...].first { $0.level <= heading.level }.map { $0.line - 1 }
+                ?? lines.count
             var at = min(end, lines.count)
             while at > heading.line, blank(lines[at - 1]) { at -= 1 }
             return insert(at: at)
         }
         var out = lines
         if let last = out.last, !blank(last) { out.append(newline) }
-        out.append(Array("## \(section.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces))".utf8) + newline)
+        out.append(
+            Array("## \(section.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces))".utf8)
+                + newline)
         out.append(newline)
         out.append(addition)
         return out.flatMap { $0 }

@@ -2,9 +2,9 @@ import Foundation
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The lock every `notes` process of a workspace takes around a write (docs/spec.md §6.3), so the
@@ -24,12 +24,17 @@ final class WorkspaceLock {
         let path = stateDirectory + "/lock"
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw NotesError.system(errno, "cannot open the workspace lock \(path) (\(errorText(errno)))", hint: "check the permissions of .notes/")
+            throw NotesError.system(
+                errno, "cannot open the workspace lock \(path) (\(errorText(errno)))",
+                hint: "check the permissions of .notes/")
         }
         var failure: Int32 = 0
         let taken = LockWait.poll(timeout: timeout) {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
-            if errno != EWOULDBLOCK && errno != EINTR { failure = errno; return true }
+            if errno != EWOULDBLOCK && errno != EINTR {
+                failure = errno
+                return true
+            }
             return false
         }
         if failure != 0 {

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Fault injection for the reliability suite (docs/guarantees.md). Unset, each hook costs
@@ -33,11 +33,16 @@ enum WriteFaults {
         case open, write, fsync, rename, mkdir, unlink
     }
 
-    static let crashStep: Step? = ProcessInfo.processInfo.environment["NOTES_CRASH_AT"].flatMap(Step.init(rawValue:))
+    static let crashStep: Step? = ProcessInfo.processInfo.environment["NOTES_CRASH_AT"].flatMap(
+        Step.init(rawValue:))
 
-    static let pause: (step: Step, seconds: Double)? = ProcessInfo.processInfo.environment["NOTES_PAUSE_AT"].flatMap { text in
+    static let pause: (step: Step, seconds: Double)? = ProcessInfo.processInfo.environment[
+        "NOTES_PAUSE_AT"
+    ].flatMap { text in
         let parts = text.split(separator: ":")
-        guard parts.count == 2, let step = Step(rawValue: String(parts[0])), let seconds = Double(parts[1]), seconds >= 0 else { return nil }
+        guard parts.count == 2, let step = Step(rawValue: String(parts[0])),
+            let seconds = Double(parts[1]), seconds >= 0
+        else { return nil }
         return (step, seconds)
     }
 
@@ -58,8 +63,17 @@ enum WriteFaults {
         init?(_ text: String) {
             let parts = text.split(separator: ":").map(String.init)
             guard parts.count >= 3, let ordinal = Int(parts[1]), ordinal >= 1 else { return nil }
-            if parts[0] == "any" { call = nil } else if let call = Call(rawValue: parts[0]) { self.call = call } else { return nil }
-            let names: [String: Int32] = ["ENOSPC": ENOSPC, "EIO": EIO, "EACCES": EACCES, "EPERM": EPERM, "EROFS": EROFS, "EDQUOT": EDQUOT]
+            if parts[0] == "any" {
+                call = nil
+            } else if let call = Call(rawValue: parts[0]) {
+                self.call = call
+            } else {
+                return nil
+            }
+            let names: [String: Int32] = [
+                "ENOSPC": ENOSPC, "EIO": EIO, "EACCES": EACCES, "EPERM": EPERM, "EROFS": EROFS,
+                "EDQUOT": EDQUOT,
+            ]
             guard let code = names[parts[2]] ?? Int32(parts[2]) else { return nil }
             self.ordinal = ordinal
             self.code = code
@@ -68,7 +82,8 @@ enum WriteFaults {
         }
     }
 
-    static let ioFault: IOFault? = ProcessInfo.processInfo.environment["NOTES_FAIL_IO"].flatMap(IOFault.init)
+    static let ioFault: IOFault? = ProcessInfo.processInfo.environment["NOTES_FAIL_IO"].flatMap(
+        IOFault.init)
     private nonisolated(unsafe) static var callCount = 0
     private static let countLock = NSLock()
 
@@ -88,7 +103,9 @@ enum WriteFaults {
     /// One `write` of all of `bytes` to `fd`, with the injected fault applied: a failure
     /// returns -1 with `errno` set, or, with `torn`, writes half and returns that count.
     static func injectedWrite(_ fd: Int32, _ bytes: [UInt8]) -> Int {
-        guard injected(.write) else { return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+        guard injected(.write) else {
+            return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        }
         guard let fault = ioFault, fault.torn, bytes.count > 1 else { return -1 }
         let code = errno
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count / 2) }

@@ -38,10 +38,13 @@ struct WriteGuard {
     /// file's (`stale_version`, with a diff of what changed since when the store has it).
     func requireVersion(_ expected: String?, operation: String) throws(NotesError) {
         guard let expected, !expected.isEmpty else {
-            throw NotesError(.readRequired,
+            throw NotesError(
+                .readRequired,
                 "\(path) already exists and \(operation) needs the version you read. Call read_file on \(path), then retry with expected_version set to the version it returns.",
                 hint: "read the file first",
-                details: ErrorDetails(path: path, currentVersion: currentVersion, options: ["read_file then retry with expected_version"]))
+                details: ErrorDetails(
+                    path: path, currentVersion: currentVersion,
+                    options: ["read_file then retry with expected_version"]))
         }
         guard expected == currentVersion else { throw stale(expected) }
     }
@@ -62,26 +65,39 @@ struct WriteGuard {
     /// The `stale_version` refusal for `expected`.
     func stale(_ expected: String) -> NotesError {
         let looksLikeVersion = expected.count == 16 && expected.allSatisfy(\.isHexDigit)
-        let diff = history.object(expected).flatMap { Self.diff($0, current, "\(path)@\(expected)", "\(path)@\(currentVersion)") }
-        let why = looksLikeVersion
+        let diff = history.object(expected).flatMap {
+            Self.diff($0, current, "\(path)@\(expected)", "\(path)@\(currentVersion)")
+        }
+        let why =
+            looksLikeVersion
             ? "\(path) changed since you read it (you had version \(expected), it is now \(currentVersion))."
             : "'\(expected)' is not a version of \(path) (it is now \(currentVersion))."
-        return NotesError(.staleVersion,
+        return NotesError(
+            .staleVersion,
             "\(why) Read it again, redo your change on the new text, and retry with expected_version \(currentVersion).",
             hint: "read the file again",
-            details: ErrorDetails(path: path, currentVersion: currentVersion, expectedVersion: expected, diff: diff,
-                                  options: ["read_file and redo the change", "edit_file when your edit does not touch the changed lines"]))
+            details: ErrorDetails(
+                path: path, currentVersion: currentVersion, expectedVersion: expected, diff: diff,
+                options: [
+                    "read_file and redo the change",
+                    "edit_file when your edit does not touch the changed lines",
+                ]))
     }
 
     /// A diff for a refusal, left out for files over the diff size limit.
-    static func diff(_ old: [UInt8], _ new: [UInt8], _ oldLabel: String, _ newLabel: String) -> String? {
-        max(old.count, new.count) <= ChangeOptions.diffMaxBytes ? LineDiff.unified(old, new, oldLabel: oldLabel, newLabel: newLabel) : nil
+    static func diff(_ old: [UInt8], _ new: [UInt8], _ oldLabel: String, _ newLabel: String)
+        -> String?
+    {
+        max(old.count, new.count) <= ChangeOptions.diffMaxBytes
+            ? LineDiff.unified(old, new, oldLabel: oldLabel, newLabel: newLabel) : nil
     }
 
     /// Line indices of the current file that the person wrote (see the type's comment).
     func personLines() -> Set<Int> {
         let lines = ByteLines(current)
-        guard let baseline = pathHistory.agentBaseline, let base = history.object(baseline) else { return Set(0..<lines.count) }
+        guard let baseline = pathHistory.agentBaseline, let base = history.object(baseline) else {
+            return Set(0..<lines.count)
+        }
         return LineDiff.addedLines(ByteLines(base), lines)
     }
 
@@ -91,7 +107,9 @@ struct WriteGuard {
         let lines = ByteLines(current)
         let removed = LineDiff.removedLines(lines, ByteLines(proposed))
         let ignored = provenanceLines()
-        return removed.intersection(personLines()).filter { !lines.isBlank($0) && !ignored.contains($0) }.sorted()
+        return removed.intersection(personLines()).filter {
+            !lines.isBlank($0) && !ignored.contains($0)
+        }.sorted()
     }
 
     /// Front-matter lines holding the provenance keys.
@@ -101,7 +119,11 @@ struct WriteGuard {
         var result = Set<Int>()
         for i in 1..<max(1, block.lineCount - 1) where i < lines.count {
             let text = lines.text(i)
-            if ProvenanceStamp.keys.contains(where: { text.hasPrefix($0 + ":") || text.hasPrefix($0 + " ") }) { result.insert(i) }
+            if ProvenanceStamp.keys.contains(where: {
+                text.hasPrefix($0 + ":") || text.hasPrefix($0 + " ")
+            }) {
+                result.insert(i)
+            }
         }
         return result
     }
@@ -115,22 +137,33 @@ struct WriteGuard {
         let options: [String]
         switch operation {
         case "delete":
-            ways = "keep the file, or ask them and retry delete_file with confirm_user_edits true only after they say yes."
+            ways =
+                "keep the file, or ask them and retry delete_file with confirm_user_edits true only after they say yes."
             options = ["keep the file", "confirm_user_edits: true (only after the person agrees)"]
         case "restore":
-            ways = "use edit_file on lines they did not change, write_file with on_conflict \"merge\" or \"propose\" and the old version's text, or ask them to restore it."
-            options = ["edit_file on lines the person did not change", "write_file with on_conflict: merge", "write_file with on_conflict: propose"]
+            ways =
+                "use edit_file on lines they did not change, write_file with on_conflict \"merge\" or \"propose\" and the old version's text, or ask them to restore it."
+            options = [
+                "edit_file on lines the person did not change",
+                "write_file with on_conflict: merge", "write_file with on_conflict: propose",
+            ]
         default:
-            ways = "use append_file to add text, edit_file on lines they did not change, on_conflict \"merge\" to combine your text with theirs, on_conflict \"propose\" to let them review it, or ask them and retry with confirm_user_edits true only after they say yes."
-            options = ["append_file", "edit_file on lines the person did not change", "on_conflict: merge", "on_conflict: propose", "confirm_user_edits: true (only after the person agrees)"]
+            ways =
+                "use append_file to add text, edit_file on lines they did not change, on_conflict \"merge\" to combine your text with theirs, on_conflict \"propose\" to let them review it, or ask them and retry with confirm_user_edits true only after they say yes."
+            options = [
+                "append_file", "edit_file on lines the person did not change", "on_conflict: merge",
+                "on_conflict: propose", "confirm_user_edits: true (only after the person agrees)",
+            ]
         }
-        return NotesError(.userEdited,
+        return NotesError(
+            .userEdited,
             "The person edited \(path) since you last wrote it, and this \(operation) would remove or change \(lost.count) of their line(s). Do not overwrite their work: \(ways)",
             hint: "the person's text is kept",
-            details: ErrorDetails(path: path, currentVersion: currentVersion,
-                                  diff: Self.diff(current, proposed, "\(path) (now)", "\(path) (your version)"),
-                                  lostLines: shown,
-                                  options: options))
+            details: ErrorDetails(
+                path: path, currentVersion: currentVersion,
+                diff: Self.diff(current, proposed, "\(path) (now)", "\(path) (your version)"),
+                lostLines: shown,
+                options: options))
     }
 
     /// Three-way merge of the agent's `proposed` text with the person's changes. The base is
@@ -141,21 +174,30 @@ struct WriteGuard {
     /// no merge base: against it the person's earlier lines look like a change of both sides.)
     func merge(_ proposed: [UInt8], readBase: String?) throws(NotesError) -> [UInt8] {
         let written = pathHistory.agentWritten ?? pathHistory.agentBaseline
-        let baseVersion = userEdited ? written : (readBase.flatMap { history.object($0) == nil ? nil : $0 } ?? written)
+        let baseVersion =
+            userEdited
+            ? written : (readBase.flatMap { history.object($0) == nil ? nil : $0 } ?? written)
         guard let baseVersion, let base = history.object(baseVersion) else {
-            throw NotesError(.mergeConflict,
+            throw NotesError(
+                .mergeConflict,
                 "\(path) has no version written by you to merge from, so every line is the person's. Use on_conflict \"propose\" to let them review your text, or edit_file / append_file.",
                 hint: "nothing was written",
-                details: ErrorDetails(path: path, currentVersion: currentVersion, options: ["on_conflict: propose", "append_file", "edit_file"]))
+                details: ErrorDetails(
+                    path: path, currentVersion: currentVersion,
+                    options: ["on_conflict: propose", "append_file", "edit_file"]))
         }
         switch ThreeWayMerge.merge(base: base, ours: proposed, theirs: current) {
         case .merged(let bytes):
             return bytes
         case .conflicts(let hunks):
-            throw NotesError(.mergeConflict,
+            throw NotesError(
+                .mergeConflict,
                 "Your text and the person's edits to \(path) change the same lines in \(hunks.count) place(s), so nothing was written. Read the file, keep their wording in those places, and write again; or use on_conflict \"propose\" so they can review.",
                 hint: "nothing was written",
-                details: ErrorDetails(path: path, currentVersion: currentVersion, conflicts: hunks, options: ["read_file and rewrite around their changes", "on_conflict: propose"]))
+                details: ErrorDetails(
+                    path: path, currentVersion: currentVersion, conflicts: hunks,
+                    options: ["read_file and rewrite around their changes", "on_conflict: propose"])
+            )
         }
     }
 
@@ -165,14 +207,20 @@ struct WriteGuard {
     /// (an agent's empty version counts: it read a file that is gone), else nil (create it).
     func decideMissing(expected: String?, path display: WorkspacePath) -> GuardDecision? {
         guard let expected, guarded || !expected.isEmpty else { return nil }
-        return .refuse(NotesError(.staleVersion, "\(display) no longer exists (you had version \(expected))", hint: "it was deleted or moved; list_files, or write without expected_version to create it",
-                                  details: ErrorDetails(path: path, expectedVersion: expected)))
+        return .refuse(
+            NotesError(
+                .staleVersion, "\(display) no longer exists (you had version \(expected))",
+                hint:
+                    "it was deleted or moved; list_files, or write without expected_version to create it",
+                details: ErrorDetails(path: path, expectedVersion: expected)))
     }
 
     /// A change of a path that is append-only for the author: proposed when the call asks
     /// for a proposal (a proposal writes nothing), else refused; nil when the path is not
     /// append-only for the author.
-    func decideAppendOnly(_ proposed: [UInt8], onConflict: ConflictChoice, baseVersion: String?) -> GuardDecision? {
+    func decideAppendOnly(_ proposed: [UInt8], onConflict: ConflictChoice, baseVersion: String?)
+        -> GuardDecision?
+    {
         guard guarded, rule == .append else { return nil }
         guard onConflict == .propose else { return .refuse(Self.appendOnly(path)) }
         return .propose(proposed, base: baseVersion, reason: "the path is append-only for agents")
@@ -180,14 +228,17 @@ struct WriteGuard {
 
     /// A new file: proposed under the policy `ask`, else written.
     func decideCreate(_ bytes: [UInt8]) -> GuardDecision {
-        guarded && rule == .ask ? .propose(bytes, base: nil, reason: "the path's policy is ask") : .write
+        guarded && rule == .ask
+            ? .propose(bytes, base: nil, reason: "the path's policy is ask") : .write
     }
 
     /// An append to an existing file (`append_file`, `remember`, `journal`): proposed under
     /// the policy `ask`, refused when it reaches into the person's sections, else written.
     func decideAppend(_ bytes: [UInt8], what: String) -> GuardDecision {
         guard guarded else { return .write }
-        if rule == .ask { return .propose(bytes, base: currentVersion, reason: "the path's policy is ask") }
+        if rule == .ask {
+            return .propose(bytes, base: currentVersion, reason: "the path's policy is ask")
+        }
         do {
             try UserSections.check(current: current, proposed: bytes, path: path, operation: what)
         } catch {
@@ -199,22 +250,31 @@ struct WriteGuard {
     /// Replacing the file's text with `proposed` (`write_file`, `edit_file`, `restore_file`):
     /// the person's sections, read-first and staleness, the person's lines (refused, merged
     /// or proposed as `onConflict` says), then the policy `ask`.
-    func decideChange(_ proposed: [UInt8], options: ChangeOptions, operation: ChangeOperation, what: String) -> GuardDecision {
+    func decideChange(
+        _ proposed: [UInt8], options: ChangeOptions, operation: ChangeOperation, what: String
+    ) -> GuardDecision {
         guard guarded else {
-            if let expected = options.expectedVersion, expected != currentVersion { return .refuse(stale(expected)) }
+            if let expected = options.expectedVersion, expected != currentVersion {
+                return .refuse(stale(expected))
+            }
             return .write
         }
         do {
             // The person's own sections are policy: refused before versions and merges.
-            if options.onConflict != .merge { try UserSections.check(current: current, proposed: proposed, path: path, operation: what) }
+            if options.onConflict != .merge {
+                try UserSections.check(
+                    current: current, proposed: proposed, path: path, operation: what)
+            }
             var stale = false
             do {
                 try requireVersion(options.expectedVersion, operation: what)
-            } catch where error.code == .staleVersion && options.onConflict != .fail {
+            } catch  where error.code == .staleVersion && options.onConflict != .fail {
                 stale = true
             }
             if stale && options.onConflict == .propose {
-                return .propose(proposed, base: options.expectedVersion, reason: "the file changed since it was read")
+                return .propose(
+                    proposed, base: options.expectedVersion,
+                    reason: "the file changed since it was read")
             }
             var bytes = proposed
             if stale || userEdited {
@@ -227,17 +287,28 @@ struct WriteGuard {
                         // a merge that drops them is still theirs to agree to.
                         let dropped = lostLines(bytes)
                         if !dropped.isEmpty && !options.confirmUserEdits {
-                            return .refuse(userEditedError(proposed: bytes, lost: dropped, operation: operation.rawValue))
+                            return .refuse(
+                                userEditedError(
+                                    proposed: bytes, lost: dropped, operation: operation.rawValue))
                         }
                     case .propose:
-                        return .propose(proposed, base: options.expectedVersion, reason: "the person edited the file")
+                        return .propose(
+                            proposed, base: options.expectedVersion,
+                            reason: "the person edited the file")
                     case .fail:
-                        return .refuse(userEditedError(proposed: proposed, lost: lost, operation: operation.rawValue))
+                        return .refuse(
+                            userEditedError(
+                                proposed: proposed, lost: lost, operation: operation.rawValue))
                     }
                 }
             }
-            if rule == .ask { return .propose(bytes, base: currentVersion, reason: "the path's policy is ask") }
-            if options.onConflict == .merge { try UserSections.check(current: current, proposed: bytes, path: path, operation: what) }
+            if rule == .ask {
+                return .propose(bytes, base: currentVersion, reason: "the path's policy is ask")
+            }
+            if options.onConflict == .merge {
+                try UserSections.check(
+                    current: current, proposed: bytes, path: path, operation: what)
+            }
             return bytes == proposed ? .write : .merge(bytes)
         } catch {
             return .refuse(error)
@@ -246,13 +317,17 @@ struct WriteGuard {
 
     /// An exact-text edit's version check: an agent's edit on a file changed since its read
     /// (`expected`) still applies when the changes since avoid the lines it edits.
-    func checkEditPrecondition(_ expected: String?, editedLines: [ClosedRange<Int>]) throws(NotesError) {
+    func checkEditPrecondition(_ expected: String?, editedLines: [ClosedRange<Int>])
+        throws(NotesError)
+    {
         guard guarded, let expected, !expected.isEmpty, expected != currentVersion else {
             return try checkPrecondition(expected, operation: "edit_file")
         }
         guard let read = history.object(expected) else { throw stale(expected) }
         let changedSince = LineDiff.addedLines(ByteLines(read), ByteLines(current))
-        if editedLines.contains(where: { range in range.contains { changedSince.contains($0) } }) { throw stale(expected) }
+        if editedLines.contains(where: { range in range.contains { changedSince.contains($0) } }) {
+            throw stale(expected)
+        }
     }
 
     /// A restore over an existing file: an agent's named version must be the file's.
@@ -268,7 +343,9 @@ struct WriteGuard {
             guard guarded else { return .write }
             if userEdited, !options.confirmUserEdits {
                 let lost = lostLines([])
-                if !lost.isEmpty { return .refuse(userEditedError(proposed: [], lost: lost, operation: "delete")) }
+                if !lost.isEmpty {
+                    return .refuse(userEditedError(proposed: [], lost: lost, operation: "delete"))
+                }
             }
             try UserSections.check(current: current, proposed: nil, path: path, operation: "delete")
             return .write
@@ -281,7 +358,9 @@ struct WriteGuard {
     /// the person's keys, provenance); removing it takes an explicit edit.
     func keepingFrontMatter(_ proposed: [UInt8]) -> [UInt8] {
         guard guarded, FileFormat(path: path) == .markdown,
-              case .none = FrontMatterBlock.split(proposed), case .present(let block) = FrontMatterBlock.split(current) else { return proposed }
+            case .none = FrontMatterBlock.split(proposed),
+            case .present(let block) = FrontMatterBlock.split(current)
+        else { return proposed }
         var head = Array(current[..<block.bodyOffset])
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { head.removeFirst(3) }
         return head + proposed
@@ -289,35 +368,49 @@ struct WriteGuard {
 
     /// The content an author hands in whole: an agent's Markdown must not carry broken front
     /// matter (it could not be stamped, and would read as the person's file).
-    static func checkContent(_ bytes: [UInt8], path: WorkspacePath, by author: Author) throws(NotesError) {
+    static func checkContent(_ bytes: [UInt8], path: WorkspacePath, by author: Author)
+        throws(NotesError)
+    {
         guard author.actor == .agent, FileFormat(path: path.relative) == .markdown else { return }
         switch FrontMatterBlock.split(bytes) {
         case .none: return
         case .unterminated:
-            throw NotesError(.invalidArgument, "the content's front matter has no closing '---'", hint: "close the YAML block with a line '---'")
+            throw NotesError(
+                .invalidArgument, "the content's front matter has no closing '---'",
+                hint: "close the YAML block with a line '---'")
         case .present(let block):
             do { _ = try FrontMatter.parse(bytes[block.yaml]) } catch {
-                throw NotesError(.invalidArgument, "the content's front matter is not a valid YAML mapping", hint: "fix the YAML between the '---' lines")
+                throw NotesError(
+                    .invalidArgument, "the content's front matter is not a valid YAML mapping",
+                    hint: "fix the YAML between the '---' lines")
             }
         }
     }
 
     /// Exact-text edits by the person may not change the provenance lines notes writes
     /// (``NoteStore/refuseProvenanceEdits(_:path:)``); an agent's are stamped over anyway.
-    static func checkEdits(_ edits: [TextEdit], path: WorkspacePath, by author: Author) throws(NotesError) {
+    static func checkEdits(_ edits: [TextEdit], path: WorkspacePath, by author: Author)
+        throws(NotesError)
+    {
         if author.actor == .user { try NoteStore.refuseProvenanceEdits(edits, path: path.relative) }
     }
 
     /// A move's destination must be writable for the author (the person's always is).
-    static func checkMoveDestination(_ to: WorkspacePath, rule: AccessRule, by author: Author) throws(NotesError) {
+    static func checkMoveDestination(_ to: WorkspacePath, rule: AccessRule, by author: Author)
+        throws(NotesError)
+    {
         if author.actor == .agent, rule != .write {
-            throw NotesError(.policyDenied, "\(to) is not writable for agents by the workspace policy", hint: "choose another destination")
+            throw NotesError(
+                .policyDenied, "\(to) is not writable for agents by the workspace policy",
+                hint: "choose another destination")
         }
     }
 
     static func appendOnly(_ path: String) -> NotesError {
-        NotesError(.policyDenied, "\(path) is append-only for agents", hint: "use append_file, or on_conflict \"propose\" to let the person review a change",
-                   details: ErrorDetails(path: path, options: ["append_file", "on_conflict: propose"]))
+        NotesError(
+            .policyDenied, "\(path) is append-only for agents",
+            hint: "use append_file, or on_conflict \"propose\" to let the person review a change",
+            details: ErrorDetails(path: path, options: ["append_file", "on_conflict: propose"]))
     }
 }
 

@@ -10,7 +10,8 @@ import NotesStore
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, let cycles = Int(arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: notes-stress WORKSPACE CYCLES WORKER FILE...\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: notes-stress WORKSPACE CYCLES WORKER FILE...\n".utf8))
     exit(2)
 }
 let worker = arguments[3]
@@ -31,12 +32,20 @@ for cycle in 0..<cycles {
     do {
         let read = try store.read(path, by: agent)
         let token = "token-\(worker)-\(cycle)"
-        _ = try store.write(path, content: read.content + token + "\n", options: ChangeOptions(expectedVersion: read.version), by: agent)
+        _ = try store.write(
+            path, content: read.content + token + "\n",
+            options: ChangeOptions(expectedVersion: read.version), by: agent)
         written.append(token)
     } catch {
-        if error.code == .staleVersion { stale += 1 } else { failures.append("\(error.code.rawValue): \(error.message)") }
+        if error.code == .staleVersion {
+            stale += 1
+        } else {
+            failures.append("\(error.code.rawValue): \(error.message)")
+        }
     }
 }
-let summary: [String: Any] = ["worker": worker, "written": written, "stale": stale, "failures": failures]
+let summary: [String: Any] = [
+    "worker": worker, "written": written, "stale": stale, "failures": failures,
+]
 let data = try! JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
 FileHandle.standardOutput.write(data + Data("\n".utf8))

@@ -12,7 +12,9 @@ public final class TemporaryDirectory: @unchecked Sendable {
         let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
         let raw = bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        path = (try? FileManager.default.destinationOfSymbolicLink(atPath: raw)) ?? URL(fileURLWithPath: raw).resolvingSymlinksInPath().path
+        path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: raw))
+            ?? URL(fileURLWithPath: raw).resolvingSymlinksInPath().path
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
@@ -27,7 +29,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
     @discardableResult
     public func write(_ name: String, bytes: [UInt8]) -> String {
         let full = path + "/" + name
-        try! FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try! Data(bytes).write(to: URL(fileURLWithPath: full))
         return full
     }
@@ -47,7 +50,9 @@ public enum Repository {
         var url = URL(fileURLWithPath: #filePath)
         while url.path != "/" {
             url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.path + "/Package.swift") { return url.path }
+            if FileManager.default.fileExists(atPath: url.path + "/Package.swift") {
+                return url.path
+            }
         }
         fatalError("Package.swift not found above \(#filePath)")
     }()
@@ -65,7 +70,9 @@ public enum Repository {
     /// environment variable `NOTES_CORPORA` names a folder: tests that want thousands of
     /// real files use them then, and say that they skipped them otherwise.
     public static var largeCorpora: String? {
-        guard let path = ProcessInfo.processInfo.environment["NOTES_CORPORA"], !path.isEmpty else { return nil }
+        guard let path = ProcessInfo.processInfo.environment["NOTES_CORPORA"], !path.isEmpty else {
+            return nil
+        }
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
@@ -83,7 +90,9 @@ public enum Repository {
         if let dir = env["NOTES_TEST_MODEL_DIR"], !dir.isEmpty {
             return FileManager.default.fileExists(atPath: dir + "/model.safetensors") ? dir : nil
         }
-        let data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((env["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        let data =
+            env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((env["HOME"] ?? NSHomeDirectory()) + "/.local/share")
         let dir = data + "/notes/models/all-MiniLM-L6-v2"
         return FileManager.default.fileExists(atPath: dir + "/model.safetensors") ? dir : nil
     }
@@ -110,15 +119,21 @@ public enum BuiltBinary {
     /// current or was not built in this repository.
     public static func staleness(of path: String) -> String? {
         let binary = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-        let build = URL(fileURLWithPath: Repository.root + "/.build").resolvingSymlinksInPath().path + "/"
+        let build =
+            URL(fileURLWithPath: Repository.root + "/.build").resolvingSymlinksInPath().path + "/"
         guard binary.path.hasPrefix(build) else { return nil }
-        let list = binary.deletingLastPathComponent().path + "/\(binary.lastPathComponent).product/Objects.LinkFileList"
+        let list =
+            binary.deletingLastPathComponent().path
+            + "/\(binary.lastPathComponent).product/Objects.LinkFileList"
         guard let objects = try? String(contentsOfFile: list, encoding: .utf8),
-              let built = modificationTime(binary.path) else { return nil }
-        let modules = Set(objects.split(separator: "\n").compactMap { line -> String? in
-            let folder = URL(fileURLWithPath: String(line)).deletingLastPathComponent().lastPathComponent
-            return folder.hasSuffix(".build") ? String(folder.dropLast(6)) : nil
-        })
+            let built = modificationTime(binary.path)
+        else { return nil }
+        let modules = Set(
+            objects.split(separator: "\n").compactMap { line -> String? in
+                let folder = URL(fileURLWithPath: String(line)).deletingLastPathComponent()
+                    .lastPathComponent
+                return folder.hasSuffix(".build") ? String(folder.dropLast(6)) : nil
+            })
         for module in modules.sorted() {
             let folder = Repository.root + "/Sources/" + module
             guard let walker = FileManager.default.enumerator(atPath: folder) else { continue }
@@ -143,7 +158,10 @@ public enum BuiltBinary {
                 return found
             }
             if let reason {
-                FileHandle.standardError.write(Data("notes tests: \(reason): run `swift build --product notes && swift build --product notes-mcp` (scripts/test does) before the tests\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "notes tests: \(reason): run `swift build --product notes && swift build --product notes-mcp` (scripts/test does) before the tests\n"
+                            .utf8))
                 exit(2)
             }
         }
@@ -164,7 +182,10 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs `executable` with `arguments`, optional stdin, environment additions and cwd.
-public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil, stdin: String? = nil) -> ProcessResult {
+public func run(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    directory: String? = nil, stdin: String? = nil
+) -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -174,7 +195,9 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     for (k, v) in environment { env[k] = v }
     process.environment = env
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let out = Pipe(), err = Pipe(), input = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input
@@ -184,12 +207,16 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    return ProcessResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
 }
 
 /// Starts the `notes` binary in the background (output discarded), for tests that kill,
 /// race or wait for it.
-public func launchNotes(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+public func launchNotes(_ arguments: [String], environment: [String: String] = [:]) throws
+    -> Process
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Repository.notesBinary)
     process.arguments = arguments

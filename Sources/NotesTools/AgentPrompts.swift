@@ -12,20 +12,26 @@ public enum AgentPrompts {
     }
 
     public static let all: [Prompt] = [
-        Prompt(name: "draft_introduction", title: "Draft an introduction",
-               description: "Draft Research/<topic>/introduction.md from what the workspace already holds, for the person to refine.",
-               arguments: [("topic", "The research topic, e.g. \"Moby Dick\".", true)]),
-        Prompt(name: "daily_review", title: "Daily review",
-               description: "Review what changed today, summarise it in today's journal, and remember what you learned.",
-               arguments: []),
+        Prompt(
+            name: "draft_introduction", title: "Draft an introduction",
+            description:
+                "Draft Research/<topic>/introduction.md from what the workspace already holds, for the person to refine.",
+            arguments: [("topic", "The research topic, e.g. \"Moby Dick\".", true)]),
+        Prompt(
+            name: "daily_review", title: "Daily review",
+            description:
+                "Review what changed today, summarise it in today's journal, and remember what you learned.",
+            arguments: []),
     ]
 
     /// The text of prompt `name` with `arguments`, or nil for an unknown prompt.
-    public static func render(_ name: String, arguments: [String: String], today: String) -> String? {
+    public static func render(_ name: String, arguments: [String: String], today: String) -> String?
+    {
         switch name {
         case "draft_introduction":
             let topic = (arguments["topic"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            let slug = topic.lowercased().split { !$0.isLetter && !$0.isNumber }.joined(separator: "-")
+            let slug = topic.lowercased().split { !$0.isLetter && !$0.isNumber }.joined(
+                separator: "-")
             let folder = "Research/\(slug.isEmpty ? "topic" : slug)"
             return """
                 Draft an introduction to \(topic.isEmpty ? "the topic" : topic) for me.

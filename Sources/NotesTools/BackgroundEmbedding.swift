@@ -45,7 +45,10 @@ public final class BackgroundEmbedding: @unchecked Sendable {
     public func kick() {
         let start = withState { state -> Bool in
             guard !state.stopped else { return false }
-            if state.running { state.again = true; return false }
+            if state.running {
+                state.again = true
+                return false
+            }
             state.running = true
             return true
         }
@@ -75,7 +78,8 @@ public final class BackgroundEmbedding: @unchecked Sendable {
         while true {
             if let model {
                 do {
-                    try index.embedPending(with: model, shouldStop: { [self] in withState { $0.stopped } })
+                    try index.embedPending(
+                        with: model, shouldStop: { [self] in withState { $0.stopped } })
                     withState { $0.lastError = nil }
                 } catch {
                     withState { $0.lastError = error.message }

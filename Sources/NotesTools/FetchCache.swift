@@ -25,7 +25,8 @@ struct FetchCache {
     init(workspaceRoot: String) {
         file = workspaceRoot + "/.notes/fetch-cache.json"
         if let data = FileManager.default.contents(atPath: file),
-           let decoded = try? JSONDecoder().decode([String: Entry].self, from: data) {
+            let decoded = try? JSONDecoder().decode([String: Entry].self, from: data)
+        {
             entries = decoded
         }
     }
@@ -36,13 +37,16 @@ struct FetchCache {
     /// that cannot be saved is not an error: the next fetch downloads again.
     mutating func store(_ entry: Entry, for url: String) {
         entries[url] = entry
-        if entries.count > 5_000, let oldest = entries.min(by: { $0.value.fetchedAt < $1.value.fetchedAt })?.key {
+        if entries.count > 5_000,
+            let oldest = entries.min(by: { $0.value.fetchedAt < $1.value.fetchedAt })?.key
+        {
             entries[oldest] = nil
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(entries) else { return }
-        try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try? data.write(to: URL(fileURLWithPath: file), options: .atomic)
     }
 }

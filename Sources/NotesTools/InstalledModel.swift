@@ -29,7 +29,8 @@ public enum InstalledModel {
     /// a model is installed and loads.
     public static func unavailableReason() -> String? {
         guard ModelLocation.installed() != nil else {
-            return "no embedding model installed: search runs by words only (\(ModelLocation.installHint))"
+            return
+                "no embedding model installed: search runs by words only (\(ModelLocation.installHint))"
         }
         do {
             _ = try ModelLocation.load(threads: 1)
@@ -51,7 +52,10 @@ final class LazyModel: TextEmbedder, @unchecked Sendable {
     private func model() throws(EmbeddingError) -> EmbeddingModel {
         lock.lock()
         defer { lock.unlock() }
-        if loaded == nil { loaded = Result { () throws(EmbeddingError) in try ModelLocation.load(threads: threads) } }
+        if loaded == nil {
+            loaded = Result { () throws(EmbeddingError) in try ModelLocation.load(threads: threads)
+            }
+        }
         return try loaded!.get()
     }
 

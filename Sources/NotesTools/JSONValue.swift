@@ -13,12 +13,30 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null; return }
-        if let b = try? container.decode(Bool.self) { self = .bool(b); return }
-        if let i = try? container.decode(Int.self) { self = .int(i); return }
-        if let d = try? container.decode(Double.self) { self = .double(d); return }
-        if let s = try? container.decode(String.self) { self = .string(s); return }
-        if let a = try? container.decode([JSONValue].self) { self = .array(a); return }
+        if container.decodeNil() {
+            self = .null
+            return
+        }
+        if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+            return
+        }
+        if let i = try? container.decode(Int.self) {
+            self = .int(i)
+            return
+        }
+        if let d = try? container.decode(Double.self) {
+            self = .double(d)
+            return
+        }
+        if let s = try? container.decode(String.self) {
+            self = .string(s)
+            return
+        }
+        if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+            return
+        }
         self = .object(try container.decode([String: JSONValue].self))
     }
 

@@ -81,7 +81,8 @@ struct SessionContext: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case workspace, now, context, overview, index, rules
-        case lastAgentActivity = "last_agent_activity", userChanges = "user_changes_since_last_session"
+        case lastAgentActivity = "last_agent_activity", userChanges =
+            "user_changes_since_last_session"
         case moreUserChanges = "more_user_changes", pendingProposals = "pending_proposals"
     }
 
@@ -104,7 +105,8 @@ extension Toolbox {
 
         // context.md
         let limit = workspace.config.contextMaxBytes
-        var file = SessionContext.ContextFile(path: ContextFacts.path, exists: false, size: 0, maxBytes: limit, overLimit: false)
+        var file = SessionContext.ContextFile(
+            path: ContextFacts.path, exists: false, size: 0, maxBytes: limit, overLimit: false)
         do {
             let read = try store.read(ContextFacts.path, by: author)
             file.exists = true
@@ -113,9 +115,10 @@ extension Toolbox {
             file.size = read.size
             file.overLimit = read.size > limit
             if file.overLimit {
-                file.note = "context.md is \(read.size) bytes, over the \(limit)-byte budget: propose a condensed version for the person to review: write_file with path context.md, this version as expected_version and on_conflict \"propose\" (a proposal writes nothing; they accept it with notes review)."
+                file.note =
+                    "context.md is \(read.size) bytes, over the \(limit)-byte budget: propose a condensed version for the person to review: write_file with path context.md, this version as expected_version and on_conflict \"propose\" (a proposal writes nothing; they accept it with notes review)."
             }
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             file.note = "No context.md yet: use remember to record what you learn about the person."
         }
 
@@ -124,41 +127,61 @@ extension Toolbox {
         let overview = SessionContext.Overview(
             files: status.files, byKind: status.byKind,
             folders: root.folders.filter { !policy.hidesFolder($0.path) },
-            topLevelFiles: Array(root.files.map(\.path).filter { policy.rule(for: $0) != .deny }.prefix(50)))
+            topLevelFiles: Array(
+                root.files.map(\.path).filter { policy.rule(for: $0) != .deny }.prefix(50)))
 
         // What the person changed since the agent's last action before this session.
         let records = store.history.records()
-        let lastAgent = records.last { $0.actor == .agent && (Timestamp.parse($0.time) ?? 0) < sessionStart }
+        let lastAgent = records.last {
+            $0.actor == .agent && (Timestamp.parse($0.time) ?? 0) < sessionStart
+        }
         let since = lastAgent.flatMap { Timestamp.parse($0.time) }
         var changes: [String: SessionContext.Change] = [:]
-        for record in records where record.actor == .user && policy.rule(for: record.resultPath) != .deny {
+        for record in records
+        where record.actor == .user && policy.rule(for: record.resultPath) != .deny {
             // Log times have whole seconds: a change in the same second as the agent's counts.
-            guard let time = Timestamp.parse(record.time), since.map({ time >= $0 }) ?? true else { continue }
-            changes[record.resultPath] = SessionContext.Change(path: record.resultPath, operation: record.operation.rawValue, time: record.time, version: record.after)
+            guard let time = Timestamp.parse(record.time), since.map({ time >= $0 }) ?? true else {
+                continue
+            }
+            changes[record.resultPath] = SessionContext.Change(
+                path: record.resultPath, operation: record.operation.rawValue, time: record.time,
+                version: record.after)
         }
         var recent = SearchQuery()
         recent.filters.editedBy = .user
         recent.filters.hideProtected = true
-        if let since { recent.filters.modified = [DateFilter(comparison: .atOrAfter, instant: since)] }
+        if let since {
+            recent.filters.modified = [DateFilter(comparison: .atOrAfter, instant: since)]
+        }
         recent.sort = .modified
         recent.limit = Self.changesShown
         for hit in try index.search(recent).hits where changes[hit.path] == nil {
-            changes[hit.path] = SessionContext.Change(path: hit.path, operation: "edit", time: hit.provenance.lastModifiedAt ?? "", version: hit.version)
+            changes[hit.path] = SessionContext.Change(
+                path: hit.path, operation: "edit", time: hit.provenance.lastModifiedAt ?? "",
+                version: hit.version)
         }
         let sorted = changes.values.sorted { ($0.time, $0.path) > ($1.time, $1.path) }
 
         let proposals = store.proposals.list().map {
-            SessionContext.PendingProposal(id: $0.id, path: $0.path, operation: $0.operation.rawValue, createdAt: $0.createdAt, reason: $0.reason)
+            SessionContext.PendingProposal(
+                id: $0.id, path: $0.path, operation: $0.operation.rawValue, createdAt: $0.createdAt,
+                reason: $0.reason)
         }
         let state = SessionContext.IndexState(
-            files: status.files, indexed: status.indexed, sections: status.sections, problems: status.diagnostics.count,
-            refreshed: ["added": report.added, "modified": report.modified, "removed": report.removed + report.renames.count],
+            files: status.files, indexed: status.indexed, sections: status.sections,
+            problems: status.diagnostics.count,
+            refreshed: [
+                "added": report.added, "modified": report.modified,
+                "removed": report.removed + report.renames.count,
+            ],
             semantic: semanticState())
         embedding?.kick()
         return SessionContext(
-            workspace: (workspace.root as NSString).lastPathComponent, now: Timestamp.format(Timestamp.now()),
+            workspace: (workspace.root as NSString).lastPathComponent,
+            now: Timestamp.format(Timestamp.now()),
             context: file, overview: overview, lastAgentActivity: lastAgent?.time,
-            userChanges: Array(sorted.prefix(Self.changesShown)), moreUserChanges: max(0, sorted.count - Self.changesShown),
+            userChanges: Array(sorted.prefix(Self.changesShown)),
+            moreUserChanges: max(0, sorted.count - Self.changesShown),
             pendingProposals: proposals, index: state, rules: SessionContext.rules)
     }
 }
@@ -169,7 +192,11 @@ extension Toolbox {
         guard embedding != nil, let coverage = try? index.semanticCoverage() else {
             return InstalledModel.unavailableReason() ?? "search runs by words only"
         }
-        if coverage.embeddedFiles == 0 { return "by meaning: not embedded yet (embedding in the background); search runs by words meanwhile" }
-        return "by meaning in \(coverage.embeddedFiles) of \(coverage.files) files" + (coverage.isComplete ? "" : " (the rest are being embedded)")
+        if coverage.embeddedFiles == 0 {
+            return
+                "by meaning: not embedded yet (embedding in the background); search runs by words meanwhile"
+        }
+        return "by meaning in \(coverage.embeddedFiles) of \(coverage.files) files"
+            + (coverage.isComplete ? "" : " (the rest are being embedded)")
     }
 }

@@ -7,7 +7,8 @@ public enum ToolCatalog {
     public static let all: [ToolDefinition] = [
         readFile, readFiles, listFiles, search, related, fileHistory, getContext,
         listTemplates,
-        writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember, newFromTemplate, fetchURL,
+        writeFile, appendFile, editFile, deleteFile, moveFile, restoreFile, remember,
+        newFromTemplate, fetchURL,
         listProposals, withdrawProposal,
     ]
 
@@ -19,7 +20,8 @@ public enum ToolCatalog {
     static let path = ToolParameter.string("path", nil, required: true)
     static let expectedVersion = ToolParameter.string("expected_version", nil)
     static let confirmUserEdits = ToolParameter.boolean("confirm_user_edits", nil)
-    static let onConflict = ToolParameter.string("on_conflict", nil, choices: ["fail", "merge", "propose"])
+    static let onConflict = ToolParameter.string(
+        "on_conflict", nil, choices: ["fail", "merge", "propose"])
 
     static let readFile = ToolDefinition(
         name: "read_file", title: "Read a file",
@@ -29,7 +31,10 @@ public enum ToolCatalog {
             means more follows; pass next_offset as offset to go on. Use search to find which file to read.
             """,
         parameters: [
-            .string("path", "Relative to the workspace root, with /, e.g. \"Research/moby-dick/introduction.md\".", required: true),
+            .string(
+                "path",
+                "Relative to the workspace root, with /, e.g. \"Research/moby-dick/introduction.md\".",
+                required: true),
             .integer("offset", "First line, 1-based (default 1).", minimum: 1),
             .integer("limit", "Most lines to return (default: the window).", minimum: 0),
         ],
@@ -42,7 +47,12 @@ public enum ToolCatalog {
             """,
         parameters: [],
         readOnly: true, destructive: false, idempotent: true,
-        extraSchema: ["paths": .object(["type": .string("array"), "items": .object(["type": .string("string")]), "minItems": .int(1), "maxItems": .int(20)])],
+        extraSchema: [
+            "paths": .object([
+                "type": .string("array"), "items": .object(["type": .string("string")]),
+                "minItems": .int(1), "maxItems": .int(20),
+            ])
+        ],
         extraRequired: ["paths"])
 
     static let listFiles = ToolDefinition(
@@ -76,7 +86,8 @@ public enum ToolCatalog {
             .string("by", "Who created the file.", choices: ["agent", "user"]),
             .string("kind", nil, choices: ["note", "research", "journal", "chat", "context"]),
             .integer("limit", "Default 10.", minimum: 1, maximum: 100),
-            .string("mode", "Default hybrid once embedded.", choices: ["lexical", "semantic", "hybrid"]),
+            .string(
+                "mode", "Default hybrid once embedded.", choices: ["lexical", "semantic", "hybrid"]),
             .boolean("detail", nil),
         ],
         readOnly: true, destructive: false, idempotent: true)
@@ -117,10 +128,16 @@ public enum ToolCatalog {
             """,
         parameters: [
             path,
-            .string("content", "The whole new text (Markdown, optional YAML front matter).", required: true),
+            .string(
+                "content", "The whole new text (Markdown, optional YAML front matter).",
+                required: true),
             .string("expected_version", "The version read_file (or list_files) gave you."),
-            .string("on_conflict", "If the person edited the file: fail (default), merge or propose.", choices: ["fail", "merge", "propose"]),
-            .boolean("confirm_user_edits", "true only after the person said yes to replacing their text. Never on your own."),
+            .string(
+                "on_conflict", "If the person edited the file: fail (default), merge or propose.",
+                choices: ["fail", "merge", "propose"]),
+            .boolean(
+                "confirm_user_edits",
+                "true only after the person said yes to replacing their text. Never on your own."),
         ],
         readOnly: false, destructive: true, idempotent: true)
 
@@ -163,7 +180,10 @@ public enum ToolCatalog {
                         "old_text": .object(["type": .string("string")]),
                         "new_text": .object(["type": .string("string")]),
                         "section": .object(["type": .string("string")]),
-                        "mode": .object(["type": .string("string"), "enum": .array(SectionMode.allCases.map { .string($0.rawValue) })]),
+                        "mode": .object([
+                            "type": .string("string"),
+                            "enum": .array(SectionMode.allCases.map { .string($0.rawValue) }),
+                        ]),
                     ]),
                 ]),
             ])

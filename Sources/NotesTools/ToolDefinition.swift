@@ -4,14 +4,18 @@ public struct ToolParameter: Sendable {
     public var schema: [String: JSONValue]
     public var required: Bool
 
-    public static func string(_ name: String, _ description: String?, required: Bool = false, choices: [String]? = nil) -> ToolParameter {
+    public static func string(
+        _ name: String, _ description: String?, required: Bool = false, choices: [String]? = nil
+    ) -> ToolParameter {
         var schema: [String: JSONValue] = ["type": .string("string")]
         if let description { schema["description"] = .string(description) }
         if let choices { schema["enum"] = .array(choices.map(JSONValue.string)) }
         return ToolParameter(name: name, schema: schema, required: required)
     }
 
-    public static func integer(_ name: String, _ description: String?, minimum: Int, maximum: Int? = nil) -> ToolParameter {
+    public static func integer(
+        _ name: String, _ description: String?, minimum: Int, maximum: Int? = nil
+    ) -> ToolParameter {
         var schema: [String: JSONValue] = ["type": .string("integer"), "minimum": .int(minimum)]
         if let description { schema["description"] = .string(description) }
         if let maximum { schema["maximum"] = .int(maximum) }
@@ -25,7 +29,12 @@ public struct ToolParameter: Sendable {
     }
 
     public static func strings(_ name: String, _ description: String) -> ToolParameter {
-        ToolParameter(name: name, schema: ["type": .string("array"), "items": .object(["type": .string("string")]), "description": .string(description)], required: false)
+        ToolParameter(
+            name: name,
+            schema: [
+                "type": .string("array"), "items": .object(["type": .string("string")]),
+                "description": .string(description),
+            ], required: false)
     }
 }
 
@@ -54,7 +63,8 @@ public struct ToolDefinition: Sendable {
         for parameter in parameters { properties[parameter.name] = .object(parameter.schema) }
         for (name, schema) in extraSchema { properties[name] = schema }
         var schema: [String: JSONValue] = [
-            "type": .string("object"), "properties": .object(properties), "additionalProperties": .bool(false),
+            "type": .string("object"), "properties": .object(properties),
+            "additionalProperties": .bool(false),
         ]
         let required = parameters.filter(\.required).map(\.name) + extraRequired
         if !required.isEmpty { schema["required"] = .array(required.map(JSONValue.string)) }

@@ -15,7 +15,8 @@ extension Toolbox {
     }
 
     /// An optional path argument, cleaned.
-    func optionalPath(_ args: ToolArguments, _ name: String = "path") throws(NotesError) -> String? {
+    func optionalPath(_ args: ToolArguments, _ name: String = "path") throws(NotesError) -> String?
+    {
         guard let raw = try args.string(name) else { return nil }
         return try cleanPath(raw, argument: name, tool: args.tool)
     }
@@ -31,22 +32,32 @@ extension Toolbox {
     func cleanPath(_ raw: String, argument: String, tool: String) throws(NotesError) -> String {
         if raw.contains("\\") {
             let forward = raw.replacingOccurrences(of: "\\", with: "/")
-            throw NotesError(.invalidArgument, "\(tool): '\(argument)' contains a backslash; workspace paths use forward slashes",
-                             hint: "pass \"\(forward)\"", details: ErrorDetails(path: forward))
+            throw NotesError(
+                .invalidArgument,
+                "\(tool): '\(argument)' contains a backslash; workspace paths use forward slashes",
+                hint: "pass \"\(forward)\"", details: ErrorDetails(path: forward))
         }
         let nfc = raw.precomposedStringWithCanonicalMapping
         if nfc.utf8.elementsEqual(raw.utf8) { return raw }
-        if FileSystem.exists(workspace.absolutePath(raw)) && !FileSystem.exists(workspace.absolutePath(nfc)) { return raw }
+        if FileSystem.exists(workspace.absolutePath(raw))
+            && !FileSystem.exists(workspace.absolutePath(nfc))
+        {
+            return raw
+        }
         return nfc
     }
 
     /// The error an agent gets: a `not_found` for a path gains where the file went or which
     /// path was meant; hints that named a command line name tools instead.
-    func agentFacing(_ error: NotesError, tool: String, arguments: [String: JSONValue]?) -> NotesError {
+    func agentFacing(_ error: NotesError, tool: String, arguments: [String: JSONValue]?)
+        -> NotesError
+    {
         var error = error
         if let hint = error.hint, hint.contains("`notes history") {
             error.hint = "file_history lists the versions it has"
-        } else if let hint = error.hint, hint.hasPrefix("run `notes") || hint.hasPrefix("stop the other notes") {
+        } else if let hint = error.hint,
+            hint.hasPrefix("run `notes") || hint.hasPrefix("stop the other notes")
+        {
             error.hint = "ask the person to " + hint  // only they have a command line
         } else if let hint = error.hint, hint.contains("`notes list`") {
             error.hint = "list_files shows what exists; search finds files by what they say"
@@ -55,18 +66,25 @@ extension Toolbox {
         guard error.code == .notFound, Self.fileTools.contains(tool) else { return error }
         let key = tool == "move_file" ? "from" : "path"
         guard case .string(let raw)? = arguments?[key], !raw.isEmpty,
-              let cleaned = try? cleanPath(raw, argument: key, tool: tool) else { return error }
+            let cleaned = try? cleanPath(raw, argument: key, tool: tool)
+        else { return error }
         return notFound(cleaned, original: error, tool: tool)
     }
 
-    static let fileTools: Set<String> = ["read_file", "edit_file", "delete_file", "move_file", "restore_file", "file_history", "list_files"]
+    static let fileTools: Set<String> = [
+        "read_file", "edit_file", "delete_file", "move_file", "restore_file", "file_history",
+        "list_files",
+    ]
 
     /// `not_found` for `raw`, with what the log and the workspace's names say about it.
     func notFound(_ raw: String, original: NotesError, tool: String) -> NotesError {
         guard let path = try? WorkspacePath(raw, in: workspace), !path.relative.isEmpty,
-              !FileSystem.exists(workspace.absolutePath(path.relative)) else {
+            !FileSystem.exists(workspace.absolutePath(path.relative))
+        else {
             var error = original
-            if error.hint?.contains("`notes") ?? false { error.hint = "list_files shows what exists; search finds files by what they say" }
+            if error.hint?.contains("`notes") ?? false {
+                error.hint = "list_files shows what exists; search finds files by what they say"
+            }
             return error
         }
         let relative = path.relative
@@ -76,35 +94,57 @@ extension Toolbox {
                 var current = to
                 var hops = 0
                 while !FileSystem.exists(workspace.absolutePath(current)), hops < 8,
-                      let next = store.history.history(of: current).records.last, next.operation == .move, let further = next.to, further != current {
+                    let next = store.history.history(of: current).records.last,
+                    next.operation == .move, let further = next.to, further != current
+                {
                     current = further
                     hops += 1
                 }
-                if FileSystem.exists(workspace.absolutePath(current)), workspace.config.policy.rule(for: current) != .deny,
-                   !workspace.config.policy.isProtected(current) {
-                    return NotesError(.notFound, "\(relative) was moved to \(current) (\(last.actor.rawValue), \(last.time))",
-                                      hint: "\(tool) with path \"\(current)\"",
-                                      details: ErrorDetails(path: relative, options: ["\(tool) {\"path\": \"\(current)\"}"], movedTo: current))
+                if FileSystem.exists(workspace.absolutePath(current)),
+                    workspace.config.policy.rule(for: current) != .deny,
+                    !workspace.config.policy.isProtected(current)
+                {
+                    return NotesError(
+                        .notFound,
+                        "\(relative) was moved to \(current) (\(last.actor.rawValue), \(last.time))",
+                        hint: "\(tool) with path \"\(current)\"",
+                        details: ErrorDetails(
+                            path: relative, options: ["\(tool) {\"path\": \"\(current)\"}"],
+                            movedTo: current))
                 }
             }
-            if last.after == nil, last.operation != .move, let version = last.before, store.history.object(version) != nil {
-                return NotesError(.notFound, "\(relative) was deleted (\(last.actor.rawValue), \(last.time)); its last version \(version) is kept in history",
-                                  hint: "restore_file with path \"\(relative)\" and version \"\(version)\" brings it back",
-                                  details: ErrorDetails(path: relative, options: ["restore_file {\"path\": \"\(relative)\", \"version\": \"\(version)\"}", "file_history"],
-                                                        restorableVersion: version))
+            if last.after == nil, last.operation != .move, let version = last.before,
+                store.history.object(version) != nil
+            {
+                return NotesError(
+                    .notFound,
+                    "\(relative) was deleted (\(last.actor.rawValue), \(last.time)); its last version \(version) is kept in history",
+                    hint:
+                        "restore_file with path \"\(relative)\" and version \"\(version)\" brings it back",
+                    details: ErrorDetails(
+                        path: relative,
+                        options: [
+                            "restore_file {\"path\": \"\(relative)\", \"version\": \"\(version)\"}",
+                            "file_history",
+                        ],
+                        restorableVersion: version))
             }
         }
         // A near miss among the names the agent may see.
         let suggestions = nearMisses(relative)
         if !suggestions.isEmpty {
             let shown = suggestions.map { "\"\($0)\"" }.joined(separator: " or ")
-            return NotesError(.notFound, "no file at \(relative); did you mean \(shown)?",
-                              hint: "\(tool) with path \"\(suggestions[0])\"",
-                              details: ErrorDetails(path: relative, options: suggestions.map { "\(tool) {\"path\": \"\($0)\"}" }, didYouMean: suggestions))
+            return NotesError(
+                .notFound, "no file at \(relative); did you mean \(shown)?",
+                hint: "\(tool) with path \"\(suggestions[0])\"",
+                details: ErrorDetails(
+                    path: relative, options: suggestions.map { "\(tool) {\"path\": \"\($0)\"}" },
+                    didYouMean: suggestions))
         }
-        return NotesError(.notFound, original.message.isEmpty ? "no file at \(relative)" : original.message,
-                          hint: "list_files shows what exists; search finds files by what they say",
-                          details: ErrorDetails(path: relative, options: ["list_files", "search"]))
+        return NotesError(
+            .notFound, original.message.isEmpty ? "no file at \(relative)" : original.message,
+            hint: "list_files shows what exists; search finds files by what they say",
+            details: ErrorDetails(path: relative, options: ["list_files", "search"]))
     }
 
     /// Paths the agent probably meant by `wanted`: another case, a missing or different
@@ -112,20 +152,26 @@ extension Toolbox {
     /// another folder. At most 5, best first.
     func nearMisses(_ wanted: String) -> [String] {
         _ = try? session.refreshIfNeeded()
-        guard let files = try? index.listing(folder: "", recursive: true, glob: nil, sort: .path).files else { return [] }
+        guard
+            let files = try? index.listing(folder: "", recursive: true, glob: nil, sort: .path)
+                .files
+        else { return [] }
         let policy = workspace.config.policy
         let lower = wanted.lowercased()
         let stem = Self.withoutExtension(lower)
         let name = String(lower.split(separator: "/").last ?? "")
         var ranked: [(rank: Int, path: String)] = []
-        for file in files where policy.rule(for: file.path) != .deny && !policy.isProtected(file.path) {
+        for file in files
+        where policy.rule(for: file.path) != .deny && !policy.isProtected(file.path) {
             let candidate = file.path
             guard !candidate.utf8.elementsEqual(wanted.utf8) else { continue }
             let folded = candidate.lowercased()
             let rank: Int
             if folded == lower {
                 rank = 0  // case, or the other Unicode normalisation (String == is canonical)
-            } else if Self.withoutExtension(folded) == lower || Self.withoutExtension(folded) == stem {
+            } else if Self.withoutExtension(folded) == lower
+                || Self.withoutExtension(folded) == stem
+            {
                 rank = 1  // the extension left out or wrong
             } else if Self.oneEditApart(Array(folded), Array(lower)) {
                 rank = 2
@@ -147,12 +193,25 @@ extension Toolbox {
     /// Whether one insertion, deletion or substitution turns `a` into `b`.
     static func oneEditApart(_ a: [Character], _ b: [Character]) -> Bool {
         guard abs(a.count - b.count) <= 1 else { return false }
-        var i = 0, j = 0, edits = 0
+        var i = 0
+        var j = 0
+        var edits = 0
         while i < a.count && j < b.count {
-            if a[i] == b[j] { i += 1; j += 1; continue }
+            if a[i] == b[j] {
+                i += 1
+                j += 1
+                continue
+            }
             edits += 1
             if edits > 1 { return false }
-            if a.count > b.count { i += 1 } else if a.count < b.count { j += 1 } else { i += 1; j += 1 }
+            if a.count > b.count {
+                i += 1
+            } else if a.count < b.count {
+                j += 1
+            } else {
+                i += 1
+                j += 1
+            }
         }
         edits += (a.count - i) + (b.count - j)
         return edits == 1

@@ -83,17 +83,25 @@ extension Toolbox {
         let path = try pathArgument(args)
         let offset = try args.int("offset", in: 1...Int(Int32.max))
         let limit = try args.int("limit", in: 0...Int(Int32.max))
-        return try read(path, offset: offset, limit: limit, window: workspace.config.readWindow, author)
+        return try read(
+            path, offset: offset, limit: limit, window: workspace.config.readWindow, author)
     }
 
     /// One bounded read; a folder is pointed at list_files.
-    func read(_ path: String, offset: Int?, limit: Int?, window: ReadWindow, _ author: Author) throws(NotesError) -> ReadResult {
+    func read(_ path: String, offset: Int?, limit: Int?, window: ReadWindow, _ author: Author)
+        throws(NotesError) -> ReadResult
+    {
         do {
             return try store.read(path, offset: offset, limit: limit, window: window, by: author)
-        } catch where error.code == .notText {
-            if let folder = try? WorkspacePath(path, in: workspace), !folder.relative.isEmpty, FileSystem.isDirectory(workspace.absolutePath(folder.relative)) {
-                throw NotesError(.invalidArgument, "\(folder) is a folder, not a file", hint: "list_files with path \"\(folder)\" shows what it holds",
-                                 details: ErrorDetails(path: folder.relative, options: ["list_files {\"path\": \"\(folder)\"}"]))
+        } catch  where error.code == .notText {
+            if let folder = try? WorkspacePath(path, in: workspace), !folder.relative.isEmpty,
+                FileSystem.isDirectory(workspace.absolutePath(folder.relative))
+            {
+                throw NotesError(
+                    .invalidArgument, "\(folder) is a folder, not a file",
+                    hint: "list_files with path \"\(folder)\" shows what it holds",
+                    details: ErrorDetails(
+                        path: folder.relative, options: ["list_files {\"path\": \"\(folder)\"}"]))
             }
             throw error
         }
@@ -104,7 +112,9 @@ extension Toolbox {
     func readFiles(_ args: ToolArguments, _ author: Author) throws(NotesError) -> JSONValue {
         let raw = try args.strings("paths", maxCount: Self.readFilesMax)
         guard !raw.isEmpty else {
-            throw NotesError(.invalidArgument, "read_files needs 'paths' (1 to \(Self.readFilesMax) paths)", hint: "e.g. {\"paths\": [\"a.md\", \"b.md\"]}")
+            throw NotesError(
+                .invalidArgument, "read_files needs 'paths' (1 to \(Self.readFilesMax) paths)",
+                hint: "e.g. {\"paths\": [\"a.md\", \"b.md\"]}")
         }
         var paths: [String] = []
         for one in raw { paths.append(try cleanPath(one, argument: "paths", tool: "read_files")) }
@@ -113,18 +123,30 @@ extension Toolbox {
         var files: [JSONValue] = []
         for path in paths {
             guard budget >= Self.readFilesSmallest else {
-                files.append(.object(["path": .string(path), "code": .string("too_large"),
-                                      "message": .string("not read: this answer reached its \(window.bytes * Self.readFilesWindows / 1024) KB total"),
-                                      "hint": .string("read it with read_file")]))
+                files.append(
+                    .object([
+                        "path": .string(path), "code": .string("too_large"),
+                        "message": .string(
+                            "not read: this answer reached its \(window.bytes * Self.readFilesWindows / 1024) KB total"
+                        ),
+                        "hint": .string("read it with read_file"),
+                    ]))
                 continue
             }
             do {
-                let result = try read(path, offset: nil, limit: nil, window: ReadWindow(lines: window.lines, bytes: min(window.bytes, budget)), author)
+                let result = try read(
+                    path, offset: nil, limit: nil,
+                    window: ReadWindow(lines: window.lines, bytes: min(window.bytes, budget)),
+                    author)
                 budget -= result.content.utf8.count
                 files.append(Self.json(result))
             } catch {
                 var object: [String: JSONValue] = ["path": .string(path)]
-                if case .object(let fields)? = try? JSONValue.parse(ToolOutcome.failure(agentFacing(error, tool: "read_file", arguments: ["path": .string(path)])).json) {
+                if case .object(let fields)? = try? JSONValue.parse(
+                    ToolOutcome.failure(
+                        agentFacing(error, tool: "read_file", arguments: ["path": .string(path)])
+                    ).json)
+                {
                     for (key, value) in fields where key != "path" { object[key] = value }
                 }
                 files.append(.object(object))
@@ -147,7 +169,11 @@ extension Toolbox {
         let start: Int
         if let cursor = try args.string("cursor") {
             guard let n = Int(cursor), n >= 0 else {
-                throw NotesError(.invalidArgument, "list_files: unknown cursor '\(cursor.prefix(40))'", hint: "pass the next_cursor of the previous answer, with the same other arguments")
+                throw NotesError(
+                    .invalidArgument, "list_files: unknown cursor '\(cursor.prefix(40))'",
+                    hint:
+                        "pass the next_cursor of the previous answer, with the same other arguments"
+                )
             }
             start = n
         } else {
@@ -157,32 +183,43 @@ extension Toolbox {
         let policy = workspace.config.policy
         if !folder.relative.isEmpty {
             if policy.hidesFolder(folder.relative) {
-                throw NotesError(.protectedPath, "\(folder) is a protected path that agents cannot see", hint: "list another folder")
+                throw NotesError(
+                    .protectedPath, "\(folder) is a protected path that agents cannot see",
+                    hint: "list another folder")
             }
             guard FileSystem.isDirectory(workspace.absolutePath(folder.relative)) else {
                 if FileSystem.exists(workspace.absolutePath(folder.relative)) {
-                    throw NotesError(.invalidArgument, "\(folder) is a file, not a folder", hint: "use read_file to read it")
+                    throw NotesError(
+                        .invalidArgument, "\(folder) is a file, not a folder",
+                        hint: "use read_file to read it")
                 }
-                throw NotesError(.notFound, "no folder \(folder) in the workspace", hint: "call list_files without a path to see the top-level folders")
+                throw NotesError(
+                    .notFound, "no folder \(folder) in the workspace",
+                    hint: "call list_files without a path to see the top-level folders")
             }
         }
-        let depth = tree ? (depthArgument ?? 3) : (recursive || glob != nil ? Int.max : (depthArgument ?? 1))
+        let depth =
+            tree
+            ? (depthArgument ?? 3) : (recursive || glob != nil ? Int.max : (depthArgument ?? 1))
         // One level (the usual call) is the index's own listing, which builds entries only
         // for the folder's files and counts the rest by folder.
         let oneLevel = depth == 1 && !tree
         let listing: Listing
         do {
             _ = try session.refreshIfNeeded()
-            listing = try index.listing(folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
-        } catch where error.cause == .indexUnusable {
+            listing = try index.listing(
+                folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
+        } catch  where error.cause == .indexUnusable {
             // The index's folder cannot be used (issue 34): the files are all there to walk.
-            listing = Listing.walking(workspace, folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
+            listing = Listing.walking(
+                workspace, folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
         }
         let prefix = folder.relative.isEmpty ? "" : folder.relative + "/"
         var folderCounts: [String: Int] = [:]
         if oneLevel { for sub in listing.folders { folderCounts[sub.path] = sub.files } }
         var fileEntries: [ListedEntry] = []
-        for file in listing.files where policy.rule(for: file.path) != .deny && !policy.isProtected(file.path) {
+        for file in listing.files
+        where policy.rule(for: file.path) != .deny && !policy.isProtected(file.path) {
             let parts = file.path.dropFirst(prefix.count).split(separator: "/")
             if tree {
                 // Every folder on the way down, to `depth`, counts the file.
@@ -201,8 +238,12 @@ extension Toolbox {
             let provenance = file.provenance
             let by = provenance.lastModifiedBy?.rawValue
             let created = provenance.createdBy?.rawValue
-            fileEntries.append(ListedEntry(path: file.path, kind: file.kind.rawValue, size: file.size, title: file.title.isEmpty ? nil : file.title,
-                                           modified: file.modified, version: file.version, by: by, createdBy: created == by ? nil : created))
+            fileEntries.append(
+                ListedEntry(
+                    path: file.path, kind: file.kind.rawValue, size: file.size,
+                    title: file.title.isEmpty ? nil : file.title,
+                    modified: file.modified, version: file.version, by: by,
+                    createdBy: created == by ? nil : created))
         }
         var entries: [ListedEntry] = folderCounts.keys.sorted().filter { !policy.hidesFolder($0) }
             .map { ListedEntry(path: $0, kind: "folder", files: folderCounts[$0]) }
@@ -210,7 +251,9 @@ extension Toolbox {
         let total = entries.count
         let page = Array(entries.dropFirst(start).prefix(limit))
         let next = start + page.count < total ? String(start + page.count) : nil
-        return FileListing(path: folder.relative, entries: page, total: total, truncated: next != nil, nextCursor: next)
+        return FileListing(
+            path: folder.relative, entries: page, total: total, truncated: next != nil,
+            nextCursor: next)
     }
 
     func search(_ args: ToolArguments) throws(NotesError) -> SearchAnswer {
@@ -220,7 +263,8 @@ extension Toolbox {
         let by = try args.choice("by", ["agent", "user"])
         let kind = try args.choice("kind", DocumentKind.allCases.map(\.rawValue))
         let limit = try args.int("limit", in: 1...100) ?? 10
-        let mode = try args.choice("mode", SearchMode.allCases.map(\.rawValue)).flatMap(SearchMode.init(rawValue:))
+        let mode = try args.choice("mode", SearchMode.allCases.map(\.rawValue)).flatMap(
+            SearchMode.init(rawValue:))
         _ = try session.refreshIfNeeded()
         embedding?.kick()
         var query = try SearchQuery(parsing: text, isMetadataKey: index.hasMetadataKey)
@@ -233,14 +277,18 @@ extension Toolbox {
                 try query.applyFilter(key: "path", value: scope)
             } else {
                 let folder = try WorkspacePath(scope, in: workspace)
-                if !folder.relative.isEmpty { try query.applyFilter(key: "in", value: folder.relative) }
+                if !folder.relative.isEmpty {
+                    try query.applyFilter(key: "in", value: folder.relative)
+                }
             }
         }
         for tag in tags { try query.applyFilter(key: "tag", value: tag) }
         if let by { try query.applyFilter(key: "by", value: by) }
         if let kind { try query.applyFilter(key: "kind", value: kind) }
         if let folder = index.missingFolder(query) {
-            throw NotesError(.notFound, "there is no folder \(folder) in the workspace", hint: "list_files shows the folders; search without path to search everywhere")
+            throw NotesError(
+                .notFound, "there is no folder \(folder) in the workspace",
+                hint: "list_files shows the folders; search without path to search everywhere")
         }
         return SearchAnswer(try index.search(query), detail: try args.bool("detail"))
     }
@@ -253,18 +301,29 @@ extension Toolbox {
         return try index.related(to: path.relative, limit: limit, hideProtected: true)
     }
 
-    func fileHistory(_ args: ToolArguments, _ author: Author) throws(NotesError) -> FileHistoryResult {
+    func fileHistory(_ args: ToolArguments, _ author: Author) throws(NotesError)
+        -> FileHistoryResult
+    {
         let path = try store.readablePath(try pathArgument(args), by: author)
         let records = store.history.history(of: path.relative).records
-        let bytes = try? FileBytes.read(path: workspace.absolutePath(path.relative), maxBytes: workspace.config.readMaxBytes, checkingLocation: true)
+        let bytes = try? FileBytes.read(
+            path: workspace.absolutePath(path.relative), maxBytes: workspace.config.readMaxBytes,
+            checkingLocation: true)
         if records.isEmpty && bytes == nil {
-            throw NotesError(.notFound, "\(path) does not exist and has no history", hint: "check the path with list_files or search")
+            throw NotesError(
+                .notFound, "\(path) does not exist and has no history",
+                hint: "check the path with list_files or search")
         }
         let versions = records.reversed().map { record in
-            HistoryEntry(version: record.after, previousVersion: record.before, operation: record.operation.rawValue,
-                         actor: record.actor.rawValue, client: record.client, time: record.time, path: record.path, to: record.to)
+            HistoryEntry(
+                version: record.after, previousVersion: record.before,
+                operation: record.operation.rawValue,
+                actor: record.actor.rawValue, client: record.client, time: record.time,
+                path: record.path, to: record.to)
         }
-        return FileHistoryResult(path: path.relative, currentVersion: bytes.map { ContentVersion(of: $0).short }, versions: versions)
+        return FileHistoryResult(
+            path: path.relative, currentVersion: bytes.map { ContentVersion(of: $0).short },
+            versions: versions)
     }
 }
 
@@ -319,27 +378,40 @@ struct SearchAnswer: Encodable {
         if detail {
             try c.encode(results.hits, forKey: .hits)
         } else {
-            try c.encode(results.hits.map { hit in
-                let last = hit.provenance.lastModifiedBy?.rawValue ?? "user"
-                let created = hit.provenance.createdBy?.rawValue ?? "user"
-                var lastSection: String?
-                let snippets = hit.snippets.map { snippet -> CompactSnippet in
-                    // The section is named once for consecutive snippets of one section.
-                    defer { lastSection = snippet.section }
-                    let section = snippet.section.isEmpty || snippet.section == lastSection || snippet.section == snippet.text ? nil : snippet.section
-                    return CompactSnippet(line: snippet.line, section: section, text: snippet.text)
-                }
-                return CompactHit(path: hit.path, title: hit.title, score: hit.score, version: hit.version, by: last,
-                                  createdBy: created == last ? nil : created, snippets: snippets, missing: hit.missing,
-                                  matchedBy: hit.matchedBy?.rawValue)
-            }, forKey: .hits)
+            try c.encode(
+                results.hits.map { hit in
+                    let last = hit.provenance.lastModifiedBy?.rawValue ?? "user"
+                    let created = hit.provenance.createdBy?.rawValue ?? "user"
+                    var lastSection: String?
+                    let snippets = hit.snippets.map { snippet -> CompactSnippet in
+                        // The section is named once for consecutive snippets of one section.
+                        defer { lastSection = snippet.section }
+                        let section =
+                            snippet.section.isEmpty || snippet.section == lastSection
+                                || snippet.section == snippet.text ? nil : snippet.section
+                        return CompactSnippet(
+                            line: snippet.line, section: section, text: snippet.text)
+                    }
+                    return CompactHit(
+                        path: hit.path, title: hit.title, score: hit.score, version: hit.version,
+                        by: last,
+                        createdBy: created == last ? nil : created, snippets: snippets,
+                        missing: hit.missing,
+                        matchedBy: hit.matchedBy?.rawValue)
+                }, forKey: .hits)
         }
         if results.total > results.hits.count {
-            try c.encode("\(results.total - results.hits.count) more file(s) match: raise limit, or narrow with path, tags or kind", forKey: .next)
+            try c.encode(
+                "\(results.total - results.hits.count) more file(s) match: raise limit, or narrow with path, tags or kind",
+                forKey: .next)
         } else if results.hits.isEmpty {
             // Zero hits is not proof that nothing is written about it.
-            let byWords = results.mode == .lexical && results.semantic == nil ? " (this search was by words only)" : ""
-            try c.encode("no note matched\(byWords): try other or fewer words, drop filters, or browse with list_files before writing a new note", forKey: .next)
+            let byWords =
+                results.mode == .lexical && results.semantic == nil
+                ? " (this search was by words only)" : ""
+            try c.encode(
+                "no note matched\(byWords): try other or fewer words, drop filters, or browse with list_files before writing a new note",
+                forKey: .next)
         }
     }
 }

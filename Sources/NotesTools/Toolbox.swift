@@ -35,8 +35,10 @@ public final class Toolbox: @unchecked Sendable {
     /// agent's last action before it.
     let sessionStart: Double
 
-    public init(session: WorkspaceSession, client: String, readOnly: Bool = false,
-                templates: TemplateLibrary? = nil, now: Double = Timestamp.now()) {
+    public init(
+        session: WorkspaceSession, client: String, readOnly: Bool = false,
+        templates: TemplateLibrary? = nil, now: Double = Timestamp.now()
+    ) {
         let workspace = session.workspace
         self.templateLibrary = templates
         self.fetcher = WebFetch(store: NoteStore(workspace: workspace))
@@ -77,7 +79,7 @@ public final class Toolbox: @unchecked Sendable {
         guard workspace.reloadConfigIfChanged() else { return }
         do {
             try session.settingsChanged()
-        } catch where error.cause == .indexUnusable {
+        } catch  where error.cause == .indexUnusable {
             // No index to rescan: the tools that need it say why; the others go on.
         }
     }
@@ -86,27 +88,40 @@ public final class Toolbox: @unchecked Sendable {
     public func call(_ name: String, arguments: [String: JSONValue]?) -> ToolOutcome {
         guard let tool = tools.first(where: { $0.name == name }) else {
             if readOnly, ToolCatalog.all.contains(where: { $0.name == name }) {
-                return .failure(NotesError(.invalidArgument, "\(name) is not available: this server is read-only", hint: "only reading tools can be used here: \(tools.map(\.name).joined(separator: ", "))"))
+                return .failure(
+                    NotesError(
+                        .invalidArgument, "\(name) is not available: this server is read-only",
+                        hint:
+                            "only reading tools can be used here: \(tools.map(\.name).joined(separator: ", "))"
+                    ))
             }
             let shown = name.count > 64 ? String(name.prefix(64)) + "…" : name
-            return .failure(NotesError(.invalidArgument, "there is no tool '\(shown)'", hint: "the tools are: \(tools.map(\.name).joined(separator: ", "))"))
+            return .failure(
+                NotesError(
+                    .invalidArgument, "there is no tool '\(shown)'",
+                    hint: "the tools are: \(tools.map(\.name).joined(separator: ", "))"))
         }
         lock.lock()
         defer { lock.unlock() }
         let outcome: ToolOutcome
         do {
             try followWorkspace()
-            let args = try ToolArguments(tool: name, values: arguments ?? [:], parameters: tool.parameterNames)
+            let args = try ToolArguments(
+                tool: name, values: arguments ?? [:], parameters: tool.parameterNames)
             outcome = try run(name, args, as: Author(.agent, client: clientName))
         } catch {
             outcome = .failure(agentFacing(error, tool: name, arguments: arguments))
         }
         // A broken config fails closed; every answer says so, naming the line (issue 34).
-        if let warning = workspace.config.unreadableWarning { return outcome.adding(configWarning: warning) }
+        if let warning = workspace.config.unreadableWarning {
+            return outcome.adding(configWarning: warning)
+        }
         return outcome
     }
 
-    private func run(_ name: String, _ args: ToolArguments, as author: Author) throws(NotesError) -> ToolOutcome {
+    private func run(_ name: String, _ args: ToolArguments, as author: Author) throws(NotesError)
+        -> ToolOutcome
+    {
         switch name {
         case "read_file": return .success(try readFile(args, author))
         case "read_files": return .success(try readFiles(args, author))
@@ -127,8 +142,13 @@ public final class Toolbox: @unchecked Sendable {
         case "list_templates": return .success(try listTemplates())
         case "new_from_template": return .success(try newFromTemplate(args, author))
         case "fetch_url":
-            return .success(try fetcher.fetch(try args.requiredString("url", maxBytes: 8192), to: try optionalPath(args), by: author, cancellation: cancellation))
-        default: throw NotesError(.internal, "tool \(name) has no implementation", hint: "report this as a bug")
+            return .success(
+                try fetcher.fetch(
+                    try args.requiredString("url", maxBytes: 8192), to: try optionalPath(args),
+                    by: author, cancellation: cancellation))
+        default:
+            throw NotesError(
+                .internal, "tool \(name) has no implementation", hint: "report this as a bug")
         }
     }
 }

@@ -13,13 +13,20 @@ struct NotesRunner {
         if copySample { _ = dir.copy(tree: Repository.sampleWorkspace, to: "ws") }
     }
 
-    func callAsFunction(_ arguments: String..., stdin: String? = nil, in directory: String? = nil) -> ProcessResult {
-        run(Repository.notesBinary, arguments, environment: environment, directory: directory ?? workspace, stdin: stdin)
+    func callAsFunction(_ arguments: String..., stdin: String? = nil, in directory: String? = nil)
+        -> ProcessResult
+    {
+        run(
+            Repository.notesBinary, arguments, environment: environment,
+            directory: directory ?? workspace, stdin: stdin)
     }
 
     func json(_ arguments: String...) throws -> [String: Any] {
-        let result = run(Repository.notesBinary, arguments, environment: environment, directory: workspace)
-        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
+        let result = run(
+            Repository.notesBinary, arguments, environment: environment, directory: workspace)
+        return try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            "\(result.stderr)")
     }
 }
 
@@ -30,11 +37,13 @@ struct NotesRunner {
         let result = notes("search", "whale", "--limit", "50")
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.lines()
-        let header = try #require(lines.firstIndex { $0.hasPrefix("Research/moby-dick/full_text.txt") })
+        let header = try #require(
+            lines.firstIndex { $0.hasPrefix("Research/moby-dick/full_text.txt") })
         #expect(lines[header].contains("Moby Dick; or The Whale"))
         let following = lines[(header + 1)...].prefix { $0.hasPrefix("  ") }
         #expect(following.contains { $0.contains("CHAPTER") })
-        #expect(following.contains { $0.range(of: #"^  \d+: "#, options: .regularExpression) != nil })
+        #expect(
+            following.contains { $0.range(of: #"^  \d+: "#, options: .regularExpression) != nil })
         #expect(!result.stdout.contains("\u{1B}["), "no color on a pipe")
     }
 
@@ -55,13 +64,17 @@ struct NotesRunner {
         let hits = try #require(doc["hits"] as? [[String: Any]])
         #expect(!hits.isEmpty)
         for hit in hits {
-            for key in ["path", "title", "kind", "score", "version", "provenance", "snippets", "size"] { #expect(hit[key] != nil, "\(key)") }
+            for key in [
+                "path", "title", "kind", "score", "version", "provenance", "snippets", "size",
+            ] { #expect(hit[key] != nil, "\(key)") }
         }
         let jsonl = notes("search", "Ishmael", "--jsonl")
         #expect(jsonl.stdout.lines().filter { !$0.isEmpty }.count == hits.count)
         let paths = notes("search", "Ishmael", "-l").stdout.lines().filter { !$0.isEmpty }
         #expect(paths.map(String.init) == hits.map { $0["path"] as! String })
-        let formatted = notes("search", "Queequeg", "in:Research/moby-dick/full_text.txt", "--format", "{{path}}:{{line}} {{section}}")
+        let formatted = notes(
+            "search", "Queequeg", "in:Research/moby-dick/full_text.txt", "--format",
+            "{{path}}:{{line}} {{section}}")
         #expect(formatted.stdout.hasPrefix("Research/moby-dick/full_text.txt:"))
         let error = try notes.json("search", "by:robot", "--json")
         #expect((error["error"] as? [String: Any])?["code"] as? String == "invalid_argument")
@@ -77,8 +90,12 @@ struct NotesRunner {
         #expect(!byAgent.contains("Research/moby-dick/notes.md"))
         let edited = notes("search", "edited-by:user", "in:Research/moby-dick", "-l").stdout
         #expect(edited.contains("Research/moby-dick/introduction.md"))
-        #expect(notes("search", "后台执行", "-l").stdout == "Research/moby-dick/sources/chinese-translation-note.md\n")
-        #expect(notes("search", "--meta", "status=draft", "-l").stdout == "Research/moby-dick/introduction.md\n")
+        #expect(
+            notes("search", "后台执行", "-l").stdout
+                == "Research/moby-dick/sources/chinese-translation-note.md\n")
+        #expect(
+            notes("search", "--meta", "status=draft", "-l").stdout
+                == "Research/moby-dick/introduction.md\n")
     }
 
     @Test func aDashedWordExcludesInsteadOfBeingReadAsFlags() {
@@ -99,13 +116,17 @@ struct NotesRunner {
         for query in ["-", "*", "(((", "\u{7}", "***", "!!!"] {
             let result = notes("search", query)
             #expect(result.status == 2 && result.stdout.isEmpty, "\(query): \(result.stdout)")
-            #expect(result.stderr.contains("has no words to search for") && result.stderr.split(separator: "\n").count == 1, "\(query): \(result.stderr)")
+            #expect(
+                result.stderr.contains("has no words to search for")
+                    && result.stderr.split(separator: "\n").count == 1, "\(query): \(result.stderr)"
+            )
         }
     }
 
     @Test func searchSeesEditsMadeJustBefore() throws {
         #expect(notes("search", "zanzibarquill").status == 1)
-        try "A new thought about zanzibarquill.\n".write(toFile: notes.workspace + "/Research/new.md", atomically: true, encoding: .utf8)
+        try "A new thought about zanzibarquill.\n".write(
+            toFile: notes.workspace + "/Research/new.md", atomically: true, encoding: .utf8)
         #expect(notes("search", "zanzibarquill", "-l").stdout == "Research/new.md\n")
         try FileManager.default.removeItem(atPath: notes.workspace + "/Research/new.md")
         #expect(notes("search", "zanzibarquill").status == 1)
@@ -126,22 +147,31 @@ struct NotesRunner {
         #expect(notes("search", "whale", "-l").status == 0)
         #expect(FileManager.default.fileExists(atPath: notes.dir.path + "/index/index.layout"))
         let research = notes.workspace + "/Research"
-        let topic = try #require(try FileManager.default.contentsOfDirectory(atPath: research).sorted().first)
+        let topic = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: research).sorted().first)
 
         // An edit in place first, while every folder is stamped: found by the file's own stat.
-        let existing = try #require(try FileManager.default.contentsOfDirectory(atPath: "\(research)/\(topic)").sorted().first { $0.hasSuffix(".md") })
+        let existing = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: "\(research)/\(topic)").sorted()
+                .first { $0.hasSuffix(".md") })
         let handle = try #require(FileHandle(forWritingAtPath: "\(research)/\(topic)/\(existing)"))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("\nAnd of marmosetlantern.\n".utf8))
         try handle.close()
-        #expect(notes("search", "marmosetlantern", "-l").stdout == "Research/\(topic)/\(existing)\n")
+        #expect(
+            notes("search", "marmosetlantern", "-l").stdout == "Research/\(topic)/\(existing)\n")
 
-        try "A note about quagmirefinch.\n".write(toFile: "\(research)/\(topic)/added.md", atomically: false, encoding: .utf8)
+        try "A note about quagmirefinch.\n".write(
+            toFile: "\(research)/\(topic)/added.md", atomically: false, encoding: .utf8)
         #expect(notes("search", "quagmirefinch", "-l").stdout == "Research/\(topic)/added.md\n")
 
-        try FileManager.default.createDirectory(atPath: "\(research)/\(topic)/deeper/still", withIntermediateDirectories: true)
-        try "Hidden deep: ottervellum.\n".write(toFile: "\(research)/\(topic)/deeper/still/deep.md", atomically: true, encoding: .utf8)
-        #expect(notes("search", "ottervellum", "-l").stdout == "Research/\(topic)/deeper/still/deep.md\n")
+        try FileManager.default.createDirectory(
+            atPath: "\(research)/\(topic)/deeper/still", withIntermediateDirectories: true)
+        try "Hidden deep: ottervellum.\n".write(
+            toFile: "\(research)/\(topic)/deeper/still/deep.md", atomically: true, encoding: .utf8)
+        #expect(
+            notes("search", "ottervellum", "-l").stdout
+                == "Research/\(topic)/deeper/still/deep.md\n")
 
         try FileManager.default.removeItem(atPath: "\(research)/\(topic)/added.md")
         #expect(notes("search", "quagmirefinch").status == 1)
@@ -162,7 +192,8 @@ struct NotesRunner {
         let past = Date(timeIntervalSinceNow: -3600)
         let files = try #require(FileManager.default.enumerator(atPath: notes.workspace))
         for case let name as String in files {
-            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: notes.workspace + "/" + name)
+            try FileManager.default.setAttributes(
+                [.modificationDate: past], ofItemAtPath: notes.workspace + "/" + name)
         }
         #expect(notes("index").status == 0)
         func logged(_ arguments: [String], defaultIndexFolder: Bool = false) -> ProcessResult {
@@ -172,11 +203,15 @@ struct NotesRunner {
                 environment["NOTES_INDEX_DIR"] = nil
                 environment["XDG_CACHE_HOME"] = notes.dir.path + "/cache"
             }
-            return run(Repository.notesBinary, arguments, environment: environment, directory: notes.workspace)
+            return run(
+                Repository.notesBinary, arguments, environment: environment,
+                directory: notes.workspace)
         }
         let search = logged(["search", "whale", "-l"])
         #expect(search.status == 0)
-        #expect(search.stderr.contains("file=libsqlite3"), "the loader log is on: \(search.stderr.prefix(300))")
+        #expect(
+            search.stderr.contains("file=libsqlite3"),
+            "the loader log is on: \(search.stderr.prefix(300))")
         #expect(!search.stderr.contains("libcrypto"))
         #expect(logged(["index"], defaultIndexFolder: true).status == 0)
         let named = logged(["search", "whale", "-l"], defaultIndexFolder: true)
@@ -185,15 +220,20 @@ struct NotesRunner {
 
         // A new note of a few hundred bytes: hashed by the portable code (a process opens
         // libcrypto only once it has hashed a quarter megabyte).
-        try String(repeating: "A longer note about quillwort, past the portable code's 128 bytes. ", count: 4)
-            .write(toFile: notes.workspace + "/long.md", atomically: true, encoding: .utf8)
+        try String(
+            repeating: "A longer note about quillwort, past the portable code's 128 bytes. ",
+            count: 4
+        )
+        .write(toFile: notes.workspace + "/long.md", atomically: true, encoding: .utf8)
         let small = logged(["index"])
         #expect(small.status == 0)
         #expect(!small.stderr.contains("libcrypto"))
         #expect(notes("search", "quillwort", "-l").stdout == "long.md\n")
         // Half a megabyte of new text: libcrypto is opened.
-        try String(repeating: "A much longer note about marshwort and its many habits. ", count: 10_000)
-            .write(toFile: notes.workspace + "/longer.md", atomically: true, encoding: .utf8)
+        try String(
+            repeating: "A much longer note about marshwort and its many habits. ", count: 10_000
+        )
+        .write(toFile: notes.workspace + "/longer.md", atomically: true, encoding: .utf8)
         let index = logged(["index"])
         #expect(index.status == 0)
         #expect(index.stderr.contains("libcrypto.so.3"))
@@ -202,16 +242,26 @@ struct NotesRunner {
     /// A machine without libcrypto: one line saying what is missing, exit status 2, no crash
     /// report; the index is as it was (the next refresh with the library succeeds).
     @Test func aMissingLibcryptoIsOneLineAndExitStatus2() throws {
-        try String(repeating: "A note long enough for libcrypto (past the portable code's quarter megabyte): bramblewick. ", count: 4_000)
-            .write(toFile: notes.workspace + "/long.md", atomically: true, encoding: .utf8)
+        try String(
+            repeating:
+                "A note long enough for libcrypto (past the portable code's quarter megabyte): bramblewick. ",
+            count: 4_000
+        )
+        .write(toFile: notes.workspace + "/long.md", atomically: true, encoding: .utf8)
         var environment = notes.environment
         environment["NOTES_LIBCRYPTO"] = "libnotes-no-such-library.so.9"
-        let failed = run(Repository.notesBinary, ["search", "bramblewick"], environment: environment, directory: notes.workspace)
+        let failed = run(
+            Repository.notesBinary, ["search", "bramblewick"], environment: environment,
+            directory: notes.workspace)
         #expect(failed.status == 2)
         let lines = failed.stderr.lines().filter { !$0.isEmpty }
         #expect(lines.count == 1, "\(failed.stderr)")
-        #expect(lines.first?.hasPrefix("notes: cannot compute SHA-256: libnotes-no-such-library.so.9") == true)
-        #expect(lines.first?.hasSuffix("(install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)") == true)
+        #expect(
+            lines.first?.hasPrefix("notes: cannot compute SHA-256: libnotes-no-such-library.so.9")
+                == true)
+        #expect(
+            lines.first?.hasSuffix(
+                "(install OpenSSL 3's libcrypto: on Debian, apt-get install libssl3)") == true)
         let found = notes("search", "bramblewick", "-l")
         #expect(found.status == 0, "\(found.stderr)")
         #expect(found.stdout == "long.md\n")
@@ -224,8 +274,13 @@ struct NotesRunner {
     @Test func readPrintsContentAndJSONWithPaging() throws {
         let plain = notes("read", "Research/moby-dick/notes.md")
         #expect(plain.status == 0)
-        #expect(plain.stdout == (try String(contentsOfFile: notes.workspace + "/Research/moby-dick/notes.md", encoding: .utf8)))
-        let page = try notes.json("read", "Research/moby-dick/full_text.txt", "--offset", "849", "--limit", "3", "--json")
+        #expect(
+            plain.stdout
+                == (try String(
+                    contentsOfFile: notes.workspace + "/Research/moby-dick/notes.md",
+                    encoding: .utf8)))
+        let page = try notes.json(
+            "read", "Research/moby-dick/full_text.txt", "--offset", "849", "--limit", "3", "--json")
         #expect(page["offset"] as? Int == 849 && page["lines"] as? Int == 3)
         #expect((page["content"] as? String)?.hasPrefix("CHAPTER 1. Loomings.") == true)
         #expect((page["total_lines"] as? Int ?? 0) > 20_000)
@@ -239,7 +294,10 @@ struct NotesRunner {
         #expect(missing.status == 2 && missing.stderr.hasPrefix("notes: no file at nope.md"))
         #expect(notes("read", "../etc/passwd").stderr.contains("leaves the workspace"))
         #expect(notes("read", "/etc/passwd").status == 2)
-        #expect(FileManager.default.createFile(atPath: notes.workspace + "/image.md", contents: Data([0x89, 0x50, 0x4E, 0x47, 0, 0, 0])))
+        #expect(
+            FileManager.default.createFile(
+                atPath: notes.workspace + "/image.md",
+                contents: Data([0x89, 0x50, 0x4E, 0x47, 0, 0, 0])))
         let binary = try notes.json("read", "image.md", "--json")
         #expect((binary["error"] as? [String: Any])?["code"] as? String == "not_text")
     }
@@ -250,19 +308,28 @@ struct NotesRunner {
         #expect(root.stdout.contains("context.md"))
         let listing = try notes.json("list", "Research/moby-dick", "--recursive", "--json")
         let files = try #require(listing["files"] as? [[String: Any]])
-        #expect(files.contains { $0["path"] as? String == "Research/moby-dick/sources/essex-disaster.md" && $0["kind"] as? String == "research" })
+        #expect(
+            files.contains {
+                $0["path"] as? String == "Research/moby-dick/sources/essex-disaster.md"
+                    && $0["kind"] as? String == "research"
+            })
         let tree = notes("list", "--tree").stdout
         #expect(tree.contains("  Research/\n    moby-dick/\n"))
         #expect(notes("list", "Nowhere").status == 2)
     }
 
     @Test func statusReportsProblemsAndConflictCopies() throws {
-        try "---\ntitle: [broken\n---\nbody\n".write(toFile: notes.workspace + "/broken.md", atomically: true, encoding: .utf8)
-        try "copy".write(toFile: notes.workspace + "/context.sync-conflict-20261121-101010-ABC.md", atomically: true, encoding: .utf8)
+        try "---\ntitle: [broken\n---\nbody\n".write(
+            toFile: notes.workspace + "/broken.md", atomically: true, encoding: .utf8)
+        try "copy".write(
+            toFile: notes.workspace + "/context.sync-conflict-20261121-101010-ABC.md",
+            atomically: true, encoding: .utf8)
         let status = notes("status")
         #expect(status.status == 0)
         #expect(status.stdout.contains("broken.md:"))
-        #expect(status.stdout.contains("context.sync-conflict-20261121-101010-ABC.md  conflicts with context.md"))
+        #expect(
+            status.stdout.contains(
+                "context.sync-conflict-20261121-101010-ABC.md  conflicts with context.md"))
         let json = try notes.json("status", "--json")
         #expect((json["conflict_copies"] as? [[String: Any]])?.count == 1)
         #expect(notes("search", "copy", "-l").stdout.contains("sync-conflict") == false)
@@ -280,12 +347,15 @@ struct NotesRunner {
 @Suite(.serialized) struct WorkspaceCommandTests {
     @Test func discoveryFailsClearlyAndWorksFromSubfolders() {
         let notes = NotesRunner(copySample: false)
-        try? FileManager.default.createDirectory(atPath: notes.workspace, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: notes.workspace, withIntermediateDirectories: true)
         let none = notes("search", "whale")
         #expect(none.status == 2)
         #expect(none.stderr.contains("no workspace found") && none.stderr.contains("notes init"))
         let sample = NotesRunner()
-        #expect(sample("search", "whale", "-l", in: sample.workspace + "/Research/moby-dick/sources").status == 0)
+        #expect(
+            sample("search", "whale", "-l", in: sample.workspace + "/Research/moby-dick/sources")
+                .status == 0)
         #expect(notes("-w", sample.workspace, "search", "whale", "-l").status == 0)
     }
 
@@ -294,19 +364,26 @@ struct NotesRunner {
         let made = notes("init", notes.dir.path + "/fresh", in: notes.dir.path)
         #expect(made.status == 0, "\(made.stderr)")
         for path in [".notes", "Research", "Journal", "Chats", "context.md"] {
-            #expect(FileManager.default.fileExists(atPath: notes.dir.path + "/fresh/" + path), "\(path)")
+            #expect(
+                FileManager.default.fileExists(atPath: notes.dir.path + "/fresh/" + path), "\(path)"
+            )
         }
-        let context = try String(contentsOfFile: notes.dir.path + "/fresh/context.md", encoding: .utf8)
+        let context = try String(
+            contentsOfFile: notes.dir.path + "/fresh/context.md", encoding: .utf8)
         #expect(context.contains("created_by: user") && !context.contains("{{"))
         let again = notes("init", notes.dir.path + "/fresh", in: notes.dir.path)
         #expect(again.status == 2 && again.stderr.contains("already a workspace"))
         // A folder with files of its own: they stay as they were.
-        try FileManager.default.createDirectory(atPath: notes.dir.path + "/mine", withIntermediateDirectories: true)
-        try "my own context".write(toFile: notes.dir.path + "/mine/context.md", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: notes.dir.path + "/mine", withIntermediateDirectories: true)
+        try "my own context".write(
+            toFile: notes.dir.path + "/mine/context.md", atomically: true, encoding: .utf8)
         let adopted = notes("init", "mine", in: notes.dir.path)
         #expect(adopted.status == 0)
         #expect(adopted.stdout.contains("kept    context.md"))
-        #expect(try String(contentsOfFile: notes.dir.path + "/mine/context.md", encoding: .utf8) == "my own context")
+        #expect(
+            try String(contentsOfFile: notes.dir.path + "/mine/context.md", encoding: .utf8)
+                == "my own context")
         #expect(notes("search", "own", "-l", in: notes.dir.path + "/mine").stdout == "context.md\n")
     }
 
@@ -322,8 +399,11 @@ struct NotesRunner {
     @Test func everyOptionsHelpNamesItsDefaultOnce() throws {
         let notes = NotesRunner(copySample: false)
         let overview = notes("--help", in: notes.dir.path).stdout
-        let commands = overview.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n").compactMap { line -> String? in
-            line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
+        let commands =
+            overview.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n").compactMap
+        { line -> String? in
+            line.hasPrefix("  ") && !line.hasPrefix("   ")
+                ? line.split(separator: " ").first.map(String.init) : nil
         }.filter { $0 != "See" } ?? []  // not the closing "See 'notes help <subcommand>'" line
         #expect(commands.count >= 20, "\(commands)")
         for command in commands {
@@ -332,7 +412,9 @@ struct NotesRunner {
             // One entry per option: a line starting "  -" and its indented continuation lines.
             for entry in help.stdout.components(separatedBy: "\n  -").dropFirst() {
                 let options = entry.components(separatedBy: "\n\n").first ?? entry
-                #expect(options.components(separatedBy: "(default").count <= 2, "notes \(command): \(options)")
+                #expect(
+                    options.components(separatedBy: "(default").count <= 2,
+                    "notes \(command): \(options)")
             }
         }
     }
@@ -342,14 +424,18 @@ struct NotesRunner {
     @Test func aGeneratedWorkspaceWithEdgeCasesIndexesAndSearches() throws {
         let generator = Repository.workspaceGenerator
         let notes = NotesRunner(copySample: false)
-        let gen = run("/usr/bin/env", ["python3", generator, notes.workspace, "-n", "400", "--huge-mb", "5"])
+        let gen = run(
+            "/usr/bin/env", ["python3", generator, notes.workspace, "-n", "400", "--huge-mb", "5"])
         #expect(gen.status == 0, "\(gen.stderr)")
         let index = try notes.json("-w", notes.workspace, "index", "--json")
         let files = index["files"] as? Int ?? 0
         #expect(files >= 400)
         let diagnostics = index["diagnostics"] as? [[String: Any]] ?? []
         let flagged = Set(diagnostics.compactMap { $0["path"] as? String })
-        for edge in ["invalid-front-matter.md", "non-mapping-front-matter.md", "unterminated-front-matter.md", "invalid-utf8.md"] {
+        for edge in [
+            "invalid-front-matter.md", "non-mapping-front-matter.md",
+            "unterminated-front-matter.md", "invalid-utf8.md",
+        ] {
             #expect(flagged.contains("Research/edge-cases/" + edge), "\(edge)")
         }
         #expect(notes("-w", notes.workspace, "search", "the", "-l", "--limit", "5").status == 0)

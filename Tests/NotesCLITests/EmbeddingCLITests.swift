@@ -5,12 +5,21 @@ import Testing
 /// Search by meaning through the real binary and the installed model: `notes index` embeds,
 /// a kill -9 mid-way loses nothing committed and the next run continues, a search without
 /// the model runs by words, `--mode semantic` finds a note by meaning alone.
-@Suite(.serialized, .enabled(if: Repository.installedModel != nil, "the embedding model is not installed (scripts/setup installs it)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: Repository.installedModel != nil,
+        "the embedding model is not installed (scripts/setup installs it)"))
 struct EmbeddingCLITests {
     let dir = TemporaryDirectory()
     var root: String { dir.path + "/ws" }
     var indexDir: String { dir.path + "/index" }
-    var withModel: [String: String] { ["NOTES_MODEL_DIR": Repository.installedModel ?? "", "NO_COLOR": "1", "NOTES_NO_PROGRESS": "1"] }
+    var withModel: [String: String] {
+        [
+            "NOTES_MODEL_DIR": Repository.installedModel ?? "", "NO_COLOR": "1",
+            "NOTES_NO_PROGRESS": "1",
+        ]
+    }
 
     static let topics = [
         "The harbour master logged every ship that came in with the tide.",
@@ -24,18 +33,28 @@ struct EmbeddingCLITests {
         dir.write("ws/.notes/config.yml", "")
         for i in 0..<160 {
             let topic = Self.topics[i % Self.topics.count]
-            dir.write("ws/notes/n\(i).md", "# Note \(i)\n\n\(topic)\n\nEntry number \(i) of the notebook, written on day \(i % 31 + 1).\n")
+            dir.write(
+                "ws/notes/n\(i).md",
+                "# Note \(i)\n\n\(topic)\n\nEntry number \(i) of the notebook, written on day \(i % 31 + 1).\n"
+            )
         }
-        dir.write("ws/ocean/deep.md", "# Deep water\n\nA sperm whale dived below the research vessel and stayed down an hour.\n")
+        dir.write(
+            "ws/ocean/deep.md",
+            "# Deep water\n\nA sperm whale dived below the research vessel and stayed down an hour.\n"
+        )
     }
 
     func notes(_ arguments: [String], _ environment: [String: String]) -> ProcessResult {
-        run(Repository.notesBinary, ["-w", root, "--index-dir", indexDir] + arguments, environment: environment)
+        run(
+            Repository.notesBinary, ["-w", root, "--index-dir", indexDir] + arguments,
+            environment: environment)
     }
 
     func coverage() throws -> (embedded: Int, files: Int, passages: Int) {
         let status = notes(["status", "--json"], withModel)
-        let json = try #require(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], "\(status.stderr)")
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any],
+            "\(status.stderr)")
         let semantic = try #require(json["semantic"] as? [String: Any])
         let c = try #require(semantic["coverage"] as? [String: Any])
         return (c["embedded_files"] as! Int, c["files"] as! Int, c["passages"] as! Int)
@@ -43,19 +62,27 @@ struct EmbeddingCLITests {
 
     /// Rows of `chunks`, and distinct (section, passage) pairs among them.
     func chunkRows() -> (rows: Int, distinct: Int) {
-        let result = run("/usr/bin/env", ["python3", "-c", """
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            print(*c.execute("SELECT count(*), count(DISTINCT section_id || ':' || ordinal) FROM chunks").fetchone())
-            """, indexDir + "/index.sqlite"])
-        let parts = result.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let result = run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                print(*c.execute("SELECT count(*), count(DISTINCT section_id || ':' || ordinal) FROM chunks").fetchone())
+                """, indexDir + "/index.sqlite",
+            ])
+        let parts = result.stdout.split(separator: " ").compactMap {
+            Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         return parts.count == 2 ? (parts[0], parts[1]) : (-1, -2)
     }
 
     @Test func killedMidWayTheNextRunContinuesAndNothingIsDoubled() throws {
         #expect(notes(["index", "--no-embed"], withModel).status == 0)
         #expect(try coverage().embedded == 0)
-        let process = try launchNotes(["-w", root, "--index-dir", indexDir, "index"], environment: withModel)
+        let process = try launchNotes(
+            ["-w", root, "--index-dir", indexDir, "index"], environment: withModel)
         // Wait until some passages are committed, then kill it.
         let deadline = Date().addingTimeInterval(120)
         var partial = 0
@@ -68,7 +95,9 @@ struct EmbeddingCLITests {
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
         let afterKill = try coverage()
-        #expect(afterKill.embedded > 0 && afterKill.embedded < afterKill.files, "killed after \(partial) rows: \(afterKill)")
+        #expect(
+            afterKill.embedded > 0 && afterKill.embedded < afterKill.files,
+            "killed after \(partial) rows: \(afterKill)")
         let rows = chunkRows()
         #expect(rows.rows == rows.distinct)
 
@@ -84,23 +113,30 @@ struct EmbeddingCLITests {
         #expect(try coverage().passages == done.passages)
         // Nothing left to do.
         let again = notes(["index", "--json"], withModel)
-        let json = try #require(JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
         #expect((json["embedding"] as? [String: Any])?["chunks"] as? Int == 0)
     }
 
     @Test func searchByMeaningAndWithoutAModel() throws {
         #expect(notes(["index"], withModel).status == 0)
         // No word of the query is in the note.
-        let semantic = notes(["search", "--mode", "semantic", "--json", "--limit", "3", "cetacean diving under a boat"], withModel)
+        let semantic = notes(
+            [
+                "search", "--mode", "semantic", "--json", "--limit", "3",
+                "cetacean diving under a boat",
+            ], withModel)
         #expect(semantic.status == 0, "\(semantic.stderr)")
-        let json = try #require(JSONSerialization.jsonObject(with: Data(semantic.stdout.utf8)) as? [String: Any])
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(semantic.stdout.utf8)) as? [String: Any])
         let hits = try #require(json["hits"] as? [[String: Any]])
         #expect(hits.first?["path"] as? String == "ocean/deep.md")
         #expect(hits.first?["matched_by"] as? String == "meaning")
         #expect(json["mode"] as? String == "semantic")
         // Hybrid by default: the word first.
         let hybrid = notes(["search", "--json", "sourdough"], withModel)
-        let hybridJSON = try #require(JSONSerialization.jsonObject(with: Data(hybrid.stdout.utf8)) as? [String: Any])
+        let hybridJSON = try #require(
+            JSONSerialization.jsonObject(with: Data(hybrid.stdout.utf8)) as? [String: Any])
         #expect(hybridJSON["mode"] as? String == "hybrid")
         // Without the model: by words, never an error; asking for meaning is one line, exit 2.
         let noModel = ["NOTES_MODEL_DIR": Repository.noModel, "NO_COLOR": "1"]
@@ -109,12 +145,15 @@ struct EmbeddingCLITests {
         #expect(lexical.stdout.contains("\"mode\" : \"lexical\""))
         let refused = notes(["search", "--mode", "semantic", "whale"], noModel)
         #expect(refused.status == 2)
-        #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("notes model install"))
+        #expect(
+            refused.stderr.split(separator: "\n").count == 1
+                && refused.stderr.contains("notes model install"))
         let status = notes(["status"], noModel)
         #expect(status.stdout.contains("no embedding model installed"))
         // Related notes.
         let related = notes(["related", "notes/n0.md", "--limit", "5", "--json"], withModel)
-        let relatedJSON = try #require(JSONSerialization.jsonObject(with: Data(related.stdout.utf8)) as? [String: Any])
+        let relatedJSON = try #require(
+            JSONSerialization.jsonObject(with: Data(related.stdout.utf8)) as? [String: Any])
         let near = try #require(relatedJSON["related"] as? [[String: Any]])
         #expect(near.count == 5 && !near.contains { $0["path"] as? String == "notes/n0.md" })
         // The notes on the same topic (every fifth) are nearest.

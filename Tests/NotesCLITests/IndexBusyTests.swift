@@ -14,7 +14,8 @@ import Testing
         let companion: PythonCompanion
 
         init(database: String) throws {
-            companion = try PythonCompanion("""
+            companion = try PythonCompanion(
+                """
                 import sqlite3, sys
                 c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
                 c.execute("BEGIN IMMEDIATE")
@@ -44,22 +45,36 @@ import Testing
         let index = dir.path + "/index"
         #expect(run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "index"]).status == 0)
         let holder = try LockHolder(database: index + "/index.sqlite")
-        dir.write("ws/Research/new-note.md", "# New\n\nA harpoon and a whale.\n")  // the refresh must write
-        let human = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "whale", "-l"], environment: environment)
+        // the refresh must write
+        dir.write("ws/Research/new-note.md", "# New\n\nA harpoon and a whale.\n")
+        let human = run(
+            Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "whale", "-l"],
+            environment: environment)
         #expect(human.status != 0)
         let lines = human.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(human.stderr)")
-        #expect(human.stderr.contains("busy") && human.stderr.contains("another process"), "\(human.stderr)")
-        #expect(!human.stderr.contains("--rebuild"), "rebuilding cannot help while another process writes: \(human.stderr)")
-        let json = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "whale", "--json"], environment: environment)
+        #expect(
+            human.stderr.contains("busy") && human.stderr.contains("another process"),
+            "\(human.stderr)")
+        #expect(
+            !human.stderr.contains("--rebuild"),
+            "rebuilding cannot help while another process writes: \(human.stderr)")
+        let json = run(
+            Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "whale", "--json"],
+            environment: environment)
         let error = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-        #expect((error?["error"] as? [String: Any])?["code"] as? String == "busy", "\(json.stdout) \(json.stderr)")
+        #expect(
+            (error?["error"] as? [String: Any])?["code"] as? String == "busy",
+            "\(json.stdout) \(json.stderr)")
         let message = (error?["error"] as? [String: Any])?["message"] as? String
         #expect(message?.contains("busy") == true, "\(json.stdout)")
         #expect(holder.commit() == "committed")
         // Once the other process is through, the same command works.
-        let after = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "harpoon", "-l"])
-        #expect(after.status == 0 && after.stdout.contains("Research/new-note.md"), "\(after.stdout) \(after.stderr)")
+        let after = run(
+            Repository.notesBinary, ["-w", ws, "--index-dir", index, "search", "harpoon", "-l"])
+        #expect(
+            after.status == 0 && after.stdout.contains("Research/new-note.md"),
+            "\(after.stdout) \(after.stderr)")
     }
 
     @Test func checkingABusyIndexNeverReplacesIt() throws {
@@ -71,14 +86,23 @@ import Testing
         let before = inode(database)
         #expect(before != 0)
         let holder = try LockHolder(database: database)
-        let check = run(Repository.notesBinary, ["-w", ws, "--index-dir", index, "index", "--check"], environment: environment)
+        let check = run(
+            Repository.notesBinary, ["-w", ws, "--index-dir", index, "index", "--check"],
+            environment: environment)
         #expect(check.status != 0, "a check that could not run is not a pass: \(check.stdout)")
         #expect(check.stderr.contains("busy"), "\(check.stderr)")
-        #expect(!check.stdout.contains("damaged"), "a busy index is not a damaged one: \(check.stdout)")
+        #expect(
+            !check.stdout.contains("damaged"), "a busy index is not a damaged one: \(check.stdout)")
         // The holder's write lands in the live database: it was not deleted under it.
         #expect(holder.commit() == "committed")
         #expect(inode(database) == before, "the database was replaced")
-        let read = run("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT value FROM meta WHERE key='probe'\").fetchone())", database])
+        let read = run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT value FROM meta WHERE key='probe'\").fetchone())",
+                database,
+            ])
         #expect(read.stdout == "('kept',)\n", "\(read.stdout) \(read.stderr)")
     }
 }

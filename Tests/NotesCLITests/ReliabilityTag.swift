@@ -13,6 +13,8 @@ extension Trait where Self == ConditionTrait {
     /// Enabled only in a reliability run (`NOTES_RELIABILITY=1`, which scripts/reliability
     /// sets, or `NOTES_SOAK=1`).
     static var reliabilityRun: Self {
-        .enabled(if: Repository.runsReliabilityRounds, "a crash round or soak: scripts/reliability runs it")
+        .enabled(
+            if: Repository.runsReliabilityRounds,
+            "a crash round or soak: scripts/reliability runs it")
     }
 }

@@ -27,7 +27,8 @@ import Testing
 
     @Test func appendWithASectionAfterTheTextAsItsHelpShows() {
         let notes = NotesRunner()
-        let result = notes("append", "context.md", "- prefers primary sources", "--section", "Learned")
+        let result = notes(
+            "append", "context.md", "- prefers primary sources", "--section", "Learned")
         #expect(result.status == 0, "\(result.stderr)")
         let context = text(notes, "context.md")
         let learned = context.range(of: "## Learned")
@@ -64,7 +65,9 @@ import Testing
         let before = text(notes, "context.md")
         let result = notes("append", "context.md", "a fact", "--sectoin", "Learned")
         #expect(result.status == 2)
-        #expect(result.stderr.hasPrefix("notes: ") && result.stderr.lines().filter { !$0.isEmpty }.count == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("notes: ")
+                && result.stderr.lines().filter { !$0.isEmpty }.count == 1, "\(result.stderr)")
         #expect(text(notes, "context.md") == before)
     }
 
@@ -83,7 +86,9 @@ import Testing
 
     init() throws {
         for i in 0..<30 {
-            try "# Note \(i)\n\nzebrafish number \(i)\n".write(toFile: notes.workspace + "/Research/zebra-\(i).md", atomically: true, encoding: .utf8)
+            try "# Note \(i)\n\nzebrafish number \(i)\n".write(
+                toFile: notes.workspace + "/Research/zebra-\(i).md", atomically: true,
+                encoding: .utf8)
         }
     }
 
@@ -110,16 +115,25 @@ import Testing
         #expect(!human.stdout.contains("more file(s)"))
         #expect(human.stderr.contains("10 more file(s) match"), "\(human.stderr)")
         let cut = notes("search", "zebrafish", "-l", "--limit", "5")
-        #expect(lines(cut.stdout).count == 5 && cut.stdout.lines().allSatisfy { $0.isEmpty || $0.hasSuffix(".md") })
+        #expect(
+            lines(cut.stdout).count == 5
+                && cut.stdout.lines().allSatisfy { $0.isEmpty || $0.hasSuffix(".md") })
         #expect(cut.stderr.contains("25 more file(s) match"))
     }
 
     @Test func conflictingOutputFlagsAreAnError() {
-        for flags in [["-l", "--json"], ["-l", "--jsonl"], ["--json", "--jsonl"], ["--format", "{{path}}", "-l"], ["--format", "{{path}}", "--json"]] {
-            let result = run(Repository.notesBinary, ["search", "zebrafish"] + flags, environment: notes.environment, directory: notes.workspace)
+        for flags in [
+            ["-l", "--json"], ["-l", "--jsonl"], ["--json", "--jsonl"],
+            ["--format", "{{path}}", "-l"], ["--format", "{{path}}", "--json"],
+        ] {
+            let result = run(
+                Repository.notesBinary, ["search", "zebrafish"] + flags,
+                environment: notes.environment, directory: notes.workspace)
             #expect(result.status == 2, "\(flags)")
             let output = lines(result.stdout) + lines(result.stderr)
-            #expect(output.count == 1 && output[0].contains("cannot be combined"), "\(flags): \(output)")
+            #expect(
+                output.count == 1 && output[0].contains("cannot be combined"), "\(flags): \(output)"
+            )
         }
         let negative = notes("search", "zebrafish", "--limit", "-1")
         #expect(negative.status == 2 && negative.stderr.hasPrefix("notes: "))
@@ -132,7 +146,8 @@ import Testing
     let notes = NotesRunner()
 
     func oneErrorLine(_ result: ProcessResult) -> Bool {
-        result.status == 2 && result.stderr.hasPrefix("notes: ") && result.stderr.lines().filter { !$0.isEmpty }.count == 1
+        result.status == 2 && result.stderr.hasPrefix("notes: ")
+            && result.stderr.lines().filter { !$0.isEmpty }.count == 1
     }
 
     @Test func anUnknownHelpTopicIsAnError() {

@@ -11,34 +11,57 @@ import Testing
     /// A disk that refuses is an error the person can act on: `io_error` with the system's
     /// errno, not `internal`; an error nobody can act on stays `internal` (issue 33).
     @Test func aFullOrReadOnlyDiskIsAnIOErrorWithItsErrno() throws {
-        for (fault, code, number) in [("rename:1:ENOSPC", "io_error", Int(ENOSPC)), ("rename:1:EROFS", "io_error", Int(EROFS)), ("rename:1:EIO", "internal", Int(EIO))] {
-            let result = run(Repository.notesBinary, ["write", "Research/disk.md", "--json"],
-                             environment: notes.environment.merging(["NOTES_FAIL_IO": fault]) { $1 }, directory: notes.workspace, stdin: "# Disk\n")
+        for (fault, code, number) in [
+            ("rename:1:ENOSPC", "io_error", Int(ENOSPC)),
+            ("rename:1:EROFS", "io_error", Int(EROFS)), ("rename:1:EIO", "internal", Int(EIO)),
+        ] {
+            let result = run(
+                Repository.notesBinary, ["write", "Research/disk.md", "--json"],
+                environment: notes.environment.merging(["NOTES_FAIL_IO": fault]) { $1 },
+                directory: notes.workspace, stdin: "# Disk\n")
             #expect(result.status == 2, "\(fault): \(result.stderr)")
-            let error = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
+            let error =
+                (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?[
+                    "error"] as? [String: Any]
             #expect(error?["code"] as? String == code, "\(fault): \(result.stdout)")
-            #expect((error?["details"] as? [String: Any])?["errno"] as? Int == number, "\(fault): \(result.stdout)")
-            #expect(!FileManager.default.fileExists(atPath: notes.workspace + "/Research/disk.md"), "nothing was written")
+            #expect(
+                (error?["details"] as? [String: Any])?["errno"] as? Int == number,
+                "\(fault): \(result.stdout)")
+            #expect(
+                !FileManager.default.fileExists(atPath: notes.workspace + "/Research/disk.md"),
+                "nothing was written")
         }
     }
 
     @Test func writeAppendEditRemoveRestoreAndTheirHistory() throws {
         let empty = try notes.json("write", "Research/ideas.md", "--json")
-        #expect((empty["error"] as? [String: Any])?["code"] as? String == "invalid_argument", "empty standard input is refused")
+        #expect(
+            (empty["error"] as? [String: Any])?["code"] as? String == "invalid_argument",
+            "empty standard input is refused")
         let write = notes("write", "Research/ideas.md", "--json", stdin: "# Ideas\n\nFirst idea.\n")
         #expect(write.status == 0, "\(write.stderr)")
-        let text = try String(contentsOfFile: notes.workspace + "/Research/ideas.md", encoding: .utf8)
-        #expect(text.hasPrefix("---\ncreated_by: user\n") && text.hasSuffix("# Ideas\n\nFirst idea.\n"))
+        let text = try String(
+            contentsOfFile: notes.workspace + "/Research/ideas.md", encoding: .utf8)
+        #expect(
+            text.hasPrefix("---\ncreated_by: user\n") && text.hasSuffix("# Ideas\n\nFirst idea.\n"))
         #expect(notes("append", "Research/ideas.md", "Second", "idea.").status == 0)
-        #expect(notes("edit", "Research/ideas.md", "--old", "First idea.", "--new", "First idea, refined.").status == 0)
-        #expect(notes("edit", "Research/ideas.md", "--old", "absent", "--new", "x").stderr.contains("was not found"))
+        #expect(
+            notes(
+                "edit", "Research/ideas.md", "--old", "First idea.", "--new", "First idea, refined."
+            ).status == 0)
+        #expect(
+            notes("edit", "Research/ideas.md", "--old", "absent", "--new", "x").stderr.contains(
+                "was not found"))
         #expect(notes("rm", "Research/ideas.md").status == 0)
         #expect(!FileManager.default.fileExists(atPath: notes.workspace + "/Research/ideas.md"))
         #expect(notes("restore", "Research/ideas.md").status == 0)
-        let restored = try String(contentsOfFile: notes.workspace + "/Research/ideas.md", encoding: .utf8)
+        let restored = try String(
+            contentsOfFile: notes.workspace + "/Research/ideas.md", encoding: .utf8)
         #expect(restored.contains("First idea, refined.\n\nSecond idea.\n"))
         let history = notes("history", "Research/ideas.md").stdout
-        for op in ["create", "append", "edit", "delete", "restore"] { #expect(history.contains(" \(op) "), "\(op) missing from: \(history)") }
+        for op in ["create", "append", "edit", "delete", "restore"] {
+            #expect(history.contains(" \(op) "), "\(op) missing from: \(history)")
+        }
         let log = notes("log", "--jsonl").stdout.lines().filter { !$0.isEmpty }
         #expect(log.count == 5)
         #expect(notes("diff", "Research/ideas.md").status == 0)
@@ -51,7 +74,8 @@ import Testing
         let path = notes.workspace + "/Research/moby-dick/notes.md"
         _ = notes("search", "whale")  // index first
         let original = try String(contentsOfFile: path, encoding: .utf8)
-        try (original + "\nA new thought from my editor.\n").write(toFile: path, atomically: false, encoding: .utf8)
+        try (original + "\nA new thought from my editor.\n").write(
+            toFile: path, atomically: false, encoding: .utf8)
         let hits = try notes.json("search", "thought editor", "--json")
         let hit = try #require((hits["hits"] as? [[String: Any]])?.first)
         #expect((hit["provenance"] as? [String: Any])?["last_modified_by"] as? String == "user")
@@ -59,9 +83,14 @@ import Testing
         #expect(log.contains("\"op\":\"external\"") && log.contains("Research/moby-dick/notes.md"))
         // From then on the person's editor saves can be undone too.
         let firstEdit = try String(contentsOfFile: path, encoding: .utf8)
-        try (firstEdit + "A second thought.\n").write(toFile: path, atomically: false, encoding: .utf8)
+        try (firstEdit + "A second thought.\n").write(
+            toFile: path, atomically: false, encoding: .utf8)
         _ = notes("search", "second thought")
-        #expect(notes("restore", "Research/moby-dick/notes.md", "--version", ContentVersion(of: Array(firstEdit.utf8)).short).status == 0)
+        #expect(
+            notes(
+                "restore", "Research/moby-dick/notes.md", "--version",
+                ContentVersion(of: Array(firstEdit.utf8)).short
+            ).status == 0)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == firstEdit)
     }
 
@@ -75,21 +104,27 @@ import Testing
         _ = notes("search", "whale")
         func lastModified(_ query: String) throws -> String? {
             let hits = try notes.json("search", query, "--json")
-            let hit = try #require((hits["hits"] as? [[String: Any]])?.first { $0["path"] as? String == relative })
+            let hit = try #require(
+                (hits["hits"] as? [[String: Any]])?.first { $0["path"] as? String == relative })
             return (hit["provenance"] as? [String: Any])?["last_modified_at"] as? String
         }
         /// The times of the path's log lines with operation `op`, newest first (as `notes log`).
         func times(_ op: String) -> [String] {
             notes("log", relative, "--jsonl").stdout.split(separator: "\n").compactMap { line in
-                guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      record["op"] as? String == op else { return nil }
+                guard
+                    let record = try? JSONSerialization.jsonObject(with: Data(line.utf8))
+                        as? [String: Any],
+                    record["op"] as? String == op
+                else { return nil }
                 return record["time"] as? String
             }
         }
         let original = try String(contentsOfFile: path, encoding: .utf8)
-        try (original + "\nSaved an hour ago.\n").write(toFile: path, atomically: false, encoding: .utf8)
+        try (original + "\nSaved an hour ago.\n").write(
+            toFile: path, atomically: false, encoding: .utf8)
         let saved = (Date().timeIntervalSince1970 - 3600).rounded(.down) + 0.9
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: saved)], ofItemAtPath: path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: saved)], ofItemAtPath: path)
         let expected = Timestamp.format(saved)
         #expect(try lastModified("saved hour") == expected)
         #expect(times("external") == [expected])
@@ -102,8 +137,10 @@ import Testing
         #expect(notes("append", relative, "Appended by the tool.").status == 0)
         let toolTime = try #require(times("append").first)
         let appended = try String(contentsOfFile: path, encoding: .utf8)
-        try (appended + "\nRestored by sync.\n").write(toFile: path, atomically: false, encoding: .utf8)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: saved - 86_400)], ofItemAtPath: path)
+        try (appended + "\nRestored by sync.\n").write(
+            toFile: path, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: saved - 86_400)], ofItemAtPath: path)
         #expect(try lastModified("restored sync") == toolTime)
         #expect(times("external") == [toolTime, expected])
         #expect(notes("index", "--rebuild").status == 0)
@@ -111,10 +148,17 @@ import Testing
     }
 
     @Test func errorsAreOneLineOrJSONWithDetails() throws {
-        let stale = notes("write", "Journal/2026-11-20.md", "--expected-version", "0000000000000000", stdin: "x\n")
-        #expect(stale.status == 2 && stale.stderr.hasPrefix("notes: ") && stale.stderr.contains("changed since you read it"))
-        let result = notes("write", "Journal/2026-11-20.md", "--expected-version", "0000000000000000", "--json", stdin: "x\n")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let stale = notes(
+            "write", "Journal/2026-11-20.md", "--expected-version", "0000000000000000", stdin: "x\n"
+        )
+        #expect(
+            stale.status == 2 && stale.stderr.hasPrefix("notes: ")
+                && stale.stderr.contains("changed since you read it"))
+        let result = notes(
+            "write", "Journal/2026-11-20.md", "--expected-version", "0000000000000000", "--json",
+            stdin: "x\n")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let error = try #require(json["error"] as? [String: Any])
         #expect(error["code"] as? String == "stale_version")
         #expect((error["details"] as? [String: Any])?["current_version"] is String)

@@ -1,6 +1,7 @@
-@testable import NotesCore
 import NotesTestSupport
 import Testing
+
+@testable import NotesCore
 
 @Suite struct CanonicalPathTests {
     /// The ASCII shortcut in `canonical` must give what full Unicode normalisation gives.
@@ -10,7 +11,9 @@ import Testing
         var checked = 0
         for _ in 0..<5_000 {
             var path = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 0...24, using: &random) { path.append(alphabet.randomElement(using: &random)!) }
+            for _ in 0..<Int.random(in: 0...24, using: &random) {
+                path.append(alphabet.randomElement(using: &random)!)
+            }
             let text = String(path)
             #expect(PathPolicy.canonical(text) == PathPolicy.canonicalUnicode(text), "\(text)")
             checked += 1

@@ -1,7 +1,8 @@
 import Foundation
-@testable import NotesCore
 import NotesTestSupport
 import Testing
+
+@testable import NotesCore
 
 /// The templates compiled into the binary (issue 31): the same bytes as templates/, and a
 /// usable folder when no templates folder is found.
@@ -10,11 +11,14 @@ import Testing
     @Test func theEmbeddedCopyEqualsTheTemplatesFolderByteForByte() throws {
         let folder = Repository.root + "/templates"
         var onDisk: [String: [UInt8]] = [:]
-        for relative in try FileManager.default.subpathsOfDirectory(atPath: folder) where !FileSystem.isDirectory(folder + "/" + relative) {
-            onDisk[relative] = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + relative)))
+        for relative in try FileManager.default.subpathsOfDirectory(atPath: folder)
+        where !FileSystem.isDirectory(folder + "/" + relative) {
+            onDisk[relative] = Array(
+                try Data(contentsOf: URL(fileURLWithPath: folder + "/" + relative)))
         }
         #expect(onDisk.count >= 10)
-        let embedded = Dictionary(uniqueKeysWithValues: TemplateLibrary.embeddedFiles.map { ($0.path, $0.bytes) })
+        let embedded = Dictionary(
+            uniqueKeysWithValues: TemplateLibrary.embeddedFiles.map { ($0.path, $0.bytes) })
         #expect(Set(embedded.keys) == Set(onDisk.keys), "run scripts/embed-templates")
         for (path, bytes) in onDisk {
             let same = embedded[path] == bytes
@@ -34,7 +38,8 @@ import Testing
         try Data("planted: true\n".utf8).write(to: URL(fileURLWithPath: config))
         let again = try #require(TemplateLibrary.embedded(environment: environment))
         #expect(again.directory == library.directory)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: again.directory + "/workspace/.notes/config.yml"))
+        let bytes = try Data(
+            contentsOf: URL(fileURLWithPath: again.directory + "/workspace/.notes/config.yml"))
         #expect(!String(decoding: bytes, as: UTF8.self).contains("planted"))
     }
 }

@@ -1,5 +1,6 @@
-@testable import NotesCore
 import Testing
+
+@testable import NotesCore
 
 @Suite struct GlobTests {
     @Test func starStaysInsideOneFolder() {
@@ -47,15 +48,24 @@ import Testing
     /// The literal head/tail check before the dynamic program never changes an answer.
     @Test func prefilterAgreesWithTheDynamicProgram() {
         var g = SystemRandomNumberGenerator()
-        let patternPieces = ["a", "b", ".", "/", "*", "**", "**/", "?", "[ab]", "[!a]", "x", ".pem", "git"]
+        let patternPieces = [
+            "a", "b", ".", "/", "*", "**", "**/", "?", "[ab]", "[!a]", "x", ".pem", "git",
+        ]
         let pathPieces = ["a", "b", ".", "/", "x", "ab", ".pem", "git", "é"]
         var matched = 0
         for _ in 0..<20_000 {
-            let pattern = (0..<Int.random(in: 0...5, using: &g)).map { _ in patternPieces.randomElement(using: &g)! }.joined()
-            let path = Array((0..<Int.random(in: 0...6, using: &g)).map { _ in pathPieces.randomElement(using: &g)! }.joined().utf8)
+            let pattern = (0..<Int.random(in: 0...5, using: &g)).map { _ in
+                patternPieces.randomElement(using: &g)!
+            }.joined()
+            let path = Array(
+                (0..<Int.random(in: 0...6, using: &g)).map { _ in
+                    pathPieces.randomElement(using: &g)!
+                }.joined().utf8)
             let glob = Glob(pattern)
             let answer = glob.matches(bytes: path)
-            #expect(answer == glob.matchesAfterPrefilter(path), "\(pattern) vs \(String(decoding: path, as: UTF8.self))")
+            #expect(
+                answer == glob.matchesAfterPrefilter(path),
+                "\(pattern) vs \(String(decoding: path, as: UTF8.self))")
             if answer { matched += 1 }
         }
         #expect(matched > 500)

@@ -10,7 +10,10 @@ import Testing
     ]
 
     func stamp(_ text: String, addBlock: Bool = false) -> String? {
-        guard case .stamped(let bytes) = ProvenanceStamp.apply(agentNow, to: Array(text.utf8), addBlock: addBlock) else { return nil }
+        guard
+            case .stamped(let bytes) = ProvenanceStamp.apply(
+                agentNow, to: Array(text.utf8), addBlock: addBlock)
+        else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -28,42 +31,48 @@ import Testing
             Body *stays*.
 
             """
-        #expect(stamp(text) == """
-            ---
-            # the person's comment
-            title: 'Moby Dick'   # quoted
-            tags: [whales, sea]
-            created_by: agent
-            last_modified_by: agent  # set by hand
+        #expect(
+            stamp(text) == """
+                ---
+                # the person's comment
+                title: 'Moby Dick'   # quoted
+                tags: [whales, sea]
+                created_by: agent
+                last_modified_by: agent  # set by hand
 
-            last_modified_at: 2026-11-21T09:30:00Z
-            created_at: 2026-11-21T09:30:00Z
-            ---
-            Body *stays*.
+                last_modified_at: 2026-11-21T09:30:00Z
+                created_at: 2026-11-21T09:30:00Z
+                ---
+                Body *stays*.
 
-            """)
+                """)
     }
 
     @Test func keepsCRLFAndBOM() {
         let text = "\u{FEFF}---\r\ntitle: A\r\ncreated_by: user\r\n---\r\nbody\r\n"
         let stamped = stamp(text)
-        #expect(stamped == "\u{FEFF}---\r\ntitle: A\r\ncreated_by: agent\r\ncreated_at: 2026-11-21T09:30:00Z\r\nlast_modified_by: agent\r\nlast_modified_at: 2026-11-21T09:30:00Z\r\n---\r\nbody\r\n")
+        #expect(
+            stamped
+                == "\u{FEFF}---\r\ntitle: A\r\ncreated_by: agent\r\ncreated_at: 2026-11-21T09:30:00Z\r\nlast_modified_by: agent\r\nlast_modified_at: 2026-11-21T09:30:00Z\r\n---\r\nbody\r\n"
+        )
     }
 
     @Test func addsABlockOnlyWhenAsked() {
         #expect(stamp("# Title\n") == nil)
         #expect(stamp("# Title\n", addBlock: true)?.hasPrefix("---\ncreated_by: agent\n") == true)
-        #expect(stamp("\u{FEFF}# T\r\n", addBlock: true)?.hasPrefix("\u{FEFF}---\r\ncreated_by: agent\r\n") == true)
+        #expect(
+            stamp("\u{FEFF}# T\r\n", addBlock: true)?.hasPrefix(
+                "\u{FEFF}---\r\ncreated_by: agent\r\n") == true)
     }
 
     @Test func neverRewritesMalformedOrUnusualFrontMatter() {
         for text in [
-            "---\ntitle: [unclosed\n---\nbody\n",          // invalid YAML
-            "---\n- a list\n---\nbody\n",                  // not a mapping
-            "---\ntitle: no close\nbody\n",               // unterminated
+            "---\ntitle: [unclosed\n---\nbody\n",  // invalid YAML
+            "---\n- a list\n---\nbody\n",  // not a mapping
+            "---\ntitle: no close\nbody\n",  // unterminated
             "---\ncreated_by: user\ncreated_by: user\n---\n",  // duplicate key
             "---\n{title: flow, created_by: user}\n---\n",  // flow mapping
-            "---\ncreated_at: >\n  2024-01-01\n---\n",      // multi-line value
+            "---\ncreated_at: >\n  2024-01-01\n---\n",  // multi-line value
         ] {
             #expect(stamp(text) == nil, "stamped: \(text)")
         }
@@ -73,29 +82,51 @@ import Testing
     /// and random bodies: stamping keeps every non-provenance byte.
     @Test func propertyOnlyProvenanceLinesChange() {
         var rng = SeededGenerator(seed: 2026)
-        let values = ["plain", "'single quoted: x'", "\"double # not comment\"", "[a, b]", "1.10", "2024-01-15", "yes", "~", "\"\""]
-        let bodies = ["", "# Heading\n\nText with --- inside.\n", "---\nnot front matter\n", "café naïve 日本語\n", "no newline at end"]
+        let values = [
+            "plain", "'single quoted: x'", "\"double # not comment\"", "[a, b]", "1.10",
+            "2024-01-15", "yes", "~", "\"\"",
+        ]
+        let bodies = [
+            "", "# Heading\n\nText with --- inside.\n", "---\nnot front matter\n",
+            "café naïve 日本語\n", "no newline at end",
+        ]
         var stampedCount = 0
         for _ in 0..<500 {
-            let crlf = Bool.random(using: &rng), bom = Bool.random(using: &rng)
+            let crlf = Bool.random(using: &rng)
+            let bom = Bool.random(using: &rng)
             var lines: [String] = []
             for k in 0..<Int.random(in: 0...6, using: &rng) {
                 switch Int.random(in: 0...5, using: &rng) {
                 case 0: lines.append("# comment \(k)")
                 case 1: lines.append("")
-                case 2: lines.append(ProvenanceStamp.keys.randomElement(using: &rng)! + ": " + ["user", "agent", "2024-01-01"].randomElement(using: &rng)!)
-                default: lines.append("key\(k): " + values.randomElement(using: &rng)! + (Bool.random(using: &rng) ? "  # note" : ""))
+                case 2:
+                    lines.append(
+                        ProvenanceStamp.keys.randomElement(using: &rng)! + ": " + [
+                            "user", "agent", "2024-01-01",
+                        ].randomElement(using: &rng)!)
+                default:
+                    lines.append(
+                        "key\(k): " + values.randomElement(using: &rng)!
+                            + (Bool.random(using: &rng) ? "  # note" : ""))
                 }
             }
             let nl = crlf ? "\r\n" : "\n"
             let body = bodies.randomElement(using: &rng)!.replacingOccurrences(of: "\n", with: nl)
-            let text = (bom ? "\u{FEFF}" : "") + "---" + nl + lines.map { $0 + nl }.joined() + "---" + nl + body
+            let text =
+                (bom ? "\u{FEFF}" : "") + "---" + nl + lines.map { $0 + nl }.joined() + "---" + nl
+                + body
             let original = Array(text.utf8)
-            guard case .stamped(let result) = ProvenanceStamp.apply(agentNow, to: original, addBlock: false) else { continue }
+            guard
+                case .stamped(let result) = ProvenanceStamp.apply(
+                    agentNow, to: original, addBlock: false)
+            else { continue }
             stampedCount += 1
             // The body is byte-identical.
-            guard case .present(let before) = FrontMatterBlock.split(original), case .present(let after) = FrontMatterBlock.split(result) else {
-                Issue.record("block lost"); continue
+            guard case .present(let before) = FrontMatterBlock.split(original),
+                case .present(let after) = FrontMatterBlock.split(result)
+            else {
+                Issue.record("block lost")
+                continue
             }
             #expect(Array(original[before.bodyOffset...]) == Array(result[after.bodyOffset...]))
             // Every non-provenance line of the block is still there, in order, byte for byte.
@@ -105,10 +136,16 @@ import Testing
                 }
             }
             #expect(others(original, before) == others(result, after))
-            #expect(Array(result.prefix(before.yaml.lowerBound)) == Array(original.prefix(before.yaml.lowerBound)))
+            #expect(
+                Array(result.prefix(before.yaml.lowerBound))
+                    == Array(original.prefix(before.yaml.lowerBound)))
             // And the provenance reads as stamped.
             let parsed = try? FrontMatter.parse(result[after.yaml])
-            #expect(parsed?.provenance == Provenance(createdBy: .agent, createdAt: "2026-11-21T09:30:00Z", lastModifiedBy: .agent, lastModifiedAt: "2026-11-21T09:30:00Z"))
+            #expect(
+                parsed?.provenance
+                    == Provenance(
+                        createdBy: .agent, createdAt: "2026-11-21T09:30:00Z",
+                        lastModifiedBy: .agent, lastModifiedAt: "2026-11-21T09:30:00Z"))
         }
         #expect(stampedCount > 300)
     }
@@ -117,8 +154,12 @@ import Testing
 @Suite struct PathPolicyTests {
     @Test func protectsEveryCaseNormalisationAndHiddenForm() {
         let policy = PathPolicy()
-        for path in [".git/config", ".GIT/config", ".g\u{200C}it/config", "git~1/config", ".git/hooks/post-commit", ".env", ".env.local",
-                     ".notes/config.yml", ".NOTES/x", "a/secrets/key.txt", "server.pem", "Keys/id.KEY", "sub/.git/config"] {
+        for path in [
+            ".git/config", ".GIT/config", ".g\u{200C}it/config", "git~1/config",
+            ".git/hooks/post-commit", ".env", ".env.local",
+            ".notes/config.yml", ".NOTES/x", "a/secrets/key.txt", "server.pem", "Keys/id.KEY",
+            "sub/.git/config",
+        ] {
             #expect(policy.isProtected(path), "\(path)")
             #expect(policy.rule(for: path) == .deny)
         }
@@ -128,7 +169,9 @@ import Testing
     }
 
     @Test func rulesMatchFromTheRootWithConfigBeforeDefaults() {
-        let policy = PathPolicy(protected: ["Private/**"], rules: [("Research/**/sources/**", .read), ("Drafts/**", .ask)])
+        let policy = PathPolicy(
+            protected: ["Private/**"],
+            rules: [("Research/**/sources/**", .read), ("Drafts/**", .ask)])
         #expect(policy.rule(for: "Journal/2026-11-21.md") == .append)
         #expect(policy.rule(for: "context.md") == .append)
         #expect(policy.rule(for: "Research/context.md") == .write)
@@ -141,7 +184,8 @@ import Testing
 
 @Suite struct ConfigPolicyTests {
     @Test func readsPolicyProtectedAndLimits() {
-        let config = WorkspaceConfig.parse("""
+        let config = WorkspaceConfig.parse(
+            """
             protected:
               - "Private/**"
             policy:

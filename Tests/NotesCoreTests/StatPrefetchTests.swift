@@ -1,18 +1,26 @@
 import Foundation
-@testable import NotesCore
 import NotesTestSupport
 import Testing
 
+@testable import NotesCore
+
 @Suite struct StatPrefetchTests {
     /// A workspace of `count` files in a few folders, plus a symlink and a missing name.
-    func workspace(_ count: Int) throws -> (TemporaryDirectory, folders: [String], files: [String]) {
+    func workspace(_ count: Int) throws -> (TemporaryDirectory, folders: [String], files: [String])
+    {
         let tmp = TemporaryDirectory()
         let folders = ["", "a", "a/b", "c"]
-        for folder in folders.dropFirst() { try FileManager.default.createDirectory(atPath: tmp.path + "/" + folder, withIntermediateDirectories: true) }
+        for folder in folders.dropFirst() {
+            try FileManager.default.createDirectory(
+                atPath: tmp.path + "/" + folder, withIntermediateDirectories: true)
+        }
         var files: [String] = []
         for i in 0..<count {
-            let path = (folders[i % folders.count].isEmpty ? "" : folders[i % folders.count] + "/") + "note-\(i).md"
-            try String(repeating: "x", count: i).write(toFile: tmp.path + "/" + path, atomically: false, encoding: .utf8)
+            let path =
+                (folders[i % folders.count].isEmpty ? "" : folders[i % folders.count] + "/")
+                + "note-\(i).md"
+            try String(repeating: "x", count: i).write(
+                toFile: tmp.path + "/" + path, atomically: false, encoding: .utf8)
             files.append(path)
         }
         symlink(tmp.path + "/a", tmp.path + "/c/link")
@@ -42,7 +50,8 @@ import Testing
         let prefetch = StatPrefetch(root: tmp.path, helpers: helpers)
         prefetch.statFolders(folders)
         for start in stride(from: 0, to: files.count, by: StatPrefetch.chunkSize) {
-            prefetch.statFiles(Array(files[start..<min(start + StatPrefetch.chunkSize, files.count)]))
+            prefetch.statFiles(
+                Array(files[start..<min(start + StatPrefetch.chunkSize, files.count)]))
         }
         let results = prefetch.results()
         expectMatchesLstat(tmp.path, folders, results.folders)

@@ -14,14 +14,20 @@ import Testing
 
 @Suite struct ByteLevelTextTests {
     /// Spaces Foundation's `.whitespaces` knows beyond ASCII, and characters it does not.
-    static let pieces = [" ", "\t", "\u{00A0}", "\u{3000}", "\u{2009}", "a", "é", "😀", "#", "x y", "\n", "\r\n"]
+    static let pieces = [
+        " ", "\t", "\u{00A0}", "\u{3000}", "\u{2009}", "a", "é", "😀", "#", "x y", "\n", "\r\n",
+    ]
 
     @Test func trimmingBlanksMatchesFoundation() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5_000 {
-            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator)! }.joined()
+            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                Self.pieces.randomElement(using: &generator)!
+            }.joined()
             let line = Substring(text)
-            #expect(line.trimmingBlanks() == line.trimmingCharacters(in: .whitespaces), "\(text.unicodeScalars.map { $0.value })")
+            #expect(
+                line.trimmingBlanks() == line.trimmingCharacters(in: .whitespaces),
+                "\(text.unicodeScalars.map { $0.value })")
         }
     }
 

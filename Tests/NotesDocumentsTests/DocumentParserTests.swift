@@ -1,6 +1,7 @@
 import NotesCore
-@testable import NotesDocuments
 import Testing
+
+@testable import NotesDocuments
 
 @Suite struct MarkdownDocumentTests {
     func parse(_ path: String, _ text: String) -> ParsedDocument {
@@ -49,14 +50,17 @@ import Testing
             for (offset, line) in section.text.lines().enumerated() where !line.isEmpty {
                 // Every extracted word sits on the file line the section says it does.
                 let fileLine = lines[section.line - 1 + offset]
-                #expect(line.split(separator: " ").allSatisfy { fileLine.contains($0) }, "\(line) vs \(fileLine)")
+                #expect(
+                    line.split(separator: " ").allSatisfy { fileLine.contains($0) },
+                    "\(line) vs \(fileLine)")
             }
         }
         #expect(doc.sections[2].text.contains("code line with whale"))
     }
 
     @Test func codeSpansHideTagsAndLinksButKeepLineOffsets() {
-        let doc = parse("n.md", "Start `#no [[nolink]] é` and #yes\nthen [[Later]] and [a\nlink](t.md)\n")
+        let doc = parse(
+            "n.md", "Start `#no [[nolink]] é` and #yes\nthen [[Later]] and [a\nlink](t.md)\n")
         #expect(doc.tags == ["yes"])
         #expect(doc.links.map(\.target).sorted() == ["Later", "t.md"])
         #expect(doc.links.first { $0.target == "Later" }?.line == 2)
@@ -65,13 +69,24 @@ import Testing
     }
 
     @Test func dendronDatesDateTheNoteWhenNotesOwnKeysAreAbsent() throws {
-        let dendron = parse("asset.preview.md", "---\nid: x\ntitle: Preview\nupdated: 1653409628830\ncreated: 1639113925844\n---\n# Preview\n")
+        let dendron = parse(
+            "asset.preview.md",
+            "---\nid: x\ntitle: Preview\nupdated: 1653409628830\ncreated: 1639113925844\n---\n# Preview\n"
+        )
         #expect(dendron.provenance.createdAt == Timestamp.format(1_639_113_925.844))
         #expect(dendron.provenance.lastModifiedAt == Timestamp.format(1_653_409_628.830))
-        let obsidian = parse("o.md", "---\ncreated: 2024-03-01\nmodified: 2024-03-02T10:00:00Z\n---\nx\n")
-        #expect(obsidian.provenance.createdAt == "2024-03-01" && obsidian.provenance.lastModifiedAt == "2024-03-02T10:00:00Z")
-        let own = parse("n.md", "---\ncreated_at: 2026-01-01T00:00:00Z\ncreated: 1639113925844\nupdated: soon\n---\nx\n")
-        #expect(own.provenance.createdAt == "2026-01-01T00:00:00Z" && own.provenance.lastModifiedAt == nil)
+        let obsidian = parse(
+            "o.md", "---\ncreated: 2024-03-01\nmodified: 2024-03-02T10:00:00Z\n---\nx\n")
+        #expect(
+            obsidian.provenance.createdAt == "2024-03-01"
+                && obsidian.provenance.lastModifiedAt == "2024-03-02T10:00:00Z")
+        let own = parse(
+            "n.md",
+            "---\ncreated_at: 2026-01-01T00:00:00Z\ncreated: 1639113925844\nupdated: soon\n---\nx\n"
+        )
+        #expect(
+            own.provenance.createdAt == "2026-01-01T00:00:00Z"
+                && own.provenance.lastModifiedAt == nil)
     }
 
     @Test func dottedAndNestedTagsAreOneTagAndAFullStopIsNot() {
@@ -80,7 +95,8 @@ import Testing
     }
 
     @Test func textAfterACodeSpanThatCrossesLinesStaysOnItsLine() {
-        let text = "Start `#no [[nolink]]\nstill code` and #yes\nthen [[Later]] and `one\n   two\nthree` x\nlast [[End]]\n\n> quote `a\n> b` c\n> after [[Q]]\n"
+        let text =
+            "Start `#no [[nolink]]\nstill code` and #yes\nthen [[Later]] and `one\n   two\nthree` x\nlast [[End]]\n\n> quote `a\n> b` c\n> after [[Q]]\n"
         let doc = parse("n.md", text)
         #expect(doc.tags == ["yes"])
         #expect(doc.links.first { $0.target == "Later" }?.line == 3)
@@ -89,8 +105,11 @@ import Testing
         #expect(doc.links.first { $0.target == "Q" } != nil)
         let lines = text.lines()
         for section in doc.sections {
-            for (offset, line) in section.text.lines().enumerated() where line.contains("then") || line.contains("last") {
-                #expect(lines[section.line - 1 + offset].contains(line.split(separator: " ").first!), "\(line)")
+            for (offset, line) in section.text.lines().enumerated()
+            where line.contains("then") || line.contains("last") {
+                #expect(
+                    lines[section.line - 1 + offset].contains(line.split(separator: " ").first!),
+                    "\(line)")
             }
         }
     }
@@ -112,7 +131,9 @@ import Testing
     }
 
     @Test func wikilinkTargetsAndAliasesAreTrimmed() {
-        let doc = parse("n.md", "See [[ Moby Dick | the\u{00A0}book|2 ]], [[|nothing]], [[ Alone |  ]] and [[Ahab]].\n")
+        let doc = parse(
+            "n.md",
+            "See [[ Moby Dick | the\u{00A0}book|2 ]], [[|nothing]], [[ Alone |  ]] and [[Ahab]].\n")
         let links = doc.links.map { "\($0.target)=\($0.text)" }
         #expect(links == ["Moby Dick=the\u{00A0}book|2", "Alone=Alone", "Ahab=Ahab"])
     }
@@ -122,7 +143,9 @@ import Testing
         let pieces = ["", " ", "whale", "é", "😀", "\t", "a b", "\r"]
         for _ in 0..<2_000 {
             let lines = (0..<Int.random(in: 0...8, using: &generator)).map { _ in
-                (0..<Int.random(in: 0...3, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+                (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+                    pieces.randomElement(using: &generator)!
+                }.joined()
             }
             let slice = lines[...]
             #expect(SectionSplitter.joinLines(slice) == slice.joined(separator: "\n"))
@@ -137,8 +160,12 @@ import Testing
         let second = doc.sections.first { $0.heading == "Second" }
         #expect(second?.line == 5)
         #expect(second?.text.contains("body bravo.") == true)
-        #expect(doc.sections.contains { $0.text.contains("Intro alpha.") && !$0.text.contains("bravo") })
-        #expect(DocumentParser.loneCarriageReturnsAsNewlines(Array("a\r\nb\rc\r".utf8)) == Array("a\r\nb\nc\n".utf8))
+        #expect(
+            doc.sections.contains { $0.text.contains("Intro alpha.") && !$0.text.contains("bravo") }
+        )
+        #expect(
+            DocumentParser.loneCarriageReturnsAsNewlines(Array("a\r\nb\rc\r".utf8))
+                == Array("a\r\nb\nc\n".utf8))
     }
 
     @Test func titleFallsBackToFirstH1ThenFileName() {
@@ -148,25 +175,40 @@ import Testing
     }
 
     @Test func malformedFrontMatterIsReportedAndTheBodyStillIndexed() {
-        for (yaml, code) in [("title: [oops\n", Diagnostic.Code.malformedFrontMatter), ("- a\n- b\n", .frontMatterNotMapping)] {
-            let (doc, diagnostics) = DocumentParser.parse(path: "x.md", bytes: Array("---\n\(yaml)---\nfindable body\n".utf8))
+        for (yaml, code) in [
+            ("title: [oops\n", Diagnostic.Code.malformedFrontMatter),
+            ("- a\n- b\n", .frontMatterNotMapping),
+        ] {
+            let (doc, diagnostics) = DocumentParser.parse(
+                path: "x.md", bytes: Array("---\n\(yaml)---\nfindable body\n".utf8))
             #expect(diagnostics.map(\.code) == [code])
             #expect(doc!.sections.contains { $0.text.contains("findable body") })
             #expect(doc!.provenance == Provenance())
         }
-        let (doc, diagnostics) = DocumentParser.parse(path: "x.md", bytes: Array("---\ntitle: x\nno closing\n".utf8))
+        let (doc, diagnostics) = DocumentParser.parse(
+            path: "x.md", bytes: Array("---\ntitle: x\nno closing\n".utf8))
         #expect(diagnostics.map(\.code) == [.unterminatedFrontMatter])
         #expect(doc!.sections.contains { $0.text.contains("no closing") })
     }
 
     @Test func badBytesNeverCrash() {
-        #expect(DocumentParser.parse(path: "p.md", bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D]).document == nil)
-        #expect(DocumentParser.parse(path: "u.md", bytes: [0xFF, 0xFE, 0x41, 0x00]).diagnostics.map(\.code) == [.unsupportedEncoding])
-        let (invalid, diagnostics) = DocumentParser.parse(path: "i.md", bytes: Array("ok line\nbad \u{FF}".utf8) + [0xC3, 0x28, 0x0A])
+        #expect(
+            DocumentParser.parse(
+                path: "p.md",
+                bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D]
+            ).document == nil)
+        #expect(
+            DocumentParser.parse(path: "u.md", bytes: [0xFF, 0xFE, 0x41, 0x00]).diagnostics.map(
+                \.code) == [.unsupportedEncoding])
+        let (invalid, diagnostics) = DocumentParser.parse(
+            path: "i.md", bytes: Array("ok line\nbad \u{FF}".utf8) + [0xC3, 0x28, 0x0A])
         #expect(invalid != nil)
         #expect(diagnostics.first?.code == .invalidUTF8)
-        #expect(DocumentParser.parse(path: "empty.md", bytes: []).document?.sections.isEmpty == true)
-        let bom = DocumentParser.parse(path: "b.md", bytes: [0xEF, 0xBB, 0xBF] + Array("---\r\ntitle: BOM\r\n---\r\n# H\r\ntext\r\n".utf8))
+        #expect(
+            DocumentParser.parse(path: "empty.md", bytes: []).document?.sections.isEmpty == true)
+        let bom = DocumentParser.parse(
+            path: "b.md",
+            bytes: [0xEF, 0xBB, 0xBF] + Array("---\r\ntitle: BOM\r\n---\r\n# H\r\ntext\r\n".utf8))
         #expect(bom.document?.title == "BOM")
         #expect(bom.document?.headings.first?.line == 4)
     }
@@ -190,16 +232,22 @@ import Testing
         let paragraph = String(repeating: "word ", count: 200) + "\n\n"
         let doc = parse("big.md", "# Big\n\n" + String(repeating: paragraph, count: 100))
         #expect(doc.sections.count > 10)
-        #expect(doc.sections.allSatisfy { $0.heading == "Big" && $0.text.utf8.count <= 16 * 1024 + 2048 })
+        #expect(
+            doc.sections.allSatisfy {
+                $0.heading == "Big" && $0.text.utf8.count <= 16 * 1024 + 2048
+            })
     }
 }
 
 @Suite struct TextAndChatDocumentTests {
     @Test func plainTextIsCutAtChapterLinesWithTheirTitles() {
-        var text = "Title: A Book\r\n\r\nCONTENTS\r\n\r\nCHAPTER 1. One\r\n\r\nCHAPTER 2. Two\r\n\r\nCHAPTER 3. Three\r\n\r\n"
-        text += "CHAPTER 1. One\r\n\r\nIt was a dark night.\r\nThe whale rose.\r\nMore text here.\r\n\r\n"
+        var text =
+            "Title: A Book\r\n\r\nCONTENTS\r\n\r\nCHAPTER 1. One\r\n\r\nCHAPTER 2. Two\r\n\r\nCHAPTER 3. Three\r\n\r\n"
+        text +=
+            "CHAPTER 1. One\r\n\r\nIt was a dark night.\r\nThe whale rose.\r\nMore text here.\r\n\r\n"
         text += "CHAPTER 2. Two\r\n\r\nMorning came.\r\n"
-        let (doc, _) = DocumentParser.parse(path: "Research/x/full_text.txt", bytes: Array(text.utf8))
+        let (doc, _) = DocumentParser.parse(
+            path: "Research/x/full_text.txt", bytes: Array(text.utf8))
         #expect(doc?.title == "A Book")
         let sections = doc!.sections
         #expect(sections.map(\.heading).contains("Contents"))
@@ -212,7 +260,8 @@ import Testing
     }
 
     @Test func chapterWordsInsideProseDoNotStartSections() {
-        let text = "Intro.\n\nBook I. (Folio), Chapter II. (Right Whale).—In one respect this is\nthe most venerable.\n"
+        let text =
+            "Intro.\n\nBook I. (Folio), Chapter II. (Right Whale).—In one respect this is\nthe most venerable.\n"
         let (doc, _) = DocumentParser.parse(path: "a.txt", bytes: Array(text.utf8))
         #expect(doc!.sections.allSatisfy { $0.heading.isEmpty })
     }

@@ -24,11 +24,15 @@ struct Reference: Decodable {
 
 /// The installed model, loaded once for every test here.
 enum InstalledModel {
-    static let model: EmbeddingModel? = Repository.installedModel.flatMap { try? EmbeddingModel(directory: URL(fileURLWithPath: $0)) }
+    static let model: EmbeddingModel? = Repository.installedModel.flatMap {
+        try? EmbeddingModel(directory: URL(fileURLWithPath: $0))
+    }
 }
 
 func cosine(_ a: [Float], _ b: [Float]) -> Float {
-    var dot: Float = 0, na: Float = 0, nb: Float = 0
+    var dot: Float = 0
+    var na: Float = 0
+    var nb: Float = 0
     for i in a.indices {
         dot += a[i] * b[i]
         na += a[i] * a[i]
@@ -39,7 +43,10 @@ func cosine(_ a: [Float], _ b: [Float]) -> Float {
 
 /// Against the real model. `scripts/setup` installs it (CI runs setup, so these run there);
 /// without it they are skipped, never failed.
-@Suite(.enabled(if: Repository.installedModel != nil, "the embedding model is not installed (scripts/setup installs it)"))
+@Suite(
+    .enabled(
+        if: Repository.installedModel != nil,
+        "the embedding model is not installed (scripts/setup installs it)"))
 struct NotesEmbeddingTests {
     var model: EmbeddingModel { InstalledModel.model! }
 
@@ -117,7 +124,9 @@ struct NotesEmbeddingTests {
     @Test func badTokenIDsAreAnError() {
         #expect(throws: EmbeddingError.self) { try model.embed(tokenIDs: [[101, 40000, 102]]) }
         #expect(throws: EmbeddingError.self) { try model.embed(tokenIDs: [[]]) }
-        #expect(throws: EmbeddingError.self) { try model.embed(tokenIDs: [Array(repeating: 1000, count: 513)]) }
+        #expect(throws: EmbeddingError.self) {
+            try model.embed(tokenIDs: [Array(repeating: 1000, count: 513)])
+        }
     }
 }
 

@@ -25,7 +25,10 @@ import Testing
 
     @Test func punctuationIsSplitOff() throws {
         #expect(try tokenizer().basicTokens("Hello, world!") == ["hello", ",", "world", "!"])
-        #expect(try tokenizer().basicTokens("it's $5 (ok)—fine") == ["it", "'", "s", "$", "5", "(", "ok", ")", "—", "fine"])
+        #expect(
+            try tokenizer().basicTokens("it's $5 (ok)—fine") == [
+                "it", "'", "s", "$", "5", "(", "ok", ")", "—", "fine",
+            ])
         #expect(try tokenizer().basicTokens("«quoted»") == ["«", "quoted", "»"])
     }
 
@@ -37,7 +40,10 @@ import Testing
 
     @Test func controlCharactersAndOddSpacesAreCleaned() throws {
         #expect(try tokenizer().basicTokens("a\u{0}b\u{200B}c\u{7}d") == ["abcd"])
-        #expect(try tokenizer().basicTokens("one\u{A0}two\tthree\r\nfour\u{3000}five") == ["one", "two", "three", "four", "five"])
+        #expect(
+            try tokenizer().basicTokens("one\u{A0}two\tthree\r\nfour\u{3000}five") == [
+                "one", "two", "three", "four", "five",
+            ])
         #expect(try tokenizer().basicTokens(" \n\t ").isEmpty)
     }
 
@@ -53,19 +59,28 @@ import Testing
     @Test func overlongWordsAreUnknown() throws {
         let t = try tokenizer()
         // 100 characters are spelled; 101 are one [UNK].
-        #expect(t.pieces("a" + String(repeating: "b", count: 99)) == [id("a")] + Array(repeating: id("##b"), count: 99))
+        #expect(
+            t.pieces("a" + String(repeating: "b", count: 99)) == [id("a")]
+                + Array(repeating: id("##b"), count: 99))
         #expect(t.pieces("a" + String(repeating: "b", count: 100)) == [t.unknownID])
     }
 
     @Test func encodeAddsSpecialsAndCuts() throws {
         let t = try tokenizer()
-        #expect(t.encode("hello world", maxLength: 256) == [t.clsID, id("hello"), id("world"), t.sepID])
-        #expect(t.encode("hello world the whale", maxLength: 4) == [t.clsID, id("hello"), id("world"), t.sepID])
+        #expect(
+            t.encode("hello world", maxLength: 256) == [t.clsID, id("hello"), id("world"), t.sepID])
+        #expect(
+            t.encode("hello world the whale", maxLength: 4) == [
+                t.clsID, id("hello"), id("world"), t.sepID,
+            ])
         // A word's pieces are cut in the middle, as the reference tokenizer does.
         #expect(t.encode("whales", maxLength: 3) == [t.clsID, id("whale"), t.sepID])
         #expect(t.encode("", maxLength: 256) == [t.clsID, t.sepID])
         // Special tokens written in the text are kept, as the reference tokenizer does.
-        #expect(t.encode("hello [SEP] world", maxLength: 256) == [t.clsID, id("hello"), t.sepID, id("world"), t.sepID])
+        #expect(
+            t.encode("hello [SEP] world", maxLength: 256) == [
+                t.clsID, id("hello"), t.sepID, id("world"), t.sepID,
+            ])
     }
 
     @Test func missingSpecialTokensAreAnError() {
@@ -77,7 +92,8 @@ import Testing
 @Suite struct NotesEmbeddingSafeTensorsTests {
     /// A safetensors file with one F32 tensor `w` of shape [2, 3].
     static func file(headerPadding: Int = 0, dropDataBytes: Int = 0) -> [UInt8] {
-        var header = #"{"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}"#
+        var header =
+            #"{"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}}"#
         header += String(repeating: " ", count: (8 - header.utf8.count % 8) % 8 + headerPadding)
         var bytes: [UInt8] = []
         var length = UInt64(header.utf8.count)
@@ -97,7 +113,10 @@ import Testing
         let path = dir.write("model.safetensors", bytes: Self.file())
         let tensors = try SafeTensors(url: URL(fileURLWithPath: path))
         withExtendedLifetime(tensors) {
-            #expect(Array((try? tensors.floats("w", shape: [2, 3])) ?? UnsafeBufferPointer(start: nil, count: 0)) == [1, 2, 3, 4, 5, 6])
+            #expect(
+                Array(
+                    (try? tensors.floats("w", shape: [2, 3]))
+                        ?? UnsafeBufferPointer(start: nil, count: 0)) == [1, 2, 3, 4, 5, 6])
         }
     }
 
@@ -107,7 +126,10 @@ import Testing
         // The buffer lives as long as the SafeTensors value.
         let tensors = try SafeTensors(url: URL(fileURLWithPath: path))
         withExtendedLifetime(tensors) {
-            #expect(Array((try? tensors.floats("w", shape: [2, 3])) ?? UnsafeBufferPointer(start: nil, count: 0)) == [1, 2, 3, 4, 5, 6])
+            #expect(
+                Array(
+                    (try? tensors.floats("w", shape: [2, 3]))
+                        ?? UnsafeBufferPointer(start: nil, count: 0)) == [1, 2, 3, 4, 5, 6])
         }
     }
 
@@ -128,7 +150,8 @@ import Testing
         let whole = Self.file()
         let cut = dir.write("model.safetensors", bytes: Self.file(dropDataBytes: 4))
         #expect { try SafeTensors(url: URL(fileURLWithPath: cut)) } throws: { error in
-            "\(error)".contains("model.safetensors is truncated") && "\(error)".contains("notes model install")
+            "\(error)".contains("model.safetensors is truncated")
+                && "\(error)".contains("notes model install")
         }
         let headerOnly = dir.write("h/model.safetensors", bytes: Array(whole.prefix(20)))
         #expect { try SafeTensors(url: URL(fileURLWithPath: headerOnly)) } throws: { error in
@@ -136,18 +159,28 @@ import Testing
         }
         let tiny = dir.write("t/model.safetensors", bytes: [1, 2, 3])
         #expect(throws: EmbeddingError.self) { try SafeTensors(url: URL(fileURLWithPath: tiny)) }
-        #expect(throws: EmbeddingError.self) { try SafeTensors(url: URL(fileURLWithPath: dir.path + "/absent.safetensors")) }
+        #expect(throws: EmbeddingError.self) {
+            try SafeTensors(url: URL(fileURLWithPath: dir.path + "/absent.safetensors"))
+        }
     }
 }
 
 /// Where the model is looked for.
 @Suite struct NotesEmbeddingLocationTests {
     @Test func folderRules() {
-        #expect(ModelLocation.directory(environment: ["NOTES_MODEL_DIR": "/m", "HOME": "/h"]).path == "/m")
-        #expect(ModelLocation.directory(environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]).path == "/x/notes/models/all-MiniLM-L6-v2")
-        #expect(ModelLocation.directory(environment: ["HOME": "/h"]).path == "/h/.local/share/notes/models/all-MiniLM-L6-v2")
+        #expect(
+            ModelLocation.directory(environment: ["NOTES_MODEL_DIR": "/m", "HOME": "/h"]).path
+                == "/m")
+        #expect(
+            ModelLocation.directory(environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]).path
+                == "/x/notes/models/all-MiniLM-L6-v2")
+        #expect(
+            ModelLocation.directory(environment: ["HOME": "/h"]).path
+                == "/h/.local/share/notes/models/all-MiniLM-L6-v2")
         // A relative XDG_DATA_HOME is ignored, as the XDG spec says.
-        #expect(ModelLocation.directory(environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"]).path == "/h/.local/share/notes/models/all-MiniLM-L6-v2")
+        #expect(
+            ModelLocation.directory(environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"]).path
+                == "/h/.local/share/notes/models/all-MiniLM-L6-v2")
     }
 
     @Test func missingModelIsNilAndAClearError() {
@@ -155,13 +188,16 @@ import Testing
         let env = ["NOTES_MODEL_DIR": dir.path + "/none"]
         #expect(ModelLocation.installed(environment: env) == nil)
         #expect { try ModelLocation.load(environment: env) } throws: { error in
-            "\(error)".hasPrefix("the embedding model is not installed") && "\(error)".contains("notes model install")
+            "\(error)".hasPrefix("the embedding model is not installed")
+                && "\(error)".contains("notes model install")
         }
     }
 
     @Test func identifierNamesTheModelAndChangesWithIt() {
-        let a = ModelLocation.identifier(name: "all-MiniLM-L6-v2", config: Array("{}".utf8), tensorHeader: [1])
-        let b = ModelLocation.identifier(name: "all-MiniLM-L6-v2", config: Array("{ }".utf8), tensorHeader: [1])
+        let a = ModelLocation.identifier(
+            name: "all-MiniLM-L6-v2", config: Array("{}".utf8), tensorHeader: [1])
+        let b = ModelLocation.identifier(
+            name: "all-MiniLM-L6-v2", config: Array("{ }".utf8), tensorHeader: [1])
         #expect(a.hasPrefix("all-MiniLM-L6-v2@") && a.count == "all-MiniLM-L6-v2@".count + 12)
         #expect(a != b)
     }

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+
 @testable import NotesIndex
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct BackgroundParsersTests {

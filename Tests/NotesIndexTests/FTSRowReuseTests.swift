@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// A modified or renamed file rewrites only the FTS rows whose texts changed
 /// (`sections.fts_digest`, IndexWriter.deleteContent): an append to a long note re-inserts
@@ -12,7 +13,10 @@ import Testing
     /// A note of `count` sections with a title from its first heading.
     static func longNote(_ name: String, sections count: Int, extra: String = "") -> String {
         var text = "---\ntags: [ocean]\n---\n# \(name) log\n\nOpening words about \(name).\n"
-        for i in 1..<count { text += "\n## Part \(i) of \(name)\n\nWhales and sailors in part \(i), \(name) \(extra).\n" }
+        for i in 1..<count {
+            text +=
+                "\n## Part \(i) of \(name)\n\nWhales and sailors in part \(i), \(name) \(extra).\n"
+        }
         return text
     }
 
@@ -23,29 +27,46 @@ import Testing
         let db = try DatabaseQueue(path: index.databasePath, configuration: .withTokenReplay)
         return try db.write { db in
             try db.execute(sql: "INSERT INTO fts(fts, rank) VALUES ('integrity-check', 1)")
-            try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, instance)")
-            let paths = Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, path FROM files").map { ($0[0] as Int64, $0[1] as String) })
-            func name(_ rowid: Int64) -> String { "\(paths[rowid >> 24] ?? "?")#\(rowid & 0xFFFFFF)" }
-            var out = try Row.fetchAll(db, sql: "SELECT term, doc, col, offset FROM temp.vocab").map {
+            try db.execute(
+                sql:
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, instance)"
+            )
+            let paths = Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, path FROM files").map {
+                    ($0[0] as Int64, $0[1] as String)
+                })
+            func name(_ rowid: Int64) -> String {
+                "\(paths[rowid >> 24] ?? "?")#\(rowid & 0xFFFFFF)"
+            }
+            var out = try Row.fetchAll(db, sql: "SELECT term, doc, col, offset FROM temp.vocab").map
+            {
                 "token \($0[0] as String) \(name($0[1])) \($0[2] as String) \($0[3] as Int64)"
             }
-            out += try Row.fetchAll(db, sql: "SELECT id, heading, level, line, aligned, fts_digest FROM sections").map {
+            out += try Row.fetchAll(
+                db, sql: "SELECT id, heading, level, line, aligned, fts_digest FROM sections"
+            ).map {
                 "section \(name($0[0])) \($0[1] as String) \($0[2] as Int) \($0[3] as Int) \($0[4] as Bool) \($0[5] as Int64)"
             }
-            out += try Row.fetchAll(db, sql: "SELECT rowid, title, heading, tags, body FROM fts").map {
-                "row \(name($0[0])) \($0[1] as String)|\($0[2] as String)|\($0[3] as String)|\($0[4] as String)"
-            }
+            out += try Row.fetchAll(db, sql: "SELECT rowid, title, heading, tags, body FROM fts")
+                .map {
+                    "row \(name($0[0])) \($0[1] as String)|\($0[2] as String)|\($0[3] as String)|\($0[4] as String)"
+                }
             // The per-file rows, numbered like sections (a file's rows are one id range).
             out += try Row.fetchAll(db, sql: "SELECT id, file_id, key, value FROM metadata").map {
                 "metadata \(name($0[0])) \(paths[$0[1]] ?? "?") \($0[2] as String)=\($0[3] as String)"
             }
-            out += try Row.fetchAll(db, sql: "SELECT id, file_id, kind, target, text, line FROM links").map {
+            out += try Row.fetchAll(
+                db, sql: "SELECT id, file_id, kind, target, text, line FROM links"
+            ).map {
                 "link \(name($0[0])) \(paths[$0[1]] ?? "?") \($0[2] as String) \($0[3] as String) \($0[4] as String) \($0[5] as Int)"
             }
-            out += try Row.fetchAll(db, sql: "SELECT id, file_id, code, message FROM diagnostics").map {
-                "diagnostic \(name($0[0])) \(paths[$0[1]] ?? "?") \($0[2] as String) \($0[3] as String)"
+            out += try Row.fetchAll(db, sql: "SELECT id, file_id, code, message FROM diagnostics")
+                .map {
+                    "diagnostic \(name($0[0])) \(paths[$0[1]] ?? "?") \($0[2] as String) \($0[3] as String)"
+                }
+            out += try Row.fetchAll(db, sql: "SELECT file_id, tag FROM tags").map {
+                "tag \(paths[$0[0]] ?? "?") \($0[1] as String)"
             }
-            out += try Row.fetchAll(db, sql: "SELECT file_id, tag FROM tags").map { "tag \(paths[$0[0]] ?? "?") \($0[1] as String)" }
             return out.sorted()
         }
     }
@@ -68,7 +89,8 @@ import Testing
 
         // Moved to another folder, same bytes: the title comes from the heading, so no
         // FTS row changes.
-        try FileManager.default.createDirectory(atPath: f.root + "/archive", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: f.root + "/archive", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: path, toPath: f.root + "/archive/log.md")
         let renamed = try index.refresh()
         #expect(renamed.renames == [.init(from: "log.md", to: "archive/log.md")])
@@ -80,18 +102,21 @@ import Testing
         let moved = f.root + "/archive/log.md"
         let text = try String(contentsOfFile: moved, encoding: .utf8)
         let before = try f.search("\"part 29\"", index).hits.first?.snippets.first?.line
-        try text.replacingOccurrences(of: "# voyage log", with: "\n\n# voyage log").write(toFile: moved, atomically: false, encoding: .utf8)
+        try text.replacingOccurrences(of: "# voyage log", with: "\n\n# voyage log").write(
+            toFile: moved, atomically: false, encoding: .utf8)
         let shifted = try index.refresh()
         #expect(shifted.modified == 1 && shifted.replayedTexts == 0)
         let after = try f.search("\"part 29\"", index).hits.first?.snippets.first?.line
         #expect(before != nil && after == before.map { $0 + 2 })
 
         // A new tag is in every FTS row (the tags column): all rows are rewritten.
-        try text.replacingOccurrences(of: "tags: [ocean]", with: "tags: [ocean, ships]").write(toFile: moved, atomically: false, encoding: .utf8)
+        try text.replacingOccurrences(of: "tags: [ocean]", with: "tags: [ocean, ships]").write(
+            toFile: moved, atomically: false, encoding: .utf8)
         #expect(try index.refresh().replayedTexts == 4 * 30)
         #expect(try f.search("tag:ships whales", index).hits.map(\.path) == ["archive/log.md"])
 
-        let fresh = try NoteIndex(workspace: Workspace(root: f.root), directory: f.dir.path + "/fresh")
+        let fresh = try NoteIndex(
+            workspace: Workspace(root: f.root), directory: f.dir.path + "/fresh")
         _ = try fresh.refresh()
         #expect(try Self.content(index) == Self.content(fresh))
     }
@@ -106,8 +131,11 @@ import Testing
         func text(_ sections: [String]) -> String { sections.joined(separator: "\n\n") + "\n" }
         for i in 0..<8 {
             let path = "notes/n\(i).md"
-            files[path] = ["---\ntitle: Note \(i)\ntags: [t\(i % 3)]\nstatus: s\(i)\n---\n# Note \(i)"]
-                + (0..<Int.random(in: 3...12, using: &random)).map { "## Part \($0)\n\nword\($0) sea \(i) [[n\(($0 + i) % 8)]] [site](https://example.com/\($0))" }
+            files[path] =
+                ["---\ntitle: Note \(i)\ntags: [t\(i % 3)]\nstatus: s\(i)\n---\n# Note \(i)"]
+                + (0..<Int.random(in: 3...12, using: &random)).map {
+                    "## Part \($0)\n\nword\($0) sea \(i) [[n\(($0 + i) % 8)]] [site](https://example.com/\($0))"
+                }
         }
         let f = IndexFixture(files: files.mapValues(text), filler: 0)
         let index = try f.open()
@@ -120,26 +148,42 @@ import Testing
                 switch Int.random(in: 0..<9, using: &random) {
                 case 0: sections[sections.count - 1] += "\nappended line \(step)"
                 case 1: sections.append("## Added \(step)\n\nnew words \(step)")
-                case 2: sections.insert("## Inserted \(step)\n\ninserted words", at: Int.random(in: 1...sections.count, using: &random))
-                case 3 where sections.count > 2: sections.remove(at: Int.random(in: 1..<sections.count, using: &random))
-                case 4: let k = Int.random(in: 1..<max(2, sections.count), using: &random)
-                    if k < sections.count { sections[k] = sections[k].replacingOccurrences(of: "sea", with: "ocean \(step)") }
-                case 5: sections[0] = sections[0].replacingOccurrences(of: "title: ", with: "title: Renamed ")
-                case 6: sections[0] = sections[0].replacingOccurrences(of: "tags: [", with: "tags: [s\(step), ")
+                case 2:
+                    sections.insert(
+                        "## Inserted \(step)\n\ninserted words",
+                        at: Int.random(in: 1...sections.count, using: &random))
+                case 3 where sections.count > 2:
+                    sections.remove(at: Int.random(in: 1..<sections.count, using: &random))
+                case 4:
+                    let k = Int.random(in: 1..<max(2, sections.count), using: &random)
+                    if k < sections.count {
+                        sections[k] = sections[k].replacingOccurrences(
+                            of: "sea", with: "ocean \(step)")
+                    }
+                case 5:
+                    sections[0] = sections[0].replacingOccurrences(
+                        of: "title: ", with: "title: Renamed ")
+                case 6:
+                    sections[0] = sections[0].replacingOccurrences(
+                        of: "tags: [", with: "tags: [s\(step), "
+                    )
                     .replacingOccurrences(of: "status: ", with: "owner: o\(step)\nstatus: ")
                 case 7:
                     let to = "moved/m\(step)-\(path.split(separator: "/").last!)"
                     files[path] = nil
                     files[to] = sections
-                    try FileManager.default.createDirectory(atPath: f.root + "/moved", withIntermediateDirectories: true)
-                    try FileManager.default.moveItem(atPath: f.root + "/" + path, toPath: f.root + "/" + to)
+                    try FileManager.default.createDirectory(
+                        atPath: f.root + "/moved", withIntermediateDirectories: true)
+                    try FileManager.default.moveItem(
+                        atPath: f.root + "/" + path, toPath: f.root + "/" + to)
                     continue
                 default:
                     if files.count > 4, Bool.random(using: &random) {
                         files[path] = nil
                         try FileManager.default.removeItem(atPath: f.root + "/" + path)
                     } else {
-                        files["copies/c\(step).md"] = sections  // a copy: same bytes under a new path
+                        // a copy: same bytes under a new path
+                        files["copies/c\(step).md"] = sections
                         f.write("copies/c\(step).md", text(sections))
                     }
                     continue
@@ -149,7 +193,8 @@ import Testing
             }
             let report = try index.refresh()
             written += report.replayedTexts
-            let fresh = try NoteIndex(workspace: Workspace(root: f.root), directory: f.dir.path + "/fresh-\(step)")
+            let fresh = try NoteIndex(
+                workspace: Workspace(root: f.root), directory: f.dir.path + "/fresh-\(step)")
             let built = try fresh.refresh()
             #expect(built.added == files.count)
             #expect(try Self.content(index) == Self.content(fresh), "seed \(seed), step \(step)")

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// Folder stamps let a refresh skip listing folders nothing was added to, removed from or
 /// renamed in (``FolderStamp``). These tests change workspaces in every way a person, an
@@ -37,9 +38,13 @@ import Testing
         return index
     }
 
-    var stampsAreUsedHere: Bool { FileScanner(root: NSTemporaryDirectory(), rules: IgnoreRules()).skipsUnchangedFolders }
+    var stampsAreUsedHere: Bool {
+        FileScanner(root: NSTemporaryDirectory(), rules: IgnoreRules()).skipsUnchangedFolders
+    }
 
-    func expectIndexMatchesFiles(_ fixture: IndexFixture, _ index: NoteIndex, _ comment: String = "") throws {
+    func expectIndexMatchesFiles(
+        _ fixture: IndexFixture, _ index: NoteIndex, _ comment: String = ""
+    ) throws {
         let listing = try index.listing(folder: "", recursive: true, glob: nil, sort: .path)
         let scan = FileScanner(workspace: try Workspace(root: fixture.root)).scan()
         #expect(listing.files.map(\.path) == scan.files.map(\.path).sorted(), "\(comment)")
@@ -53,7 +58,10 @@ import Testing
         let queue = try DatabaseQueue(path: index.databasePath)
         defer { try? queue.close() }
         return try queue.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT path, ctime_ns FROM folders").map { ($0[0] as String, $0[1] as Int64) })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(
+                    db, sql: "SELECT path, ctime_ns FROM folders"
+                ).map { ($0[0] as String, $0[1] as Int64) })
         }
     }
 
@@ -119,7 +127,8 @@ import Testing
         // A folder renamed: its files move (renames, not delete + add).
         try fm.moveItem(atPath: root + "/a/b", toPath: root + "/x/b2")
         report = try index.refresh()
-        #expect(Set(report.renames.map(\.to)) == ["x/b2/two.md", "x/b2/c/three.md", "x/b2/c/new.md"])
+        #expect(
+            Set(report.renames.map(\.to)) == ["x/b2/two.md", "x/b2/c/three.md", "x/b2/c/new.md"])
         #expect(try fixture.search("narwhal", index).hits.map(\.path) == ["x/b2/c/new.md"])
         try expectIndexMatchesFiles(fixture, index, "folder rename")
         try restamp(index)
@@ -152,7 +161,9 @@ import Testing
         let index = try stamped(fixture)
         let fm = FileManager.default
         try fm.removeItem(atPath: fixture.root + "/a/b")
-        try fm.createSymbolicLink(atPath: fixture.root + "/a/b", withDestinationPath: (outside as NSString).deletingLastPathComponent)
+        try fm.createSymbolicLink(
+            atPath: fixture.root + "/a/b",
+            withDestinationPath: (outside as NSString).deletingLastPathComponent)
         let report = try index.refresh()
         #expect(report.removed == 2)
         #expect(try fixture.search("plutonium", index).hits.isEmpty)
@@ -180,7 +191,8 @@ import Testing
     @Test func onlyFilesystemsThatKeepFolderTimesAreStamped() throws {
         // procfs invents its folder times: walked in full every time, no stamps kept.
         #expect(FileScanner(root: "/proc", rules: IgnoreRules()).skipsUnchangedFolders == false)
-        let scan = FileScanner(root: "/proc/self/fdinfo", rules: IgnoreRules()).scan(trustingChangesBefore: Int64(Date().timeIntervalSince1970 * 1e9))
+        let scan = FileScanner(root: "/proc/self/fdinfo", rules: IgnoreRules()).scan(
+            trustingChangesBefore: Int64(Date().timeIntervalSince1970 * 1e9))
         #expect(scan.stamped == false && scan.listed.allSatisfy { $0.stamp.changeNanos == 0 })
         #expect(FolderStamps.needsRecording(scan, known: nil) == false)
     }
@@ -189,7 +201,9 @@ import Testing
         let fixture = IndexFixture(files: Self.tree)
         // Files saved within 2 s are re-read (and their rows rewritten) until they are older.
         for file in FileScanner(workspace: try Workspace(root: fixture.root)).scan().files {
-            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: fixture.root + "/" + file.path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-3600)],
+                ofItemAtPath: fixture.root + "/" + file.path)
         }
         let index = try stamped(fixture)
         let wal = index.databasePath + "-wal"
@@ -200,7 +214,10 @@ import Testing
     }
 
     @Test func foldersHoldingConflictCopiesAreListedEveryTime() throws {
-        let fixture = IndexFixture(files: Self.tree.merging(["a/one.sync-conflict-20260101-120000-ABC.md": "copy\n"]) { a, _ in a })
+        let fixture = IndexFixture(
+            files: Self.tree.merging(["a/one.sync-conflict-20260101-120000-ABC.md": "copy\n"]) {
+                a, _ in a
+            })
         let index = try stamped(fixture)
         for _ in 0..<2 {
             let report = try index.refresh()
@@ -224,7 +241,8 @@ import Testing
         // Recording checks the rows: a listing whose file has no row (deleted by another
         // process after this walk listed it) is stamped 0, not trusted.
         settle()
-        let scan = FileScanner(workspace: try Workspace(root: fixture.root)).scan(trustingChangesBefore: Int64((Date().timeIntervalSince1970 - Self.trustDelay) * 1e9))
+        let scan = FileScanner(workspace: try Workspace(root: fixture.root)).scan(
+            trustingChangesBefore: Int64((Date().timeIntervalSince1970 - Self.trustDelay) * 1e9))
         #expect(scan.listed.first { $0.stamp.path == "x/y" }?.stamp.changeNanos != 0)
         try index.pool.write { db in
             try db.execute(sql: "DELETE FROM files WHERE path = 'x/y/four.md'")
@@ -246,7 +264,8 @@ import Testing
         let fixture = IndexFixture(files: Self.tree, filler: 5)
         let index = try stamped(fixture)
         for step in 0..<40 {
-            RandomWorkspaceChange.make(step: step, kinds: 0..<9, in: fixture, random: &random, settle: settle)
+            RandomWorkspaceChange.make(
+                step: step, kinds: 0..<9, in: fixture, random: &random, settle: settle)
             if Bool.random(using: &random) { settle() }
             _ = try index.refresh()
             try expectIndexMatchesFiles(fixture, index, "seed \(seed) step \(step)")

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// A first build is written into a private file and renamed into place (NoteIndex+FreshBuild),
 /// only when no other process or instance has the index open.
@@ -12,13 +13,17 @@ import Testing
     static func fixture() -> IndexFixture {
         let f = IndexFixture(filler: 0)
         for i in 0..<2_100 {
-            f.write("n\(i / 100)/note\(i).md", "---\ntitle: Note \(i)\ntags: [t\(i % 7)]\nproject: p\(i % 3)\n---\n# Note \(i)\n\nword\(i) common text [link](n0/note\((i + 1) % 2_100).md)\n")
+            f.write(
+                "n\(i / 100)/note\(i).md",
+                "---\ntitle: Note \(i)\ntags: [t\(i % 7)]\nproject: p\(i % 3)\n---\n# Note \(i)\n\nword\(i) common text [link](n0/note\((i + 1) % 2_100).md)\n"
+            )
         }
         return f
     }
 
     func answers(_ f: IndexFixture, _ index: NoteIndex) throws -> [String] {
-        try ["word7", "common", "tag:t3 word10", "project:p1 note", "title:note word2099"].map { query in
+        try ["word7", "common", "tag:t3 word10", "project:p1 note", "title:note word2099"].map {
+            query in
             let results = try f.search(query, index)
             return "\(query): \(results.total) " + results.hits.map(\.path).joined(separator: ",")
         }
@@ -34,7 +39,9 @@ import Testing
             let report = try index.refresh()
             #expect(report.added == files.count)
             #expect(FileManager.default.fileExists(atPath: index.databasePath))
-            let policy = try index.pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'hidden_policy'") }
+            let policy = try index.pool.read { db in
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'hidden_policy'")
+            }
             #expect(policy == index.workspace.config.policy.fingerprint)
             #expect(try f.search("whale", index).total == (files.isEmpty ? 0 : 1))
         }
@@ -53,14 +60,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: index.databasePath + ".building"))
         #expect(!index.isPoolOpen, "the build opened the database it only had to swap in")
         // The swapped-in file is a normal WAL index with its secondary indexes.
-        let mode = run("/usr/bin/env", ["python3", "-c", """
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            print(c.execute('PRAGMA journal_mode').fetchone()[0])
-            print(sorted(r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'")))
-            """, index.databasePath])
+        let mode = run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                print(c.execute('PRAGMA journal_mode').fetchone()[0])
+                print(sorted(r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'")))
+                """, index.databasePath,
+            ])
         #expect(mode.stdout.hasPrefix("wal\n"), "\(mode.stdout) \(mode.stderr)")
-        #expect(mode.stdout.hasSuffix("['chunks_by_section', 'files_hidden', 'metadata_by_key', 'tags_by_tag']\n"), "\(mode.stdout)")
+        #expect(
+            mode.stdout.hasSuffix(
+                "['chunks_by_section', 'files_hidden', 'metadata_by_key', 'tags_by_tag']\n"),
+            "\(mode.stdout)")
 
         // The same answers as an index written row by row into the live file (a second
         // instance holding the index open makes the first one fall back).
@@ -71,7 +86,9 @@ import Testing
         let liveBefore = inode(live.databasePath)
         #expect(liveBefore != 0)
         #expect(try live.refresh().added == 2_100)
-        #expect(inode(live.databasePath) == liveBefore, "a fresh build swapped the file under another open instance")
+        #expect(
+            inode(live.databasePath) == liveBefore,
+            "a fresh build swapped the file under another open instance")
         #expect(try answers(f, index) == answers(g, other))
         #expect(try answers(f, index).allSatisfy { !$0.contains(": 0 ") })
 
@@ -89,14 +106,19 @@ import Testing
     /// Takes a file's tags out of the index behind the refresh's back (so only a rebuild,
     /// which re-reads every file, can bring them back).
     func dropTags(of path: String, _ index: NoteIndex) {
-        let result = run("/usr/bin/env", ["python3", "-c", """
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            (id,) = c.execute('SELECT id FROM files WHERE path = ?', (sys.argv[2],)).fetchone()
-            c.execute('DELETE FROM tags WHERE file_id = ?', (id,))
-            c.commit()
-            print('dropped')
-            """, index.databasePath, path])
+        let result = run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                (id,) = c.execute('SELECT id FROM files WHERE path = ?', (sys.argv[2],)).fetchone()
+                c.execute('DELETE FROM tags WHERE file_id = ?', (id,))
+                c.commit()
+                print('dropped')
+                """, index.databasePath, path,
+            ])
         #expect(result.stdout == "dropped\n", "\(result.stderr)")
     }
 
@@ -117,14 +139,27 @@ import Testing
         _ = try index.rebuild { _ in
             // After the first batch was read: every file changes and the other instance
             // indexes the change at once, as a watcher would.
-            guard !edited.withLock({ let was = $0; $0 = true; return was }) else { return }
-            for i in 0..<700 { f.write("n\(i / 100)/note\(i).md", "# Note \(i)\n\nafter\(i) text, edited\n") }
+            guard
+                !edited.withLock({
+                    let was = $0
+                    $0 = true
+                    return was
+                })
+            else { return }
+            for i in 0..<700 {
+                f.write("n\(i / 100)/note\(i).md", "# Note \(i)\n\nafter\(i) text, edited\n")
+            }
             _ = try? other.refresh()
         }
         #expect(edited.withLock { $0 })
         var stale: [Int] = []
-        for i in 0..<700 where try f.search("after\(i)", index).hits.map(\.path) != ["n\(i / 100)/note\(i).md"] { stale.append(i) }
-        #expect(stale.isEmpty, "\(stale.count) notes show their text from before the edit: \(stale.prefix(5))")
+        for i in 0..<700
+        where try f.search("after\(i)", index).hits.map(\.path) != ["n\(i / 100)/note\(i).md"] {
+            stale.append(i)
+        }
+        #expect(
+            stale.isEmpty,
+            "\(stale.count) notes show their text from before the edit: \(stale.prefix(5))")
         #expect(try f.search("edited", index).total == 700)
     }
 
@@ -137,7 +172,8 @@ import Testing
         dropTags(of: "n0/note7.md", index)
         #expect(try f.search("tag:t0 word7", index).hits.isEmpty, "the tags were not dropped")
         _ = try index.refresh()
-        #expect(try f.search("tag:t0 word7", index).hits.isEmpty, "a refresh re-read an unchanged file")
+        #expect(
+            try f.search("tag:t0 word7", index).hits.isEmpty, "a refresh re-read an unchanged file")
         let before = inode(index.databasePath)
         let report = try index.rebuild()
         #expect(report.added == 2_100 && report.unchanged == 0 && report.files == 2_100)
@@ -151,25 +187,38 @@ import Testing
         let other = try g.open()
         let liveBefore = inode(live.databasePath)
         #expect(try live.rebuild().added == 2_100)
-        #expect(inode(live.databasePath) == liveBefore, "a rebuild swapped the file under another open instance")
+        #expect(
+            inode(live.databasePath) == liveBefore,
+            "a rebuild swapped the file under another open instance")
         #expect(try answers(g, other) == expected)
         #expect(try g.search("note", other).total == 2_100, "rows left twice or missing")
 
-        let small = IndexFixture(files: ["a.md": "# Alpha\n\nkeyword one #red\n", "b.md": "# Beta\n\nkeyword two #red\n"], filler: 3)
+        let small = IndexFixture(
+            files: [
+                "a.md": "# Alpha\n\nkeyword one #red\n", "b.md": "# Beta\n\nkeyword two #red\n",
+            ], filler: 3)
         let smallIndex = try small.refreshed()
         let smallBefore = inode(smallIndex.databasePath)
         dropTags(of: "a.md", smallIndex)
         #expect(try small.search("tag:red keyword", smallIndex).hits.map(\.path) == ["b.md"])
         #expect(try smallIndex.rebuild().added == 5)
-        #expect(inode(smallIndex.databasePath) != smallBefore, "a small rebuild builds aside too (refilling in place showed other processes an emptied index)")
-        #expect(try small.search("tag:red keyword", smallIndex).hits.map(\.path).sorted() == ["a.md", "b.md"])
+        #expect(
+            inode(smallIndex.databasePath) != smallBefore,
+            "a small rebuild builds aside too (refilling in place showed other processes an emptied index)"
+        )
+        #expect(
+            try small.search("tag:red keyword", smallIndex).hits.map(\.path).sorted() == [
+                "a.md", "b.md",
+            ])
     }
 
     @Test func aLeftoverFromACrashedBuildIsRemovedByTheNextOpen() throws {
         let f = Self.fixture()
         let index = try f.open()
         let leftover = index.databasePath + ".building"
-        #expect(FileManager.default.createFile(atPath: leftover, contents: Data(repeating: 7, count: 4096)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: leftover, contents: Data(repeating: 7, count: 4096)))
         // Opening takes the shared lock, which a builder would hold exclusively: so nobody is
         // building, and the file is a crashed build's.
         let next = try f.open()

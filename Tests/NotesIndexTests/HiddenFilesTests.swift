@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// `files.hidden` (HiddenFiles): an agent's search leaves out what the policy hides, by the
 /// flags when they were set under the searcher's own policy, by asking the policy otherwise,
@@ -16,15 +17,21 @@ import Testing
         "notes/secrets/plan.md": "# Plan\n\nwhale plan\n",
     ]
 
-    func agentSearch(_ fixture: IndexFixture, _ index: NoteIndex, _ text: String = "whale") throws -> [String] {
-        try fixture.search(text, index) { $0.filters.hideProtected = true }.hits.map(\.path).sorted()
+    func agentSearch(_ fixture: IndexFixture, _ index: NoteIndex, _ text: String = "whale") throws
+        -> [String]
+    {
+        try fixture.search(text, index) { $0.filters.hideProtected = true }.hits.map(\.path)
+            .sorted()
     }
 
     func flags(_ fixture: IndexFixture) throws -> (policy: String?, hidden: [String]) {
-        let db = try DatabaseQueue(path: fixture.dir.path + "/index/index.sqlite", configuration: .withTokenReplay)
+        let db = try DatabaseQueue(
+            path: fixture.dir.path + "/index/index.sqlite", configuration: .withTokenReplay)
         return try db.read { db in
-            (try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'hidden_policy'"),
-             try String.fetchAll(db, sql: "SELECT path FROM files WHERE hidden ORDER BY path"))
+            (
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'hidden_policy'"),
+                try String.fetchAll(db, sql: "SELECT path FROM files WHERE hidden ORDER BY path")
+            )
         }
     }
 
@@ -37,8 +44,14 @@ import Testing
         #expect(try agentSearch(fixture, index) == ["notes/whales.md", "private/diary.md"])
         // A person's search hides nothing (a .key file is listed, not indexed); a filter-only
         // agent listing uses the flag too.
-        #expect(try fixture.search("whale", index).hits.map(\.path).sorted() == ["notes/secrets/plan.md", "notes/whales.md", "private/diary.md"])
-        #expect(try fixture.search("in:notes", index).hits.map(\.path).sorted() == ["notes/secrets/plan.md", "notes/whales.md"])
+        #expect(
+            try fixture.search("whale", index).hits.map(\.path).sorted() == [
+                "notes/secrets/plan.md", "notes/whales.md", "private/diary.md",
+            ])
+        #expect(
+            try fixture.search("in:notes", index).hits.map(\.path).sorted() == [
+                "notes/secrets/plan.md", "notes/whales.md",
+            ])
         #expect(try agentSearch(fixture, index, "in:notes") == ["notes/whales.md"])
     }
 
@@ -53,8 +66,9 @@ import Testing
         #expect(after.workspace.config.policy.fingerprint != oldFingerprint)
         // Flags are still the old policy's: the search asks the new policy per file.
         #expect(try flags(fixture).policy == oldFingerprint)
-        let asked = try after.search(try SearchQuery(parsing: "whale", isMetadataKey: { _ in false })
-            .hiding())
+        let asked = try after.search(
+            try SearchQuery(parsing: "whale", isMetadataKey: { _ in false })
+                .hiding())
         #expect(asked.hits.map(\.path) == ["notes/whales.md"])
         #expect(asked.total == 1)
 
@@ -71,20 +85,26 @@ import Testing
         _ = try before.refresh()
         #expect(try flags(fixture).policy == oldFingerprint)
         #expect(try agentSearch(fixture, after) == ["notes/whales.md"])
-        #expect(try agentSearch(fixture, before) == ["notes/whales.md", "private/diary.md", "private/more.md"])
+        #expect(
+            try agentSearch(fixture, before) == [
+                "notes/whales.md", "private/diary.md", "private/more.md",
+            ])
     }
 
     @Test func fingerprintsFollowWhatThePolicyHides() {
         #expect(PathPolicy().fingerprint == PathPolicy().fingerprint)
         #expect(PathPolicy(protected: ["*.secret"]).fingerprint != PathPolicy().fingerprint)
-        #expect(PathPolicy(rules: [("a/**", .deny)]).fingerprint != PathPolicy(rules: [("a/**", .read)]).fingerprint)
-        #expect(PathPolicy(rules: [("a/**", .deny), ("b/**", .deny)]).fingerprint
-            != PathPolicy(rules: [("b/**", .deny), ("a/**", .deny)]).fingerprint)
+        #expect(
+            PathPolicy(rules: [("a/**", .deny)]).fingerprint
+                != PathPolicy(rules: [("a/**", .read)]).fingerprint)
+        #expect(
+            PathPolicy(rules: [("a/**", .deny), ("b/**", .deny)]).fingerprint
+                != PathPolicy(rules: [("b/**", .deny), ("a/**", .deny)]).fingerprint)
     }
 }
 
-private extension SearchQuery {
-    func hiding() -> SearchQuery {
+extension SearchQuery {
+    fileprivate func hiding() -> SearchQuery {
         var copy = self
         copy.filters.hideProtected = true
         return copy

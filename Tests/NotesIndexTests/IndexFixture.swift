@@ -13,13 +13,19 @@ final class IndexFixture: @unchecked Sendable {
         dir.write("ws/.notes/config.yml", "")
         for (path, text) in files { dir.write("ws/" + path, text) }
         // BM25 needs a corpus: on a handful of documents common terms get ~zero IDF.
-        for i in 0..<filler { dir.write("ws/filler/f\(i).md", "# Filler \(i)\n\nunrelated text about gardens, trains and number \(i).\n") }
+        for i in 0..<filler {
+            dir.write(
+                "ws/filler/f\(i).md",
+                "# Filler \(i)\n\nunrelated text about gardens, trains and number \(i).\n")
+        }
     }
 
     func write(_ path: String, _ text: String) { dir.write("ws/" + path, text) }
 
     func open(refreshingSoon: Bool = false) throws -> NoteIndex {
-        try NoteIndex(workspace: Workspace(root: root), directory: dir.path + "/index", refreshingSoon: refreshingSoon)
+        try NoteIndex(
+            workspace: Workspace(root: root), directory: dir.path + "/index",
+            refreshingSoon: refreshingSoon)
     }
 
     /// The workspace opened as the commands open it: the index with the change history.
@@ -33,7 +39,10 @@ final class IndexFixture: @unchecked Sendable {
         return index
     }
 
-    func search(_ text: String, _ index: NoteIndex? = nil, configure: (inout SearchQuery) throws -> Void = { _ in }) throws -> SearchResults {
+    func search(
+        _ text: String, _ index: NoteIndex? = nil,
+        configure: (inout SearchQuery) throws -> Void = { _ in }
+    ) throws -> SearchResults {
         let index = try index ?? refreshed()
         var query = try SearchQuery(parsing: text, isMetadataKey: index.hasMetadataKey)
         try configure(&query)

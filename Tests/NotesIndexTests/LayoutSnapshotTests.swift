@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// The layout snapshot (``LayoutSnapshot``) lets a command start its stats before the
 /// database is open. It must never make a refresh believe anything the database does not
@@ -20,13 +21,20 @@ import Testing
     func age(_ fixture: IndexFixture) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var times = [timespec(tv_sec: now.tv_sec - 10, tv_nsec: now.tv_nsec), timespec(tv_sec: now.tv_sec - 10, tv_nsec: now.tv_nsec)]
+        var times = [
+            timespec(tv_sec: now.tv_sec - 10, tv_nsec: now.tv_nsec),
+            timespec(tv_sec: now.tv_sec - 10, tv_nsec: now.tv_nsec),
+        ]
         for file in FileScanner(workspace: try! Workspace(root: fixture.root)).scan().files {
-            #expect(utimensat(AT_FDCWD, fixture.root + "/" + file.path, &times, AT_SYMLINK_NOFOLLOW) == 0)
+            #expect(
+                utimensat(AT_FDCWD, fixture.root + "/" + file.path, &times, AT_SYMLINK_NOFOLLOW)
+                    == 0)
         }
     }
 
-    var stampsAreUsedHere: Bool { FileScanner(root: NSTemporaryDirectory(), rules: IgnoreRules()).skipsUnchangedFolders }
+    var stampsAreUsedHere: Bool {
+        FileScanner(root: NSTemporaryDirectory(), rules: IgnoreRules()).skipsUnchangedFolders
+    }
 
     static let tree = [
         "top.md": "# Top\n\nroot note\n",
@@ -51,9 +59,13 @@ import Testing
         _ = try command(fixture)  // nothing to write: writes the snapshot
     }
 
-    var snapshotPath: (IndexFixture) -> String { { $0.dir.path + "/index/" + LayoutSnapshot.fileName } }
+    var snapshotPath: (IndexFixture) -> String {
+        { $0.dir.path + "/index/" + LayoutSnapshot.fileName }
+    }
 
-    func expectIndexMatchesFiles(_ fixture: IndexFixture, _ index: NoteIndex, _ comment: String = "") throws {
+    func expectIndexMatchesFiles(
+        _ fixture: IndexFixture, _ index: NoteIndex, _ comment: String = ""
+    ) throws {
         let listing = try index.listing(folder: "", recursive: true, glob: nil, sort: .path)
         let scan = FileScanner(workspace: try Workspace(root: fixture.root)).scan()
         #expect(listing.files.map(\.path) == scan.files.map(\.path).sorted(), "\(comment)")
@@ -68,14 +80,17 @@ import Testing
         let fixture = IndexFixture(files: Self.tree)
         try settled(fixture)
         let index = try fixture.open()
-        let fromDatabase = try index.knownFiles(nil, stampRules: FileScanner(workspace: index.workspace).rules)
+        let fromDatabase = try index.knownFiles(
+            nil, stampRules: FileScanner(workspace: index.workspace).rules)
         let snapshot = try #require(LayoutSnapshot.read(directory: index.directory))
         #expect(snapshot.token == fromDatabase.layoutToken)
         let copied = snapshot.knownFiles(hiddenFlagsCurrent: true)
         #expect(copied.folders == fromDatabase.folders)
         #expect(copied.files.count == fromDatabase.files.count)
         for (a, b) in zip(copied.files, fromDatabase.files) {
-            #expect(a.id == b.id && a.path == b.path && a.size == b.size && a.mtimeNanos == b.mtimeNanos && a.inode == b.inode)
+            #expect(
+                a.id == b.id && a.path == b.path && a.size == b.size && a.mtimeNanos == b.mtimeNanos
+                    && a.inode == b.inode)
         }
         let pointers = snapshot.pathPointers()
         #expect(pointers.files.map { String(cString: $0) } == fromDatabase.files.map(\.path))
@@ -99,7 +114,8 @@ import Testing
         #expect(report.layoutFromSnapshot && report.modified == 1)
         #expect(try fixture.search("kraken", index).hits.map(\.path) == ["a/b/two.md"])
         settle()
-        _ = try command(fixture)  // the layout changed: the database is read, the snapshot rewritten
+        // the layout changed: the database is read, the snapshot rewritten
+        _ = try command(fixture)
         fixture.write("x/y/new.md", "# New\n\nnarwhal\n")
         try FileManager.default.removeItem(atPath: fixture.root + "/a/one.md")
         age(fixture)
@@ -117,7 +133,8 @@ import Testing
         guard stampsAreUsedHere else { return }
         let fixture = IndexFixture(files: Self.tree)
         try settled(fixture)
-        fixture.write("a/b/two.md", "# Two\n\nsecond, with a kraken\n")  // not aged: too recent to trust
+        // not aged: too recent to trust
+        fixture.write("a/b/two.md", "# Two\n\nsecond, with a kraken\n")
         var (index, report) = try command(fixture)
         #expect(report.layoutFromSnapshot && report.modified == 1)
         fixture.write("a/one.md", "# One\n\nfirst, with a narwhal\n")
@@ -139,13 +156,19 @@ import Testing
 
     func expectSnapshotMatchesDatabase(_ fixture: IndexFixture, _ comment: String) throws {
         let index = try fixture.open()
-        let fromDatabase = try index.knownFiles(nil, stampRules: FileScanner(workspace: index.workspace).rules)
+        let fromDatabase = try index.knownFiles(
+            nil, stampRules: FileScanner(workspace: index.workspace).rules)
         let snapshot = try #require(LayoutSnapshot.read(directory: index.directory), "\(comment)")
         #expect(snapshot.token == fromDatabase.layoutToken, "\(comment)")
         let copied = snapshot.knownFiles(hiddenFlagsCurrent: true)
         #expect(copied.folders == fromDatabase.folders, "\(comment)")
-        #expect(copied.files.map { [$0.id, Int64($0.size), $0.mtimeNanos, Int64(bitPattern: $0.inode)] }
-                == fromDatabase.files.map { [$0.id, Int64($0.size), $0.mtimeNanos, Int64(bitPattern: $0.inode)] }, "\(comment)")
+        #expect(
+            copied.files.map {
+                [$0.id, Int64($0.size), $0.mtimeNanos, Int64(bitPattern: $0.inode)]
+            }
+                == fromDatabase.files.map {
+                    [$0.id, Int64($0.size), $0.mtimeNanos, Int64(bitPattern: $0.inode)]
+                }, "\(comment)")
         #expect(copied.files.map(\.path) == fromDatabase.files.map(\.path), "\(comment)")
     }
 
@@ -190,9 +213,13 @@ import Testing
         let directory = fixture.dir.path + "/index"
         let read = try #require(LayoutSnapshot.read(directory: directory))
         let first = read.knownFiles(hiddenFlagsCurrent: true).files[0]
-        let restat = [first.id: (size: first.size + 1, mtimeNanos: first.mtimeNanos, inode: first.inode)]
+        let restat = [
+            first.id: (size: first.size + 1, mtimeNanos: first.mtimeNanos, inode: first.inode)
+        ]
         // Another process wrote a new file in its place (here: the same layout, renamed over it).
-        LayoutSnapshot.write(read.knownFiles(hiddenFlagsCurrent: true), token: read.token, fingerprint: read.fingerprint, directory: directory)
+        LayoutSnapshot.write(
+            read.knownFiles(hiddenFlagsCurrent: true), token: read.token,
+            fingerprint: read.fingerprint, directory: directory)
         #expect(!read.update(restatted: restat, token: "0123456789abcdef", directory: directory))
         #expect(try #require(LayoutSnapshot.read(directory: directory)).token == read.token)
         // On the file it was read from, the update takes, and the checksum still holds.
@@ -202,7 +229,9 @@ import Testing
         #expect(updated.token == "0123456789abcdef")
         #expect(updated.knownFiles(hiddenFlagsCurrent: true).files[0].size == first.size + 1)
         // A missing record: no update.
-        #expect(!updated.update(restatted: [-5: (1, 1, 1)], token: "fedcba9876543210", directory: directory))
+        #expect(
+            !updated.update(
+                restatted: [-5: (1, 1, 1)], token: "fedcba9876543210", directory: directory))
     }
 
     /// A refresh writes the snapshot of the layout it leaves only when its writes follow
@@ -212,22 +241,29 @@ import Testing
         let fixture = IndexFixture(files: Self.tree)
         try settled(fixture)
         let index = try fixture.open()
-        let known = try index.knownFiles(nil, stampRules: FileScanner(workspace: index.workspace).rules)
+        let known = try index.knownFiles(
+            nil, stampRules: FileScanner(workspace: index.workspace).rules)
         let token = try #require(known.layoutToken)
         let file = try #require(known.files.first)
-        let restat = ProcessedFile(pending: PendingFile(file: ScannedFile(path: file.path, size: file.size, mtimeNanos: file.mtimeNanos + 1, inode: file.inode),
-                                                        known: file), outcome: .touched)
+        let restat = ProcessedFile(
+            pending: PendingFile(
+                file: ScannedFile(
+                    path: file.path, size: file.size, mtimeNanos: file.mtimeNanos + 1,
+                    inode: file.inode),
+                known: file), outcome: .touched)
         let current = { try index.pool.read { db in try LayoutSnapshot.currentToken(db) } }
-        var writer = IndexWriter(pool: try index.pool, mode: .update(.init(layoutToken: token)), racyBefore: .max,
-                                 policy: index.workspace.config.policy)
+        var writer = IndexWriter(
+            pool: try index.pool, mode: .update(.init(layoutToken: token)), racyBefore: .max,
+            policy: index.workspace.config.policy)
         writer.write([restat], provenance: StatedProvenance())
         writer.finish()
         let after = try current()
         #expect(writer.layoutTokenAfterRestats == after && after != token)
         #expect(writer.restatted[file.id]?.mtimeNanos == file.mtimeNanos + 1)
         // The same, from a token that is no longer the database's.
-        writer = IndexWriter(pool: try index.pool, mode: .update(.init(layoutToken: token)), racyBefore: .max,
-                             policy: index.workspace.config.policy)
+        writer = IndexWriter(
+            pool: try index.pool, mode: .update(.init(layoutToken: token)), racyBefore: .max,
+            policy: index.workspace.config.policy)
         writer.write([restat], provenance: StatedProvenance())
         writer.finish()
         #expect(writer.layoutTokenAfterRestats == nil)
@@ -240,11 +276,16 @@ import Testing
         let fixture = IndexFixture(files: Self.tree)
         try settled(fixture)
         let directory = fixture.dir.path + "/index"
-        let abandoned = directory + "/" + LayoutSnapshot.fileName + ".4194305.17"  // above Linux's largest pid
+        // above Linux's largest pid
+        let abandoned = directory + "/" + LayoutSnapshot.fileName + ".4194305.17"
         let live = directory + "/" + LayoutSnapshot.fileName + ".1.23"  // init: always running
-        for path in [abandoned, live] { #expect(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8))) }
+        for path in [abandoned, live] {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8)))
+        }
         let read = try #require(LayoutSnapshot.read(directory: directory))
-        LayoutSnapshot.write(read.knownFiles(hiddenFlagsCurrent: true), token: read.token, fingerprint: read.fingerprint, directory: directory)
+        LayoutSnapshot.write(
+            read.knownFiles(hiddenFlagsCurrent: true), token: read.token,
+            fingerprint: read.fingerprint, directory: directory)
         #expect(!FileManager.default.fileExists(atPath: abandoned))
         #expect(FileManager.default.fileExists(atPath: live))
         #expect(LayoutSnapshot.read(directory: directory)?.token == read.token)
@@ -258,10 +299,14 @@ import Testing
         let index = try fixture.refreshed()  // every file just written: recorded with mtime 0
         let observer = try DatabaseQueue(path: index.databasePath)
         defer { try? observer.close() }
-        let version = { try observer.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") } }
+        let version = {
+            try observer.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        }
         let before = try version()
         let report = try index.refresh()
-        #expect(!report.changedAnything && report.unchanged == 0, "every file was looked at again: \(report)")
+        #expect(
+            !report.changedAnything && report.unchanged == 0,
+            "every file was looked at again: \(report)")
         #expect(try version() == before, "no other connection committed")
         fixture.write("a/one.md", "# One\n\nfirst, edited\n")
         #expect(try index.refresh().modified == 1)
@@ -312,9 +357,12 @@ import Testing
         try settled(fixture)
         let snapshot = try #require(LayoutSnapshot.read(directory: fixture.dir.path + "/index"))
         let queue = try DatabaseQueue(path: fixture.dir.path + "/index/index.sqlite")
-        func token() throws -> String? { try queue.read { db in try LayoutSnapshot.currentToken(db) } }
+        func token() throws -> String? {
+            try queue.read { db in try LayoutSnapshot.currentToken(db) }
+        }
         #expect(try token() == snapshot.token)
-        try queue.write { db in try db.execute(sql: "UPDATE files SET hidden = hidden") }  // not the layout
+        // not the layout
+        try queue.write { db in try db.execute(sql: "UPDATE files SET hidden = hidden") }
         #expect(try token() == snapshot.token)
         try queue.write { db in try db.execute(sql: sql) }
         #expect(try token() != snapshot.token)
@@ -329,9 +377,13 @@ import Testing
         let path = fixture.dir.path + "/index/index.sqlite"
         let count = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"
         var queue = try DatabaseQueue(path: path)
-        #expect(try queue.read { db in try Int.fetchOne(db, sql: count) } == IndexSchema.layoutTriggerCount)
+        #expect(
+            try queue.read { db in try Int.fetchOne(db, sql: count) }
+                == IndexSchema.layoutTriggerCount)
         try queue.write { db in
-            for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'") {
+            for name in try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            {
                 try db.execute(sql: "DROP TRIGGER \(name)")
             }
             try db.execute(sql: "DELETE FROM meta WHERE key = 'layout'")
@@ -339,7 +391,9 @@ import Testing
         try queue.close()
         _ = try fixture.open()
         queue = try DatabaseQueue(path: path)
-        let (triggers, token) = try queue.read { db in (try Int.fetchOne(db, sql: count), try LayoutSnapshot.currentToken(db)) }
+        let (triggers, token) = try queue.read { db in
+            (try Int.fetchOne(db, sql: count), try LayoutSnapshot.currentToken(db))
+        }
         #expect(triggers == IndexSchema.layoutTriggerCount)
         #expect(token != nil)
         try queue.close()
@@ -356,7 +410,8 @@ import Testing
         case "empty": bytes = Data()
         case "truncated": bytes = bytes.prefix(bytes.count / 2)
         case "flipped": bytes[bytes.count * 2 / 3] ^= 0x20
-        case "garbage": bytes = Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
+        case "garbage":
+            bytes = Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
         default: bytes = bytes.prefix(48)
         }
         try bytes.write(to: URL(fileURLWithPath: path))
@@ -390,7 +445,9 @@ import Testing
         try settled(fixture)
         var fromSnapshot = 0
         for step in 0..<40 {
-            RandomWorkspaceChange.make(step: step, kinds: 0..<8, sameSizeRewrites: false, in: fixture, random: &random, settle: settle)
+            RandomWorkspaceChange.make(
+                step: step, kinds: 0..<8, sameSizeRewrites: false, in: fixture, random: &random,
+                settle: settle)
             age(fixture)
             if Bool.random(using: &random) { settle() }
             var (index, report) = try command(fixture)

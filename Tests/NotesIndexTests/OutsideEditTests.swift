@@ -9,11 +9,13 @@ import Testing
 /// notes and hands them to its ledger; only a session's ledger writes them into history.
 @Suite struct OutsideEditTests {
     func log(_ fixture: IndexFixture) -> String {
-        (try? String(contentsOfFile: fixture.root + "/.notes/history/log.jsonl", encoding: .utf8)) ?? ""
+        (try? String(contentsOfFile: fixture.root + "/.notes/history/log.jsonl", encoding: .utf8))
+            ?? ""
     }
 
     @Test func aSessionsRefreshLogsTheOutsideEditItFinds() throws {
-        let fixture = IndexFixture(files: ["a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n"], filler: 0)
+        let fixture = IndexFixture(
+            files: ["a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n"], filler: 0)
         let session = try fixture.session()
         #expect(try session.index.refresh().outsideEdits.isEmpty, "new files are not outside edits")
         fixture.write("a.md", "# A\n\nalpha, edited in another editor\n")
@@ -25,7 +27,8 @@ import Testing
         #expect(lines.first?.contains("\"user\"") == true)
         // Found once: the next refresh has nothing new to log.
         #expect(try session.index.refresh().outsideEdits.isEmpty)
-        #expect(log(fixture).split(separator: "\n").filter { $0.contains("\"external\"") }.count == 1)
+        #expect(
+            log(fixture).split(separator: "\n").filter { $0.contains("\"external\"") }.count == 1)
     }
 
     @Test func anIndexOnItsOwnReportsOutsideEditsAndWritesNoHistory() throws {

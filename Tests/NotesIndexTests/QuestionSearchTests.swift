@@ -1,26 +1,29 @@
 import Foundation
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// Whole questions and plain words (docs/search.md, "Plain words"), snippets that show the
 /// match whatever the line's length, and scores that mean something.
 @Suite struct QuestionSearchTests {
     static let files: [String: String] = [
         "history/whaling.md": """
-            # American whaling
+        # American whaling
 
-            Whaling ships sailed from New Bedford for years at a time.
+        Whaling ships sailed from New Bedford for years at a time.
 
-            ## Decline
+        ## Decline
 
-            After 1859 petroleum replaced whale oil, and the whaling industry declined fast.
-            """,
+        After 1859 petroleum replaced whale oil, and the whaling industry declined fast.
+        """,
         "history/petroleum.md": "# Petroleum\n\nKerosene from petroleum lit the lamps by 1870.\n",
-        "books/moby.md": "# Moby Dick\n\nA whaling voyage told by Ishmael.\n\n## The ship\n\nThe Pequod is a whaling ship.\n",
+        "books/moby.md":
+            "# Moby Dick\n\nA whaling voyage told by Ishmael.\n\n## The ship\n\nThe Pequod is a whaling ship.\n",
         "notes/industry.md": "# Industry\n\nThe textile industry grew in Lowell.\n",
-        "titles/harpoon-guide.md": "# Harpoon guide\n\n## Part one\n\nIron and rope.\n\n## Part two\n\nHow to throw a harpoon from the bow.\n\n## Part three\n\nNothing here.\n",
+        "titles/harpoon-guide.md":
+            "# Harpoon guide\n\n## Part one\n\nIron and rope.\n\n## Part two\n\nHow to throw a harpoon from the bow.\n\n## Part three\n\nNothing here.\n",
     ]
 
     let fixture = IndexFixture(files: QuestionSearchTests.files)
@@ -35,18 +38,26 @@ import Testing
         // The rest hold some of the words, and say which they lack.
         let moby = try #require(results.hits.first { $0.path == "books/moby.md" })
         #expect(moby.missing == ["industry", "decline"])
-        #expect(Set(results.hits.map(\.path)) == ["history/whaling.md", "books/moby.md", "notes/industry.md"])
+        #expect(
+            Set(results.hits.map(\.path)) == [
+                "history/whaling.md", "books/moby.md", "notes/industry.md",
+            ])
         // A question mark is not part of the word the answer names.
         let asked = try fixture.search("how did the whaling industry decline?")
         #expect(asked.words == ["whaling", "industry", "decline"])
-        #expect(try #require(asked.hits.first { $0.path == "books/moby.md" }).missing == ["industry", "decline"])
+        #expect(
+            try #require(asked.hits.first { $0.path == "books/moby.md" }).missing == [
+                "industry", "decline",
+            ])
         // No hits: nothing to say about how they matched.
         #expect(try fixture.search("quantum chromodynamics lattice").matching == nil)
     }
 
     @Test func wordsAllFoundSayAllWords() throws {
         let results = try fixture.search("whaling decline")
-        #expect(results.hits.map(\.path) == ["history/whaling.md"] || results.hits.first?.path == "history/whaling.md")
+        #expect(
+            results.hits.map(\.path) == ["history/whaling.md"]
+                || results.hits.first?.path == "history/whaling.md")
         let some = try fixture.search("petroleum kerosene")
         #expect(some.hits.map(\.path) == ["history/petroleum.md", "history/whaling.md"])
         #expect(some.hits.map(\.missing) == [nil, ["kerosene"]])
@@ -57,10 +68,13 @@ import Testing
     }
 
     @Test func operatorsKeepTheirExactMeaning() throws {
-        #expect(try fixture.search("whaling AND decline").hits.map(\.path) == ["history/whaling.md"])
+        #expect(
+            try fixture.search("whaling AND decline").hits.map(\.path) == ["history/whaling.md"])
         #expect(try fixture.search("whaling AND decline").matching == nil)
-        #expect(try fixture.search("\"whaling industry\"").hits.map(\.path) == ["history/whaling.md"])
-        #expect(try !fixture.search("whaling -decline").hits.map(\.path).contains("history/whaling.md"))
+        #expect(
+            try fixture.search("\"whaling industry\"").hits.map(\.path) == ["history/whaling.md"])
+        #expect(
+            try !fixture.search("whaling -decline").hits.map(\.path).contains("history/whaling.md"))
         // A single word is exact too.
         #expect(try fixture.search("kerosene").hits.map(\.path) == ["history/petroleum.md"])
     }
@@ -107,7 +121,9 @@ import Testing
         #expect(snippet.text.hasSuffix("…"))
         let scalars = Array(snippet.text.unicodeScalars)
         #expect(!snippet.spans.isEmpty)
-        for span in snippet.spans { #expect(String(String.UnicodeScalarView(scalars[span[0]..<span[1]])) == "narwhal") }
+        for span in snippet.spans {
+            #expect(String(String.UnicodeScalarView(scalars[span[0]..<span[1]])) == "narwhal")
+        }
     }
 
     @Test func carriageReturnLineEndingsGiveTheRightLine() throws {

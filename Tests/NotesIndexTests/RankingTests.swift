@@ -1,16 +1,20 @@
 import Foundation
 import GRDB
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// `NoteIndex.search` ranks in Swift (``RankedFiles``) for speed. This checks it against an
 /// independent reference: the same answer computed entirely in SQL (window function,
 /// GROUP BY, join, ORDER BY), on random workspaces with duplicate files (tied scores),
 /// many sections per file, filters, exclusions, sorts and limits.
 @Suite struct RankingTests {
-    static let words = ["whale", "sea", "ship", "harpoon", "captain", "storm", "island", "rope", "lamp", "oil", "tide", "gull"]
+    static let words = [
+        "whale", "sea", "ship", "harpoon", "captain", "storm", "island", "rope", "lamp", "oil",
+        "tide", "gull",
+    ]
 
     /// A random workspace: notes with 1–12 sections of random words, some exact copies.
     static func workspace(_ random: inout SeededGenerator) -> IndexFixture {
@@ -23,22 +27,29 @@ import Testing
             }
             var text = ""
             if Bool.random(using: &random) {
-                text += "---\ntags: [\(words.randomElement(using: &random)!)]\ncreated_by: \(Bool.random(using: &random) ? "agent" : "user")\n---\n"
+                text +=
+                    "---\ntags: [\(words.randomElement(using: &random)!)]\ncreated_by: \(Bool.random(using: &random) ? "agent" : "user")\n---\n"
             }
             text += "# Note \(i) \(words.randomElement(using: &random)!)\n\n"
             for s in 0..<Int.random(in: 1...12, using: &random) {
-                text += "## Part \(s) \(Int.random(in: 0..<4, using: &random) == 0 ? words.randomElement(using: &random)! : "")\n\n"
+                text +=
+                    "## Part \(s) \(Int.random(in: 0..<4, using: &random) == 0 ? words.randomElement(using: &random)! : "")\n\n"
                 let count = Int.random(in: 3...40, using: &random)
-                text += (0..<count).map { _ in words.randomElement(using: &random)! }.joined(separator: " ") + ".\n\n"
+                text +=
+                    (0..<count).map { _ in words.randomElement(using: &random)! }.joined(
+                        separator: " ") + ".\n\n"
             }
             texts.append(text)
-            fixture.write("\(["notes", "Research/a", "Research/b"].randomElement(using: &random)!)/n\(i).md", text)
+            fixture.write(
+                "\(["notes", "Research/a", "Research/b"].randomElement(using: &random)!)/n\(i).md",
+                text)
         }
         return fixture
     }
 
     static func query(_ random: inout SeededGenerator) -> String {
-        let a = words.randomElement(using: &random)!, b = words.randomElement(using: &random)!
+        let a = words.randomElement(using: &random)!
+        let b = words.randomElement(using: &random)!
         switch Int.random(in: 0..<8, using: &random) {
         case 0: return a
         case 1: return "\(a) \(b)"
@@ -55,16 +66,21 @@ import Testing
         var random = SeededGenerator(seed: 1_000 + seed)
         let fixture = Self.workspace(&random)
         let index = try fixture.refreshed()
-        let database = try DatabaseQueue(path: fixture.dir.path + "/index/index.sqlite", configuration: .withTokenReplay)
+        let database = try DatabaseQueue(
+            path: fixture.dir.path + "/index/index.sqlite", configuration: .withTokenReplay)
         var compared = 0
         for _ in 0..<60 {
-            var query = try SearchQuery(parsing: Self.query(&random), isMetadataKey: index.hasMetadataKey)
+            var query = try SearchQuery(
+                parsing: Self.query(&random), isMetadataKey: index.hasMetadataKey)
             query.limit = [1, 3, 10, 100].randomElement(using: &random)!
-            query.sort = [.relevance, .relevance, .path, .modified, .title].randomElement(using: &random)!
+            query.sort = [.relevance, .relevance, .path, .modified, .title].randomElement(
+                using: &random)!
             let results = try index.search(query)
             let reference = try Self.reference(query, database)
             #expect(results.total == reference.total, "\(query.text)")
-            #expect(results.hits.map(\.path) == reference.paths, "\(query.text) sorted by \(query.sort)")
+            #expect(
+                results.hits.map(\.path) == reference.paths, "\(query.text) sorted by \(query.sort)"
+            )
             #expect(results.hits.map(\.score) == reference.scores, "\(query.text)")
             for (hit, sections) in zip(results.hits, reference.sections) where query.withSnippets {
                 #expect(hit.snippets.map(\.section) == sections, "\(query.text) \(hit.path)")
@@ -75,16 +91,24 @@ import Testing
     }
 
     /// The all-SQL formulation (what `search` ran before issue 7's second pass).
-    static func reference(_ query: SearchQuery, _ database: DatabaseQueue) throws -> (total: Int, paths: [String], scores: [Double?], sections: [[String]]) {
+    static func reference(_ query: SearchQuery, _ database: DatabaseQueue) throws -> (
+        total: Int, paths: [String], scores: [Double?], sections: [[String]]
+    ) {
         let plain = query.isPlainWords ? query.significantTerms : nil
-        let match = try plain.map(FTSExpression.anyOf) ?? #require(FTSExpression.match(for: query.terms))
+        let match =
+            try plain.map(FTSExpression.anyOf) ?? #require(FTSExpression.match(for: query.terms))
         // A plain-words query's key: bm25 × (share of the words held)², the default ranking.
         // A file whose title holds every word typed is favoured (×4).
-        let titled = query.terms.map { "title : " + FTSExpression.render($0) }.joined(separator: " AND ")
-        let key = plain.map { "\(IndexSchema.bm25) * (popcount(notes_matched(fts)) * 1.0 / \($0.count)) * (popcount(notes_matched(fts)) * 1.0 / \($0.count))"
-            + " * (CASE WHEN rowid >> 24 IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH '\(titled.replacingOccurrences(of: "'", with: "''"))') THEN 4 ELSE 1 END)" }
+        let titled = query.terms.map { "title : " + FTSExpression.render($0) }.joined(
+            separator: " AND ")
+        let key =
+            plain.map {
+                "\(IndexSchema.bm25) * (popcount(notes_matched(fts)) * 1.0 / \($0.count)) * (popcount(notes_matched(fts)) * 1.0 / \($0.count))"
+                    + " * (CASE WHEN rowid >> 24 IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH '\(titled.replacingOccurrences(of: "'", with: "''"))') THEN 4 ELSE 1 END)"
+            }
             ?? IndexSchema.bm25
-        var (filterSQL, filterArgs) = NoteIndex.filterClause(query.filters, hiding: query.filters.hideProtected ? .askingThePolicy : .nothing)
+        var (filterSQL, filterArgs) = NoteIndex.filterClause(
+            query.filters, hiding: query.filters.hideProtected ? .askingThePolicy : .nothing)
         if let exclusion = FTSExpression.exclusion(for: query.terms) {
             filterSQL += " AND f.id NOT IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH ?)"
             filterArgs.append(exclusion)
@@ -92,52 +116,78 @@ import Testing
         let order = query.sort == .relevance ? "m.score, f.path" : NoteIndex.orderClause(query.sort)
         return try database.read { db in
             // The filter functions the index registers on its own connections.
-            db.add(function: DatabaseFunction("notes_glob", argumentCount: 2, pure: true) { values in
-                Glob(String.fromDatabaseValue(values[0])!).matches(String.fromDatabaseValue(values[1])!)
-            })
-            db.add(function: DatabaseFunction("notes_protected", argumentCount: 1, pure: true) { _ in false })
-            db.add(function: DatabaseFunction("popcount", argumentCount: 1, pure: true) { values in
-                Int64.fromDatabaseValue(values[0])!.nonzeroBitCount
-            })
-            let rows = try Row.fetchAll(db, sql: """
-                WITH r AS MATERIALIZED (SELECT rowid AS sid, rowid >> 24 AS file_id, \(key) AS score FROM fts WHERE fts MATCH ?),
-                     k AS (SELECT sid, file_id, score, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY score, sid) AS n FROM r),
-                     m AS (SELECT file_id, MIN(score) AS score, group_concat(CASE WHEN n <= 3 THEN sid END) AS best FROM k GROUP BY file_id)
-                SELECT f.path, m.score AS score, m.best AS best, COUNT(*) OVER () AS total
-                FROM m JOIN files f ON f.id = m.file_id
-                WHERE \(filterSQL)
-                ORDER BY \(order) LIMIT ?
-                """, arguments: StatementArguments([match] + filterArgs + [query.limit]))
+            db.add(
+                function: DatabaseFunction("notes_glob", argumentCount: 2, pure: true) { values in
+                    Glob(String.fromDatabaseValue(values[0])!).matches(
+                        String.fromDatabaseValue(values[1])!)
+                })
+            db.add(
+                function: DatabaseFunction("notes_protected", argumentCount: 1, pure: true) { _ in
+                    false
+                })
+            db.add(
+                function: DatabaseFunction("popcount", argumentCount: 1, pure: true) { values in
+                    Int64.fromDatabaseValue(values[0])!.nonzeroBitCount
+                })
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    WITH r AS MATERIALIZED (SELECT rowid AS sid, rowid >> 24 AS file_id, \(key) AS score FROM fts WHERE fts MATCH ?),
+                         k AS (SELECT sid, file_id, score, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY score, sid) AS n FROM r),
+                         m AS (SELECT file_id, MIN(score) AS score, group_concat(CASE WHEN n <= 3 THEN sid END) AS best FROM k GROUP BY file_id)
+                    SELECT f.path, m.score AS score, m.best AS best, COUNT(*) OVER () AS total
+                    FROM m JOIN files f ON f.id = m.file_id
+                    WHERE \(filterSQL)
+                    ORDER BY \(order) LIMIT ?
+                    """, arguments: StatementArguments([match] + filterArgs + [query.limit]))
             var sections: [[String]] = []
             for row in rows {
                 // The best sections in (score, id) order; group_concat keeps no order.
-                let ids = ((row["best"] as String?) ?? "").split(separator: ",").compactMap { Int64($0) }
+                let ids = ((row["best"] as String?) ?? "").split(separator: ",").compactMap {
+                    Int64($0)
+                }
                 let scored = try ids.map { id -> (Double, Int64, String) in
-                    let score = try Double.fetchOne(db, sql: "SELECT \(key) FROM fts WHERE fts MATCH ? AND rowid = ?", arguments: [match, id])!
-                    let heading = try String.fetchOne(db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [id])!
+                    let score = try Double.fetchOne(
+                        db, sql: "SELECT \(key) FROM fts WHERE fts MATCH ? AND rowid = ?",
+                        arguments: [match, id])!
+                    let heading = try String.fetchOne(
+                        db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [id])!
                     return (score, id, heading)
                 }
                 // When a best section matches only by title or tags, the snippets come from the
                 // file's sections whose heading or text matches (by rank), or the best one alone.
                 let inText = "{heading body} : (" + match + ")"
                 let allInText = try ids.allSatisfy { id in
-                    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?)", arguments: [inText, id])!
+                    try Bool.fetchOne(
+                        db,
+                        sql: "SELECT EXISTS (SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?)",
+                        arguments: [inText, id])!
                 }
                 let best = scored.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
                 if allInText || !query.withSnippets {
                     sections.append(best)
                 } else {
-                    let fileID = (row["best"] as String?).flatMap { $0.split(separator: ",").first.flatMap { Int64($0) } }.map { $0 >> 24 } ?? 0
-                    let textIDs = try Int64.fetchAll(db, sql: """
-                        SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT 3
-                        """, arguments: [inText, fileID << 24, (fileID << 24) + (1 << 24) - 1])
-                    let headings = try textIDs.map { try String.fetchOne(db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [$0])! }
+                    let fileID =
+                        (row["best"] as String?).flatMap {
+                            $0.split(separator: ",").first.flatMap { Int64($0) }
+                        }.map { $0 >> 24 } ?? 0
+                    let textIDs = try Int64.fetchAll(
+                        db,
+                        sql: """
+                            SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT 3
+                            """, arguments: [inText, fileID << 24, (fileID << 24) + (1 << 24) - 1])
+                    let headings = try textIDs.map {
+                        try String.fetchOne(
+                            db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [$0])!
+                    }
                     sections.append(headings.isEmpty ? Array(best.prefix(1)) : headings)
                 }
             }
             // Scores relative to the best of the page.
             let best = rows.map { $0["score"] as Double }.min() ?? 0
-            let scores = rows.map { row -> Double? in ((best < 0 ? (row["score"] as Double) / best : 1) * 1000).rounded() / 1000 }
+            let scores = rows.map { row -> Double? in
+                ((best < 0 ? (row["score"] as Double) / best : 1) * 1000).rounded() / 1000
+            }
             return (rows.first?["total"] ?? 0, rows.map { $0["path"] }, scores, sections)
         }
     }

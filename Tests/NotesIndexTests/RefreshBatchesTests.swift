@@ -1,6 +1,7 @@
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// How a refresh splits its files into parse batches (``NoteIndex/batches(sizes:)``).
 @Suite struct RefreshBatchesTests {
@@ -15,7 +16,9 @@ import Testing
             let bytes = sizes[range].reduce(0, +)
             let (files, limit) = i == 0 ? (64, 1 << 20) : (512, 8 << 20)
             #expect(range.count <= files)
-            #expect(bytes <= limit || range.count == 1, "batch \(i): \(range.count) files, \(bytes) bytes")
+            #expect(
+                bytes <= limit || range.count == 1,
+                "batch \(i): \(range.count) files, \(bytes) bytes")
         }
         return ranges
     }
@@ -34,7 +37,8 @@ import Testing
         let books = check((0..<52).map { _ in Int.random(in: 100_000..<2_000_000, using: &random) })
         #expect(books.last!.count <= 2)
         // A file over the byte limit is a batch of its own, wherever it is.
-        let mixed = check([10, 30 << 20, 10, 10] + Array(repeating: 1_000, count: 100) + [20 << 20])
+        let mixed = check(
+            [10, 30 << 20, 10, 10] + Array(repeating: 1_000, count: 100) + [20 << 20])
         #expect(mixed[1] == 1..<2)
         #expect(mixed.last == 104..<105)
     }

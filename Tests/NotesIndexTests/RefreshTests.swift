@@ -18,18 +18,24 @@ import Testing
     }
 
     @Test func incrementalRefreshFollowsEditsDeletesRenamesAndTouches() throws {
-        let fixture = IndexFixture(files: ["a.md": "# A\n\nalpha whale\n", "b.md": "# B\n\nbeta\n", "c.txt": "gamma text\n"])
+        let fixture = IndexFixture(files: [
+            "a.md": "# A\n\nalpha whale\n", "b.md": "# B\n\nbeta\n", "c.txt": "gamma text\n",
+        ])
         let index = try fixture.open()
         let first = try index.refresh()
         #expect(first.added == 23 && first.modified == 0)
         #expect(try index.refresh().changedAnything == false)
 
-        fixture.write("a.md", "# A\n\nalpha narwhal\n")             // edit
+        fixture.write("a.md", "# A\n\nalpha narwhal\n")  // edit
         try FileManager.default.removeItem(atPath: fixture.root + "/b.md")  // delete
-        try FileManager.default.createDirectory(atPath: fixture.root + "/moved", withIntermediateDirectories: true)
-        try FileManager.default.moveItem(atPath: fixture.root + "/c.txt", toPath: fixture.root + "/moved/c.txt")  // rename
-        fixture.write("d.md", "new delta\n")                         // add
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: fixture.root + "/d.md")
+        try FileManager.default.createDirectory(
+            atPath: fixture.root + "/moved", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: fixture.root + "/c.txt", toPath: fixture.root + "/moved/c.txt")  // rename
+        fixture.write("d.md", "new delta\n")  // add
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-3600)],
+            ofItemAtPath: fixture.root + "/d.md")
         let second = try index.refresh()
         #expect(second.modified == 1)
         #expect(second.removed == 1)
@@ -42,7 +48,8 @@ import Testing
 
         // A touch (same bytes, new mtime) is noticed but costs no parse and no "modified".
         let later = Date().addingTimeInterval(60)
-        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: fixture.root + "/d.md")
+        try FileManager.default.setAttributes(
+            [.modificationDate: later], ofItemAtPath: fixture.root + "/d.md")
         let touched = try index.refresh()
         #expect(touched.touched == 1 && touched.modified == 0 && touched.bytesParsed == 0)
         try expectIndexMatchesFiles(fixture, index)
@@ -61,16 +68,19 @@ import Testing
         let fixture = IndexFixture(files: ["a.md": "# A\n\nwhale\n"])
         _ = try fixture.refreshed()
         let database = fixture.dir.path + "/index/index.sqlite"
-        unlink(database + "-wal"); unlink(database + "-shm")
+        unlink(database + "-wal")
+        unlink(database + "-shm")
         fixture.dir.write("index/index.sqlite", String(repeating: "garbage ", count: 1000))
         let index = try fixture.open()
         _ = try index.refresh()
         #expect(try fixture.search("whale", index).hits.map(\.path) == ["a.md"])
-        #expect(try String(contentsOfFile: fixture.root + "/a.md", encoding: .utf8) == "# A\n\nwhale\n")
+        #expect(
+            try String(contentsOfFile: fixture.root + "/a.md", encoding: .utf8) == "# A\n\nwhale\n")
 
         // An index made for another workspace is not trusted.
         let other = IndexFixture(files: ["z.md": "zebra\n"])
-        let foreign = try NoteIndex(workspace: Workspace(root: other.root), directory: fixture.dir.path + "/index")
+        let foreign = try NoteIndex(
+            workspace: Workspace(root: other.root), directory: fixture.dir.path + "/index")
         _ = try foreign.refresh()
         #expect(try other.search("whale", foreign).hits.isEmpty)
         #expect(try other.search("zebra", foreign).hits.map(\.path) == ["z.md"])
@@ -86,7 +96,9 @@ import Testing
         fixture.dir.write("ws/photo.jpg", bytes: [0xFF, 0xD8, 0xFF])
         let index = try fixture.refreshed()
         let status = try index.status()
-        let codes = Dictionary(grouping: status.diagnostics, by: \.path).mapValues { $0.map(\.code) }
+        let codes = Dictionary(grouping: status.diagnostics, by: \.path).mapValues {
+            $0.map(\.code)
+        }
         #expect(codes["bad-yaml.md"] == [.malformedFrontMatter])
         #expect(codes["list.md"] == [.frontMatterNotMapping])
         #expect(codes["open.md"] == [.unterminatedFrontMatter])

@@ -1,32 +1,35 @@
 import Foundation
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 @Suite struct SearchTests {
     static let files: [String: String] = [
         "Research/moby/introduction.md": """
-            ---
-            title: Moby introduction
-            tags: [whales, books/classics]
-            created_by: agent
-            created_at: 2026-01-10T10:00:00Z
-            last_modified_by: user
-            last_modified_at: 2026-11-20T10:00:00Z
-            status: draft
-            ---
+        ---
+        title: Moby introduction
+        tags: [whales, books/classics]
+        created_by: agent
+        created_at: 2026-01-10T10:00:00Z
+        last_modified_by: user
+        last_modified_at: 2026-11-20T10:00:00Z
+        status: draft
+        ---
 
-            # Moby introduction
+        # Moby introduction
 
-            Ishmael goes to sea.
+        Ishmael goes to sea.
 
-            ## The white whale
+        ## The white whale
 
-            Ahab hunts the white whale across every ocean.
-            """,
-        "Research/moby/notes.md": "# Notes\n\nThe whaling chapters are long.\nA café in Nantucket.\n",
-        "Journal/2026-11-20.md": "---\ncreated_by: user\ncreated_at: 2026-11-20\n---\n# Day\n\nRead about whales today. #reading\n",
+        Ahab hunts the white whale across every ocean.
+        """,
+        "Research/moby/notes.md":
+            "# Notes\n\nThe whaling chapters are long.\nA café in Nantucket.\n",
+        "Journal/2026-11-20.md":
+            "---\ncreated_by: user\ncreated_at: 2026-11-20\n---\n# Day\n\nRead about whales today. #reading\n",
         "context.md": "# Context\n\nLikes whales and foo-bar words and current.md files.\n",
         "Research/zh/note.md": "# 笔记\n\n对照阅读时，可以让代理在后台执行检索。\n",
     ]
@@ -35,7 +38,11 @@ import Testing
 
     @Test func oneHitPerFileRankedWithSnippetsPointingAtTheLine() throws {
         let results = try fixture.search("whale")
-        #expect(Set(results.hits.map(\.path)) == ["Research/moby/introduction.md", "Research/moby/notes.md", "Journal/2026-11-20.md", "context.md"])
+        #expect(
+            Set(results.hits.map(\.path)) == [
+                "Research/moby/introduction.md", "Research/moby/notes.md", "Journal/2026-11-20.md",
+                "context.md",
+            ])
         #expect(results.total == 4)
         let intro = try #require(results.hits.first { $0.path == "Research/moby/introduction.md" })
         let snippet = try #require(intro.snippets.first { $0.section == "The white whale" })
@@ -53,14 +60,20 @@ import Testing
     /// command's does, snippets included.
     @Test func aLongLivedIndexReadsThroughAMapAndAnswersTheSame() throws {
         let index = try fixture.refreshed()
-        let mapped = try NoteIndex(workspace: index.workspace, directory: fixture.dir.path + "/index", longLived: true)
+        let mapped = try NoteIndex(
+            workspace: index.workspace, directory: fixture.dir.path + "/index", longLived: true)
         #expect(try mapped.mapSizeInForce() == NoteIndex.mapSize)
         #expect(try index.mapSizeInForce() == 0)
-        for text in ["whale", "white whale", "\"white whale\"", "whal*", "whale -ahab", "tag:whales", "后台执行"] {
-            let a = try fixture.search(text, index), b = try fixture.search(text, mapped)
+        for text in [
+            "whale", "white whale", "\"white whale\"", "whal*", "whale -ahab", "tag:whales", "后台执行",
+        ] {
+            let a = try fixture.search(text, index)
+            let b = try fixture.search(text, mapped)
             #expect(a.total == b.total && a.total > 0, "\(text)")
             #expect(a.hits.map(\.path) == b.hits.map(\.path), "\(text)")
-            #expect(a.hits.map { $0.snippets.map(\.text) } == b.hits.map { $0.snippets.map(\.text) }, "\(text)")
+            #expect(
+                a.hits.map { $0.snippets.map(\.text) } == b.hits.map { $0.snippets.map(\.text) },
+                "\(text)")
         }
     }
 
@@ -70,10 +83,20 @@ import Testing
     }
 
     @Test func phraseOrNotAndPrefix() throws {
-        #expect(try fixture.search("\"white whale\"").hits.map(\.path) == ["Research/moby/introduction.md"])
-        #expect(try Set(fixture.search("Ishmael OR café").hits.map(\.path)) == ["Research/moby/introduction.md", "Research/moby/notes.md"])
-        #expect(try !fixture.search("whale -Ahab").hits.map(\.path).contains("Research/moby/introduction.md"))
-        #expect(try !fixture.search("whale NOT Ahab").hits.map(\.path).contains("Research/moby/introduction.md"))
+        #expect(
+            try fixture.search("\"white whale\"").hits.map(\.path) == [
+                "Research/moby/introduction.md"
+            ])
+        #expect(
+            try Set(fixture.search("Ishmael OR café").hits.map(\.path)) == [
+                "Research/moby/introduction.md", "Research/moby/notes.md",
+            ])
+        #expect(
+            try !fixture.search("whale -Ahab").hits.map(\.path).contains(
+                "Research/moby/introduction.md"))
+        #expect(
+            try !fixture.search("whale NOT Ahab").hits.map(\.path).contains(
+                "Research/moby/introduction.md"))
         #expect(try fixture.search("Nantuck*").hits.map(\.path) == ["Research/moby/notes.md"])
     }
 
@@ -92,13 +115,23 @@ import Testing
 
     @Test func userTextNeverReachesFTS5AsSyntax() throws {
         let index = try fixture.refreshed()
-        for text in ["what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "a AND", "col:x", "^x",
-                     "a OR", "\u{0}whale", "\"a\"b\"", String(repeating: "x OR ", count: 5000), "--x", "title:", "12:30"] {
-            #expect(throws: Never.self, "\(text.prefix(30))") { _ = try fixture.search(text, index) }
+        for text in [
+            "what?", "current.md", "foo-bar", "\"unbalanced", "NEAR(", "a AND", "col:x", "^x",
+            "a OR", "\u{0}whale", "\"a\"b\"", String(repeating: "x OR ", count: 5000), "--x",
+            "title:", "12:30",
+        ] {
+            #expect(throws: Never.self, "\(text.prefix(30))") {
+                _ = try fixture.search(text, index)
+            }
         }
         // Text with no searchable word is an error, never a list of every document.
-        for text in ["-", "*", "\"\"", "(((", "OR", "NOT", "***", "!!!", String(repeating: "(", count: 200), "'", ":"] {
-            let error = #expect(throws: NotesError.self, "\(text.prefix(30))") { _ = try fixture.search(text, index) }
+        for text in [
+            "-", "*", "\"\"", "(((", "OR", "NOT", "***", "!!!", String(repeating: "(", count: 200),
+            "'", ":",
+        ] {
+            let error = #expect(throws: NotesError.self, "\(text.prefix(30))") {
+                _ = try fixture.search(text, index)
+            }
             #expect(error?.code == .invalidArgument, "\(text.prefix(30))")
         }
         // An empty query and a filter alone still list documents.
@@ -110,8 +143,13 @@ import Testing
 
     @Test func everyFilterNarrowsTheResults() throws {
         let index = try fixture.refreshed()
-        func paths(_ q: String) throws -> Set<String> { Set(try fixture.search(q, index).hits.map(\.path)) }
-        #expect(try paths("whale in:Research/moby") == ["Research/moby/introduction.md", "Research/moby/notes.md"])
+        func paths(_ q: String) throws -> Set<String> {
+            Set(try fixture.search(q, index).hits.map(\.path))
+        }
+        #expect(
+            try paths("whale in:Research/moby") == [
+                "Research/moby/introduction.md", "Research/moby/notes.md",
+            ])
         #expect(try paths("whale in:Research/mo").isEmpty)  // separator-aware
         #expect(try paths("whale path:'Research/*/intro*'") == ["Research/moby/introduction.md"])
         #expect(try paths("tag:whales") == ["Research/moby/introduction.md"])
@@ -127,9 +165,15 @@ import Testing
         // Ranges need no shell quoting and include both ends.
         #expect(try paths("whale created:2026-11-20..").contains("Journal/2026-11-20.md"))
         #expect(try !paths("whale created:2026-11-20..").contains("Research/moby/introduction.md"))
-        #expect(try paths("whale created:..2026-11-20") == ["Research/moby/introduction.md", "Journal/2026-11-20.md"])
+        #expect(
+            try paths("whale created:..2026-11-20") == [
+                "Research/moby/introduction.md", "Journal/2026-11-20.md",
+            ])
         #expect(try paths("whale created:2026-11-20..2026-11-20") == ["Journal/2026-11-20.md"])
-        #expect(try paths("whale created:2026-01-01..2026-11-19").allSatisfy { $0 != "Journal/2026-11-20.md" })
+        #expect(
+            try paths("whale created:2026-01-01..2026-11-19").allSatisfy {
+                $0 != "Journal/2026-11-20.md"
+            })
         #expect(try paths("whale modified:1d") == paths("whale modified:<1d"))
         #expect(try paths("whale modified:<1d").contains("Research/moby/notes.md"))
         #expect(try !paths("whale modified:<1d").contains("Research/moby/introduction.md"))
@@ -142,10 +186,12 @@ import Testing
     }
 
     @Test func aliasesAreSearchedAsTheTitleIs() throws {
-        let vault = IndexFixture(files: [
-            "people/ana.md": "---\naliases: [Nan, The Taxonomist]\n---\n# Ana\n\nShe sorts whales.\n",
-            "people/bo.md": "---\nalias: Bobo\n---\n# Bo\n\nHe edits.\n",
-        ], filler: 2)
+        let vault = IndexFixture(
+            files: [
+                "people/ana.md":
+                    "---\naliases: [Nan, The Taxonomist]\n---\n# Ana\n\nShe sorts whales.\n",
+                "people/bo.md": "---\nalias: Bobo\n---\n# Bo\n\nHe edits.\n",
+            ], filler: 2)
         let index = try vault.refreshed()
         #expect(try vault.search("taxonomist", index).hits.map(\.path) == ["people/ana.md"])
         #expect(try vault.search("title:nan", index).hits.map(\.path) == ["people/ana.md"])
@@ -153,13 +199,16 @@ import Testing
     }
 
     @Test func aTagFindsTheTagsNestedUnderItBySlashOrDot() throws {
-        let vault = IndexFixture(files: [
-            "people/ana.md": "# Ana\n\nA #role.taxonomist of whales.\n",
-            "people/bo.md": "# Bo\n\nAn #role/editor.\n",
-            "people/cy.md": "# Cy\n\nA #roles person.\n",
-        ], filler: 2)
+        let vault = IndexFixture(
+            files: [
+                "people/ana.md": "# Ana\n\nA #role.taxonomist of whales.\n",
+                "people/bo.md": "# Bo\n\nAn #role/editor.\n",
+                "people/cy.md": "# Cy\n\nA #roles person.\n",
+            ], filler: 2)
         let index = try vault.refreshed()
-        func paths(_ q: String) throws -> Set<String> { Set(try vault.search(q, index).hits.map(\.path)) }
+        func paths(_ q: String) throws -> Set<String> {
+            Set(try vault.search(q, index).hits.map(\.path))
+        }
         #expect(try paths("tag:role") == ["people/ana.md", "people/bo.md"])
         #expect(try paths("tag:role.taxonomist") == ["people/ana.md"])
         #expect(try paths("tag:roles") == ["people/cy.md"])
@@ -190,7 +239,10 @@ import Testing
         // Three sections mention the word: the one that also has it in its heading ranks
         // first, and the one with a single mention in a long section last.
         let filler = String(repeating: "Plain sentences about the weather and the sea. ", count: 40)
-        fixture.write("Research/ranked.md", "# Ranked\n\n## Weather\n\n\(filler)narwhal once.\n\n## Narwhal\n\nnarwhal narwhal here.\n\n## Notes\n\nnarwhal and narwhal and narwhal.\n")
+        fixture.write(
+            "Research/ranked.md",
+            "# Ranked\n\n## Weather\n\n\(filler)narwhal once.\n\n## Narwhal\n\nnarwhal narwhal here.\n\n## Notes\n\nnarwhal and narwhal and narwhal.\n"
+        )
         let hit = try #require(fixture.search("narwhal").hits.first)
         #expect(hit.snippets.count == 3)
         #expect(hit.snippets.first?.section == "Narwhal")
@@ -208,9 +260,13 @@ import Testing
         #expect(hit.title == "Moby Dick; or The Whale")
         let lines = text.lines()
         for snippet in hit.snippets {
-            #expect(snippet.section.hasPrefix("CHAPTER") || snippet.section == "Contents", "\(snippet.section)")
+            #expect(
+                snippet.section.hasPrefix("CHAPTER") || snippet.section == "Contents",
+                "\(snippet.section)")
             let line = String(lines[snippet.line - 1])
-            #expect(line.lowercased().contains("queequeg") || line.lowercased().contains("harpoon"), "line \(snippet.line): \(line)")
+            #expect(
+                line.lowercased().contains("queequeg") || line.lowercased().contains("harpoon"),
+                "line \(snippet.line): \(line)")
         }
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// A small embedder whose "meaning" is a table of concepts: synonyms share a dimension, so a
 /// note about an automobile is near a query about a car without sharing a word with it.
@@ -50,14 +51,18 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
 
     let fixture = IndexFixture(files: SemanticSearchTests.files, filler: 4)
 
-    func embedded(_ embedder: ConceptEmbedder = ConceptEmbedder()) throws -> (NoteIndex, ConceptEmbedder) {
+    func embedded(_ embedder: ConceptEmbedder = ConceptEmbedder()) throws -> (
+        NoteIndex, ConceptEmbedder
+    ) {
         let index = try fixture.refreshed()
         try index.embedPending(with: embedder)
         return (index, embedder)
     }
 
     func chunkCount(_ index: NoteIndex) throws -> Int {
-        try DatabaseQueue(path: index.databasePath).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks")! }
+        try DatabaseQueue(path: index.databasePath).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM chunks")!
+        }
     }
 
     @Test func aPassEmbedsEverySectionOnceAndThenNothing() throws {
@@ -72,10 +77,14 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
     }
 
     @Test func anEditReEmbedsOnlyTheChangedSectionAndADeleteDropsVectors() throws {
-        fixture.write("notes/two.md", "# Two parts\n\n## First\n\nStorm notes.\n\n## Second\n\nGarden notes.\n")
+        fixture.write(
+            "notes/two.md",
+            "# Two parts\n\n## First\n\nStorm notes.\n\n## Second\n\nGarden notes.\n")
         let (index, embedder) = try embedded()
         let before = try chunkCount(index)
-        fixture.write("notes/two.md", "# Two parts\n\n## First\n\nStorm notes.\n\n## Second\n\nRoses and more roses.\n")
+        fixture.write(
+            "notes/two.md",
+            "# Two parts\n\n## First\n\nStorm notes.\n\n## Second\n\nRoses and more roses.\n")
         _ = try index.refresh()
         let seen = embedder.embedded.count
         try index.embedPending(with: embedder)
@@ -103,7 +112,10 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
 
     @Test func filesWithTheWordComeFirstThenFilesByMeaning() throws {
         let (index, embedder) = try embedded()
-        let results = try fixture.search("car", index) { $0.embedder = embedder; $0.mode = .hybrid }
+        let results = try fixture.search("car", index) {
+            $0.embedder = embedder
+            $0.mode = .hybrid
+        }
         #expect(results.mode == .hybrid)
         #expect(results.hits.first?.path == "garage/car.md")
         #expect(results.hits.first?.matchedBy == .both)
@@ -115,39 +127,61 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(!results.hits.contains { $0.path == "home/roses.md" })
         #expect(results.semantic?.embeddedFiles == 9)
         // The words alone.
-        let lexical = try fixture.search("car", index) { $0.embedder = embedder; $0.mode = .lexical }
+        let lexical = try fixture.search("car", index) {
+            $0.embedder = embedder
+            $0.mode = .lexical
+        }
         #expect(lexical.hits.map(\.path) == ["garage/car.md"])
         #expect(lexical.hits.first?.matchedBy == nil)
     }
 
     @Test func aSingleWordOrOperatorsKeepTheirExactMeaningUnlessAModeIsAsked() throws {
         let (index, embedder) = try embedded()
-        for query in ["car", "leviathan", "\"old automobile\"", "car AND engine", "car -winter", "cetacean OR gale"] {
+        for query in [
+            "car", "leviathan", "\"old automobile\"", "car AND engine", "car -winter",
+            "cetacean OR gale",
+        ] {
             let results = try fixture.search(query, index) { $0.embedder = embedder }
             #expect(results.mode == .lexical, "\(query)")
             #expect(results.hits.allSatisfy { $0.matchedBy == nil }, "\(query)")
         }
         #expect(try fixture.search("leviathan", index) { $0.embedder = embedder }.hits.isEmpty)
-        #expect(try fixture.search("leviathan", index) { $0.embedder = embedder; $0.mode = .hybrid }.hits.first?.path == "sea/whales.md")
+        #expect(
+            try fixture.search("leviathan", index) {
+                $0.embedder = embedder
+                $0.mode = .hybrid
+            }.hits.first?.path == "sea/whales.md")
     }
 
     @Test func aNoteNotYetEmbeddedKeepsItsRankByWords() throws {
         let (index, embedder) = try embedded()
-        fixture.write("garage/fresh.md", "# Notes\n\nThe car engine failed in winter: car engine, winter engine.\n")
+        fixture.write(
+            "garage/fresh.md",
+            "# Notes\n\nThe car engine failed in winter: car engine, winter engine.\n")
         _ = try index.refresh()  // indexed by words, not yet embedded
         let results = try fixture.search("car engine winter", index) { $0.embedder = embedder }
         #expect(results.mode == .hybrid)
-        let lexical = try fixture.search("car engine winter", index) { $0.embedder = embedder; $0.mode = .lexical }
+        let lexical = try fixture.search("car engine winter", index) {
+            $0.embedder = embedder
+            $0.mode = .lexical
+        }
         #expect(lexical.hits.first?.path == "garage/fresh.md")
         #expect(results.hits.first?.path == "garage/fresh.md")
     }
 
     @Test func coverageCountsOnlyFilesWhoseEverySectionIsEmbedded() throws {
-        let sections = (1...12).map { "## Part \($0)\n\nStorm and gale number \($0), with more words to make it long enough.\n" }.joined(separator: "\n")
+        let sections = (1...12).map {
+            "## Part \($0)\n\nStorm and gale number \($0), with more words to make it long enough.\n"
+        }.joined(separator: "\n")
         fixture.write("big.md", "# Big\n\n" + sections)
         let index = try fixture.refreshed()
         var batches = 0
-        try index.embedPending(with: ConceptEmbedder(), shouldStop: { defer { batches += 1 }; return batches >= 2 })
+        try index.embedPending(
+            with: ConceptEmbedder(),
+            shouldStop: {
+                defer { batches += 1 }
+                return batches >= 2
+            })
         let partial = try index.semanticCoverage()
         #expect(partial.embeddedFiles == partial.files - 1)
         try index.embedPending(with: ConceptEmbedder())
@@ -157,22 +191,30 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
 
     @Test func aQuestionIsAnsweredByMeaningWhenNoWordMatches() throws {
         let (index, embedder) = try embedded()
-        let results = try fixture.search("where was the leviathan seen", index) { $0.embedder = embedder }
+        let results = try fixture.search("where was the leviathan seen", index) {
+            $0.embedder = embedder
+        }
         #expect(results.hits.first?.path == "sea/whales.md")
         #expect(results.hits.first?.matchedBy == .meaning)
         #expect(results.matching == .mostWords)
-        let semantic = try fixture.search("leviathan", index) { $0.embedder = embedder; $0.mode = .semantic }
+        let semantic = try fixture.search("leviathan", index) {
+            $0.embedder = embedder
+            $0.mode = .semantic
+        }
         #expect(semantic.hits.first?.path == "sea/whales.md")
         #expect(semantic.mode == .semantic)
     }
 
     @Test func progressCountsWorkByTextSoTheTimeLeftIsNotShortEarly() throws {
-        fixture.write("long/book.md", "# Book\n\n" + String(repeating: "whale ", count: 3_000) + "\n")
+        fixture.write(
+            "long/book.md", "# Book\n\n" + String(repeating: "whale ", count: 3_000) + "\n")
         let index = try fixture.refreshed()
         var seen: [EmbeddingProgress] = []
         try index.embedPending(with: ConceptEmbedder()) { seen.append($0) }
         let last = try #require(seen.last)
-        #expect(last.sectionsDone == last.sectionsTotal && last.workDone == last.workTotal && last.workTotal > 0)
+        #expect(
+            last.sectionsDone == last.sectionsTotal && last.workDone == last.workTotal
+                && last.workTotal > 0)
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.workDone <= $1.workDone })
         // The long file comes last (smallest first) and weighs more than a small one: at
         // half the sections, less than half of the work is done.
@@ -187,30 +229,49 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         let file = index.directory + "/" + VectorFile.fileName
         #expect(FileManager.default.fileExists(atPath: file))
         // The file maps to the same table the database holds.
-        let (stored, generation) = try DatabaseQueue(path: index.databasePath).read { db in (try VectorTable.load(db), try VectorTable.generation(db)) }
-        let mapped = try #require(VectorFile.read(directory: index.directory, generation: generation))
-        #expect(mapped.count == stored.count && mapped.dimensions == stored.dimensions && mapped.count > 0)
-        #expect(Array(mapped.sectionIDs) == Array(stored.sectionIDs) && Array(mapped.digests) == Array(stored.digests))
-        #expect(Array(mapped.lines) == Array(stored.lines) && Array(mapped.scales) == Array(stored.scales))
+        let (stored, generation) = try DatabaseQueue(path: index.databasePath).read { db in
+            (try VectorTable.load(db), try VectorTable.generation(db))
+        }
+        let mapped = try #require(
+            VectorFile.read(directory: index.directory, generation: generation))
+        #expect(
+            mapped.count == stored.count && mapped.dimensions == stored.dimensions
+                && mapped.count > 0)
+        #expect(
+            Array(mapped.sectionIDs) == Array(stored.sectionIDs)
+                && Array(mapped.digests) == Array(stored.digests))
+        #expect(
+            Array(mapped.lines) == Array(stored.lines)
+                && Array(mapped.scales) == Array(stored.scales))
         #expect(Array(mapped.values) == Array(stored.values))
         #expect(VectorFile.read(directory: index.directory, generation: "another") == nil)
         // Another process (an index opened afresh) answers the same from the file.
         func paths(_ results: SearchResults) -> [String] { results.hits.map(\.path) }
-        #expect(try paths(fixture.search(question, fixture.open()) { $0.embedder = embedder }) == paths(first))
+        #expect(
+            try paths(fixture.search(question, fixture.open()) { $0.embedder = embedder })
+                == paths(first))
         // A torn file is ignored, and rewritten whole.
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        let size = try #require(
+            try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
         #expect(truncate(file, off_t(size / 2)) == 0)
         #expect(VectorFile.read(directory: index.directory, generation: generation) == nil)
-        #expect(try paths(fixture.search(question, fixture.open()) { $0.embedder = embedder }) == paths(first))
+        #expect(
+            try paths(fixture.search(question, fixture.open()) { $0.embedder = embedder })
+                == paths(first))
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int == size)
         // New vectors make the file stale: the next search sees them.
         fixture.write("sea/deep.md", "# Deep\n\nA leviathan rose from the deep.\n")
         _ = try index.refresh()
         try index.embedPending(with: embedder)
-        let after = try fixture.search("cetacean", fixture.open()) { $0.embedder = embedder; $0.mode = .hybrid }
+        let after = try fixture.search("cetacean", fixture.open()) {
+            $0.embedder = embedder
+            $0.mode = .hybrid
+        }
         #expect(after.hits.contains { $0.path == "sea/deep.md" && $0.matchedBy == .meaning })
         // A symbolic link in its place is not followed.
-        let current = try DatabaseQueue(path: index.databasePath).read { db in try VectorTable.generation(db) }
+        let current = try DatabaseQueue(path: index.databasePath).read { db in
+            try VectorTable.generation(db)
+        }
         #expect(VectorFile.read(directory: index.directory, generation: current) != nil)
         let elsewhere = fixture.dir.path + "/elsewhere.vectors"
         try FileManager.default.moveItem(atPath: file, toPath: elsewhere)
@@ -220,12 +281,25 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
 
     @Test func filtersApplyToBothSides() throws {
         let (index, embedder) = try embedded()
-        #expect(try fixture.search("car in:sea", index) { $0.embedder = embedder; $0.mode = .hybrid }.hits.isEmpty)
-        let garage = try fixture.search("car in:garage", index) { $0.embedder = embedder; $0.mode = .hybrid }
+        #expect(
+            try fixture.search("car in:sea", index) {
+                $0.embedder = embedder
+                $0.mode = .hybrid
+            }.hits.isEmpty)
+        let garage = try fixture.search("car in:garage", index) {
+            $0.embedder = embedder
+            $0.mode = .hybrid
+        }
         #expect(Set(garage.hits.map(\.path)) == ["garage/car.md", "garage/automobile.md"])
-        let excluded = try fixture.search("vehicle -grandfather", index) { $0.embedder = embedder; $0.mode = .hybrid }
+        let excluded = try fixture.search("vehicle -grandfather", index) {
+            $0.embedder = embedder
+            $0.mode = .hybrid
+        }
         #expect(!excluded.hits.contains { $0.path == "garage/automobile.md" })
-        let semanticOnly = try fixture.search("car path:garage/auto*", index) { $0.embedder = embedder; $0.mode = .semantic }
+        let semanticOnly = try fixture.search("car path:garage/auto*", index) {
+            $0.embedder = embedder
+            $0.mode = .semantic
+        }
         #expect(semanticOnly.hits.map(\.path) == ["garage/automobile.md"])
     }
 
@@ -235,7 +309,9 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(noModel.mode == .lexical && noModel.hits.map(\.path) == ["garage/car.md"])
         let notYet = try fixture.search("car engine", index) { $0.embedder = ConceptEmbedder() }
         #expect(notYet.mode == .lexical && notYet.semantic?.embeddedFiles == 0)
-        let error = #expect(throws: NotesError.self) { try fixture.search("car", index) { $0.mode = .semantic } }
+        let error = #expect(throws: NotesError.self) {
+            try fixture.search("car", index) { $0.mode = .semantic }
+        }
         #expect(error?.code == .invalidArgument)
     }
 
@@ -245,20 +321,24 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(related.related.first?.path == "garage/automobile.md")
         #expect(!related.related.contains { $0.path == "garage/car.md" })
         #expect(related.related.count == 3)
-        #expect(related.related.map(\.similarity) == related.related.map(\.similarity).sorted(by: >))
+        #expect(
+            related.related.map(\.similarity) == related.related.map(\.similarity).sorted(by: >))
         let error = #expect(throws: NotesError.self) { try index.related(to: "nowhere.md") }
         #expect(error?.code == .notFound)
     }
 
     @Test func passagesCarryTitleAndHeadingAndSplitLongSections() {
         let words = (0..<400).map { "w\($0)" }.joined(separator: " ")
-        let chunks = TextChunks.chunks(title: "Book", heading: "Chapter 1", body: "intro line\n" + words)
+        let chunks = TextChunks.chunks(
+            title: "Book", heading: "Chapter 1", body: "intro line\n" + words)
         #expect(chunks.count == 3)
         #expect(chunks.allSatisfy { $0.text.hasPrefix("Book — Chapter 1\n") })
-        #expect(chunks[1].text.contains("w\(TextChunks.wordsPerChunk - TextChunks.overlap - 1) "))  // the overlap
+        // the overlap
+        #expect(chunks[1].text.contains("w\(TextChunks.wordsPerChunk - TextChunks.overlap - 1) "))
         #expect(chunks[0].line == 0 && chunks[1].line == 1)
         #expect(TextChunks.chunks(title: "", heading: "", body: "").isEmpty)
-        let long = TextChunks.chunks(title: "T", heading: "H", body: String(repeating: "word ", count: 10_000))
+        let long = TextChunks.chunks(
+            title: "T", heading: "H", body: String(repeating: "word ", count: 10_000))
         #expect(long.count == TextChunks.maxChunksPerSection)
     }
 }

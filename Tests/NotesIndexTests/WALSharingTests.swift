@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import NotesCore
-@testable import NotesIndex
 import NotesTestSupport
 import Testing
+
+@testable import NotesIndex
 
 /// The index keeps its write-ahead log between processes (``WALSharing``): a command that
 /// only reads must write nothing, and the log must stay short without losing a write.
@@ -17,7 +18,8 @@ import Testing
         // rows rewritten) by every refresh until they are older.
         let past = Date().addingTimeInterval(-3600)
         for file in try FileManager.default.subpathsOfDirectory(atPath: fixture.root) {
-            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: fixture.root + "/" + file)
+            try FileManager.default.setAttributes(
+                [.modificationDate: past], ofItemAtPath: fixture.root + "/" + file)
         }
         do {
             // Likewise folders changed within the last 2 s: they are listed again, and
@@ -42,7 +44,8 @@ import Testing
 
     @Test func aLongLogIsCompactedWhenTheIndexIsLetGoAndNothingIsLost() throws {
         // Under the fresh-build threshold, so every row goes through the log.
-        let paragraph = (0..<120).map { "word\($0) sentence about ships and sails" }.joined(separator: " ")
+        let paragraph = (0..<120).map { "word\($0) sentence about ships and sails" }.joined(
+            separator: " ")
         var files: [String: String] = [:]
         for i in 0..<300 { files["notes/n\(i).md"] = "# Note \(i)\n\nmarker\(i) \(paragraph)\n" }
         let fixture = IndexFixture(files: files, filler: 0)
@@ -58,10 +61,13 @@ import Testing
         let left = WALSharing.size(of: log)
         #expect(left > 0 && left <= 64 * 1024, "log left: \(left) bytes")
         // Everything written is in the database or the log.
-        let queue = try DatabaseQueue(path: fixture.dir.path + "/index/index.sqlite", configuration: .withTokenReplay)
+        let queue = try DatabaseQueue(
+            path: fixture.dir.path + "/index/index.sqlite", configuration: .withTokenReplay)
         let counts = try queue.read { db in
-            (try Int.fetchOne(db, sql: "SELECT count(*) FROM files"),
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM fts WHERE fts MATCH 'marker299'"))
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM files"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM fts WHERE fts MATCH 'marker299'")
+            )
         }
         #expect(counts.0 == 300)
         #expect(counts.1 == 1)
@@ -81,13 +87,19 @@ import Testing
             let writer = try DatabasePool(path: path, configuration: configuration)
             try writer.write { db in
                 try db.execute(sql: "CREATE TABLE ballast (text TEXT)")
-                for i in 0..<600 { try db.execute(sql: "INSERT INTO ballast VALUES (?)", arguments: [String(repeating: "\(i % 10)", count: 4000)]) }
+                for i in 0..<600 {
+                    try db.execute(
+                        sql: "INSERT INTO ballast VALUES (?)",
+                        arguments: [String(repeating: "\(i % 10)", count: 4000)])
+                }
             }
         }
         #expect(WALSharing.size(of: path + "-wal") > WALSharing.threshold)
         let index = try fixture.open()
         #expect(WALSharing.size(of: path + "-wal") <= 64 * 1024)
         #expect(try fixture.search("whale", index).hits.count == 1)
-        #expect(try index.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ballast") } == 600)
+        #expect(
+            try index.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ballast") }
+                == 600)
     }
 }

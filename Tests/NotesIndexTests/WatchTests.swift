@@ -24,7 +24,8 @@ import Testing
     }
 
     @Test func watcherReportsEditsCreatesDeletesAndNewFoldersWithTheirContents() throws {
-        let fixture = IndexFixture(files: ["a.md": "# A\n\nalpha\n", "notes/b.md": "# B\n\nbeta\n"], filler: 0)
+        let fixture = IndexFixture(
+            files: ["a.md": "# A\n\nalpha\n", "notes/b.md": "# B\n\nbeta\n"], filler: 0)
         let watcher = try FolderWatcher(workspace: Workspace(root: fixture.root))
         #expect(watcher.folderCount == 2)  // the root and notes/; .notes/ is never watched
         #expect(watcher.read() == nil)
@@ -37,7 +38,8 @@ import Testing
 
         // A folder created with a file already inside: the folder itself is reported (and
         // walked by the refresh), and later writes inside it are seen.
-        try FileManager.default.createDirectory(atPath: fixture.root + "/new/deep", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: fixture.root + "/new/deep", withIntermediateDirectories: true)
         fixture.write("new/deep/c.md", "gamma\n")
         let created = paths(changes(watcher))
         #expect(created.contains("new"))
@@ -50,7 +52,9 @@ import Testing
     }
 
     @Test func refreshOfReportedPathsEqualsAFullRefresh() throws {
-        let fixture = IndexFixture(files: ["a.md": "# A\n\nalpha whale\n", "b.md": "# B\n\nbeta\n", "old/c.md": "# C\n\ngamma\n"])
+        let fixture = IndexFixture(files: [
+            "a.md": "# A\n\nalpha whale\n", "b.md": "# B\n\nbeta\n", "old/c.md": "# C\n\ngamma\n",
+        ])
         let session = try fixture.session()
         let index = session.index
         #expect(session.watchForChanges() == nil)
@@ -58,8 +62,10 @@ import Testing
 
         fixture.write("a.md", "# A\n\nalpha narwhal\n")
         try FileManager.default.removeItem(atPath: fixture.root + "/b.md")
-        try FileManager.default.moveItem(atPath: fixture.root + "/old", toPath: fixture.root + "/renamed")
-        try FileManager.default.createDirectory(atPath: fixture.root + "/fresh", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: fixture.root + "/old", toPath: fixture.root + "/renamed")
+        try FileManager.default.createDirectory(
+            atPath: fixture.root + "/fresh", withIntermediateDirectories: true)
         fixture.write("fresh/d.md", "# D\n\ndelta quokka\n")
 
         var report = RefreshReport()
@@ -83,7 +89,11 @@ import Testing
     }
 
     @Test func targetedRefreshOfAGoneFolderRemovesEverythingBelowItOnly() throws {
-        let fixture = IndexFixture(files: ["keep/a.md": "alpha\n", "drop/b.md": "beta\n", "drop/sub/c.md": "gamma\n", "dropped.md": "delta\n"], filler: 0)
+        let fixture = IndexFixture(
+            files: [
+                "keep/a.md": "alpha\n", "drop/b.md": "beta\n", "drop/sub/c.md": "gamma\n",
+                "dropped.md": "delta\n",
+            ], filler: 0)
         let index = try fixture.refreshed()
         try FileManager.default.removeItem(atPath: fixture.root + "/drop")
         let report = try index.refresh(only: ["drop"])
@@ -101,13 +111,18 @@ import Testing
             let lease = try index.takeWatchLease(mode: "inotify", configStamp: stamp)
             #expect(index.isKeptFreshByWatcher)
             // One watcher per index.
-            #expect(throws: NotesError.self) { _ = try index.takeWatchLease(mode: "inotify", configStamp: stamp) }
+            #expect(throws: NotesError.self) {
+                _ = try index.takeWatchLease(mode: "inotify", configStamp: stamp)
+            }
             // A watcher that loaded other settings (the config file was edited since) is not
             // trusted until it says it runs under the reader's.
-            #expect(NoteIndex.isKeptFreshByWatcher(directory: index.directory, configStamp: "other") == false)
+            #expect(
+                NoteIndex.isKeptFreshByWatcher(directory: index.directory, configStamp: "other")
+                    == false)
             lease.update(mode: "inotify", configStamp: "other")
             #expect(index.isKeptFreshByWatcher == false)
-            #expect(NoteIndex.isKeptFreshByWatcher(directory: index.directory, configStamp: "other"))
+            #expect(
+                NoteIndex.isKeptFreshByWatcher(directory: index.directory, configStamp: "other"))
             withExtendedLifetime(lease) {}
         }
         #expect(index.isKeptFreshByWatcher == false)
@@ -120,7 +135,9 @@ import Testing
     /// A long-lived process follows an edit of .notes/config.yml: every copy of the
     /// workspace sees the new settings, and a rescan applies them to the index.
     @Test func anEditedConfigIsLoadedAgainAndTheIndexFollowsIt() throws {
-        let fixture = IndexFixture(files: ["keep.md": "# Keep\n\nalpha\n", "Archive/old.md": "# Old\n\nalpha\n"], filler: 0)
+        let fixture = IndexFixture(
+            files: ["keep.md": "# Keep\n\nalpha\n", "Archive/old.md": "# Old\n\nalpha\n"], filler: 0
+        )
         let session = try fixture.session()
         let index = session.index
         #expect(session.watchForChanges() == nil)
@@ -128,8 +145,10 @@ import Testing
         #expect(copy.reloadConfigIfChanged() == false)
         #expect(try fixture.search("alpha", index).hits.count == 2)
         let before = copy.configStamp
-        try FileManager.default.createDirectory(atPath: fixture.root + "/.notes", withIntermediateDirectories: true)
-        try "ignore:\n  - \"Archive/**\"\n".write(toFile: fixture.root + "/.notes/config.yml", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: fixture.root + "/.notes", withIntermediateDirectories: true)
+        try "ignore:\n  - \"Archive/**\"\n".write(
+            toFile: fixture.root + "/.notes/config.yml", atomically: true, encoding: .utf8)
         #expect(copy.reloadConfigIfChanged())
         #expect(copy.reloadConfigIfChanged() == false, "loaded once per change")
         #expect(copy.configStamp != before)

@@ -5,7 +5,8 @@ import Testing
 struct ServerSentEventTests {
     @Test("events split across arbitrary chunk boundaries come out whole")
     func chunking() {
-        let stream = "event: message_start\ndata: {\"a\":1}\n\n: a comment\ndata: first\ndata: second\n\nevent: ping\ndata: {}\n\n"
+        let stream =
+            "event: message_start\ndata: {\"a\":1}\n\n: a comment\ndata: first\ndata: second\n\nevent: ping\ndata: {}\n\n"
         let bytes = Array(stream.utf8)
         for size in [1, 2, 3, 7, 64, bytes.count] {
             var parser = ServerSentEventParser()
@@ -16,11 +17,12 @@ struct ServerSentEventTests {
                 i += size
             }
             events += parser.finish()
-            #expect(events == [
-                ServerSentEvent(event: "message_start", data: "{\"a\":1}"),
-                ServerSentEvent(data: "first\nsecond"),
-                ServerSentEvent(event: "ping", data: "{}"),
-            ], "chunk size \(size)")
+            #expect(
+                events == [
+                    ServerSentEvent(event: "message_start", data: "{\"a\":1}"),
+                    ServerSentEvent(data: "first\nsecond"),
+                    ServerSentEvent(event: "ping", data: "{}"),
+                ], "chunk size \(size)")
         }
     }
 
@@ -30,7 +32,11 @@ struct ServerSentEventTests {
         let text = Array("data: caf\u{e9} \u{1F40B}\r\n\r\ndata: x\r\rdata:no-space\n\n".utf8)
         var events: [ServerSentEvent] = []
         for byte in text { events += parser.feed([byte]) }
-        #expect(events == [ServerSentEvent(data: "caf\u{e9} \u{1F40B}"), ServerSentEvent(data: "x"), ServerSentEvent(data: "no-space")])
+        #expect(
+            events == [
+                ServerSentEvent(data: "caf\u{e9} \u{1F40B}"), ServerSentEvent(data: "x"),
+                ServerSentEvent(data: "no-space"),
+            ])
     }
 
     @Test("an event without its closing blank line is delivered by finish()")

@@ -7,23 +7,30 @@ import Testing
 /// Tests/Fixtures/remember/near-duplicates.tsv.
 @Suite struct RememberDuplicateTests {
     static let pairs: [(same: Bool, existing: String, new: String)] = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Fixtures/remember/near-duplicates.tsv")
         let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(
+                String.init)
             return fields.count == 3 ? (fields[0] == "1", fields[1], fields[2]) : nil
         }
     }()
 
     /// Precision and recall of "similarity ≥ threshold" on the labelled pairs.
-    static func measure(_ threshold: Double) -> (precision: Double, recall: Double, falseDuplicates: Int) {
+    static func measure(_ threshold: Double) -> (
+        precision: Double, recall: Double, falseDuplicates: Int
+    ) {
         let scored = pairs.map { ($0.same, ContextFacts.similarity($0.existing, $0.new)) }
         let truePositives = scored.filter { $0.0 && $0.1 >= threshold }.count
         let falsePositives = scored.filter { !$0.0 && $0.1 >= threshold }.count
         let positives = scored.filter(\.0).count
-        return (truePositives + falsePositives == 0 ? 1 : Double(truePositives) / Double(truePositives + falsePositives),
-                Double(truePositives) / Double(positives), falsePositives)
+        return (
+            truePositives + falsePositives == 0
+                ? 1 : Double(truePositives) / Double(truePositives + falsePositives),
+            Double(truePositives) / Double(positives), falsePositives
+        )
     }
 
     @Test func theThresholdIsTheLowestWithNoFalseDuplicate() {
@@ -31,7 +38,9 @@ import Testing
         var table = "| similarity ≥ | precision | recall | false duplicates |\n|---|---|---|---|\n"
         for threshold in stride(from: 0.5, through: 1.0, by: 0.05) {
             let m = Self.measure(threshold)
-            table += String(format: "| %.2f | %.2f | %.2f | %d |\n", threshold, m.precision, m.recall, m.falseDuplicates)
+            table += String(
+                format: "| %.2f | %.2f | %.2f | %d |\n", threshold, m.precision, m.recall,
+                m.falseDuplicates)
         }
         print(table)  // the table in docs/decisions.md
         let chosen = Self.measure(ContextFacts.nearDuplicateThreshold)
@@ -41,9 +50,16 @@ import Testing
     }
 
     @Test func negationsAndNumbersMakeADifferentFact() {
-        #expect(ContextFacts.similarity("Likes coffee in the morning", "Doesn't like coffee in the morning") == 0)
-        #expect(ContextFacts.similarity("Wants summaries under 200 words", "Wants summaries under 500 words") == 0)
-        #expect(ContextFacts.similarity("Prefers primary sources over summaries.", "Prefers primary sources to summaries") == 1)
+        #expect(
+            ContextFacts.similarity(
+                "Likes coffee in the morning", "Doesn't like coffee in the morning") == 0)
+        #expect(
+            ContextFacts.similarity(
+                "Wants summaries under 200 words", "Wants summaries under 500 words") == 0)
+        #expect(
+            ContextFacts.similarity(
+                "Prefers primary sources over summaries.", "Prefers primary sources to summaries")
+                == 1)
     }
 
     @Test func rememberAnswersDuplicateNamingTheMatchingLine() throws {

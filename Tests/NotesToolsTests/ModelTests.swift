@@ -24,7 +24,9 @@ import Testing
     static let paths = ["a.md", "b.md", "notes/c.md", "notes/d.md", "deep/er/e.md"]
 
     static var seeds: [UInt64] {
-        if let seed = ProcessInfo.processInfo.environment["NOTES_MODEL_SEED"].flatMap(UInt64.init) { return [seed] }
+        if let seed = ProcessInfo.processInfo.environment["NOTES_MODEL_SEED"].flatMap(UInt64.init) {
+            return [seed]
+        }
         return (1...UInt64(soakScaled(6, 200))).map { $0 &* 7919 }
     }
 
@@ -63,12 +65,16 @@ struct ModelRun {
         random = SeededGenerator(seed: seed)
         folder.write(".notes/config.yml", "# defaults\n")
         let workspace = try Workspace(root: folder.path)
-        toolbox = Toolbox(session: try WorkspaceSession(workspace: workspace, indexDirectory: indexFolder.path), client: "model")
+        toolbox = Toolbox(
+            session: try WorkspaceSession(workspace: workspace, indexDirectory: indexFolder.path),
+            client: "model")
         store = NoteStore(workspace: workspace)
     }
 
     var summary: String {
-        "\(steps) steps; " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        "\(steps) steps; "
+            + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                separator: ", ")
     }
 
     // MARK: The files
@@ -85,16 +91,23 @@ struct ModelRun {
 
     static func body(_ bytes: [UInt8]) -> [String] {
         var body = bytes
-        if case .present(let block) = FrontMatterBlock.split(bytes) { body = Array(bytes[block.bodyOffset...]) }
-        return String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        if case .present(let block) = FrontMatterBlock.split(bytes) {
+            body = Array(bytes[block.bodyOffset...])
+        }
+        return String(decoding: body, as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: true
+        ).map(String.init)
     }
 
     static func tokens(_ bytes: [UInt8]?, prefix: Character? = nil) -> Set<String> {
         guard let bytes else { return [] }
-        return Set(body(bytes).filter { line in
-            guard let first = line.first, first == "P" || first == "A", line.dropFirst().allSatisfy(\.isNumber), line.count > 1 else { return false }
-            return prefix == nil || first == prefix
-        })
+        return Set(
+            body(bytes).filter { line in
+                guard let first = line.first, first == "P" || first == "A",
+                    line.dropFirst().allSatisfy(\.isNumber), line.count > 1
+                else { return false }
+                return prefix == nil || first == prefix
+            })
     }
 
     mutating func token(_ prefix: String) -> String {
@@ -127,21 +140,37 @@ struct ModelRun {
     mutating func checkPersonLines(step: Int, what: String) {
         for (path, owned) in personOwned {
             let missing = owned.subtracting(Self.tokens(bytes(path)))
-            if !missing.isEmpty { fail("\(what) removed the person's lines \(missing.sorted()) from \(path)", step: step) }
+            if !missing.isEmpty {
+                fail(
+                    "\(what) removed the person's lines \(missing.sorted()) from \(path)",
+                    step: step)
+            }
         }
     }
 
     /// Search finds a token in exactly the files that hold it.
     mutating func checkIndex(step: Int) throws {
         var holders: [String: Set<String>] = [:]
-        for path in ModelTests.paths { for token in Self.tokens(bytes(path)) { holders[token, default: []].insert(path) } }
+        for path in ModelTests.paths {
+            for token in Self.tokens(bytes(path)) { holders[token, default: []].insert(path) }
+        }
         guard !holders.isEmpty else { return }
         let token = pick(holders.keys.sorted())
-        let outcome = toolbox.call("search", arguments: ["query": .string(token), "limit": .int(20)])
-        guard !outcome.isError, let answer = try JSONSerialization.jsonObject(with: outcome.json) as? [String: Any],
-              let hits = answer["hits"] as? [[String: Any]] else { fail("search \(token) failed: \(outcome.text)", step: step); return }
+        let outcome = toolbox.call(
+            "search", arguments: ["query": .string(token), "limit": .int(20)])
+        guard !outcome.isError,
+            let answer = try JSONSerialization.jsonObject(with: outcome.json) as? [String: Any],
+            let hits = answer["hits"] as? [[String: Any]]
+        else {
+            fail("search \(token) failed: \(outcome.text)", step: step)
+            return
+        }
         let found = Set(hits.compactMap { $0["path"] as? String })
-        if found != holders[token] { fail("search \(token) found \(found.sorted()), the files hold it in \(holders[token]!.sorted())", step: step) }
+        if found != holders[token] {
+            fail(
+                "search \(token) found \(found.sorted()), the files hold it in \(holders[token]!.sorted())",
+                step: step)
+        }
         counts["searches", default: 0] += 1
     }
 
@@ -171,22 +200,30 @@ struct ModelRun {
     mutating func agentRead() {
         let path = pick(ModelTests.paths)
         let outcome = toolbox.call("read_file", arguments: ["path": .string(path)])
-        guard !outcome.isError, let answer = try? JSONSerialization.jsonObject(with: outcome.json) as? [String: Any],
-              let version = answer["version"] as? String, let current = bytes(path) else { return }
+        guard !outcome.isError,
+            let answer = try? JSONSerialization.jsonObject(with: outcome.json) as? [String: Any],
+            let version = answer["version"] as? String, let current = bytes(path)
+        else { return }
         agentSeen[path] = (version, Self.body(current))
         counts["agent reads", default: 0] += 1
     }
 
     /// Calls an agent tool; on a refusal checks that nothing changed and that the code is
     /// one the call may give. Returns the answer on success.
-    mutating func agentCall(_ tool: String, _ arguments: [String: JSONValue], step: Int, before: [String: [UInt8]],
-                            allowed: Set<String>) throws -> [String: Any]? {
+    mutating func agentCall(
+        _ tool: String, _ arguments: [String: JSONValue], step: Int, before: [String: [UInt8]],
+        allowed: Set<String>
+    ) throws -> [String: Any]? {
         let outcome = toolbox.call(tool, arguments: arguments)
         if outcome.isError {
             let code = outcome.errorCode ?? "?"
             counts["\(tool) refused \(code)", default: 0] += 1
-            if !allowed.contains(code) { fail("\(tool) failed with \(code): \(outcome.text)", step: step) }
-            if snapshot() != before { fail("\(tool) was refused (\(code)) but changed the files", step: step) }
+            if !allowed.contains(code) {
+                fail("\(tool) failed with \(code): \(outcome.text)", step: step)
+            }
+            if snapshot() != before {
+                fail("\(tool) was refused (\(code)) but changed the files", step: step)
+            }
             return nil
         }
         counts["\(tool) ok", default: 0] += 1
@@ -202,9 +239,14 @@ struct ModelRun {
         snapshot[path].map { ContentVersion(of: $0).short }
     }
 
-    mutating func afterAgentChange(_ path: String, _ answer: [String: Any], confirmed: Bool, before: [String: [UInt8]], step: Int, tool: String) {
+    mutating func afterAgentChange(
+        _ path: String, _ answer: [String: Any], confirmed: Bool, before: [String: [UInt8]],
+        step: Int, tool: String
+    ) {
         if let version = answer["version"] as? String, let now = bytes(path) {
-            if ContentVersion(of: now).short != version { fail("\(tool) answered version \(version) but \(path) holds another", step: step) }
+            if ContentVersion(of: now).short != version {
+                fail("\(tool) answered version \(version) but \(path) holds another", step: step)
+            }
             agentSeen[path] = (version, Self.body(now))
         }
         if confirmed { personOwned[path] = nil }
@@ -216,17 +258,24 @@ struct ModelRun {
         let path = pick(ModelTests.paths)
         var lines = agentSeen[path]?.body ?? []
         lines.removeAll { _ in chance(30) }
-        for _ in 0..<(1 + random.next() % 2) { lines.insert(token("A"), at: Int(random.next() % UInt64(lines.count + 1))) }
+        for _ in 0..<(1 + random.next() % 2) {
+            lines.insert(token("A"), at: Int(random.next() % UInt64(lines.count + 1)))
+        }
         let content = lines.joined(separator: "\n") + "\n"
         let expected = claimedVersion(path)
         let conflict = pick(["fail", "fail", "merge", "propose"])
         let confirm = chance(5)
-        var arguments: [String: JSONValue] = ["path": .string(path), "content": .string(content), "on_conflict": .string(conflict)]
+        var arguments: [String: JSONValue] = [
+            "path": .string(path), "content": .string(content), "on_conflict": .string(conflict),
+        ]
         if let expected { arguments["expected_version"] = .string(expected) }
         if confirm { arguments["confirm_user_edits"] = .bool(true) }
         let stale = before[path] != nil && expected != currentVersion(path, in: before)
-        guard let answer = try agentCall("write_file", arguments, step: step, before: before,
-                                         allowed: ["stale_version", "read_required", "user_edited", "merge_conflict"]) else { return }
+        guard
+            let answer = try agentCall(
+                "write_file", arguments, step: step, before: before,
+                allowed: ["stale_version", "read_required", "user_edited", "merge_conflict"])
+        else { return }
         if answer["proposal"] is String {
             if snapshot() != before { fail("a proposal changed the files", step: step) }
             return
@@ -234,21 +283,32 @@ struct ModelRun {
         if stale && conflict == "fail" && (answer["changed"] as? Bool) != false {
             fail("write_file with a stale version (\(expected ?? "none")) was applied", step: step)
         }
-        if (answer["merged"] as? Bool) != true, let now = bytes(path), (answer["changed"] as? Bool) != false, Self.body(now) != lines {
+        if (answer["merged"] as? Bool) != true, let now = bytes(path),
+            (answer["changed"] as? Bool) != false, Self.body(now) != lines
+        {
             fail("write_file wrote a body other than the one sent", step: step)
         }
-        afterAgentChange(path, answer, confirmed: confirm, before: before, step: step, tool: "write_file")
+        afterAgentChange(
+            path, answer, confirmed: confirm, before: before, step: step, tool: "write_file")
     }
 
     mutating func agentAppend(_ step: Int, _ before: [String: [UInt8]]) throws {
         let path = pick(ModelTests.paths)
         let line = token("A")
-        guard let answer = try agentCall("append_file", ["path": .string(path), "content": .string(line + "\n")], step: step,
-                                         before: before, allowed: []) else { return }
-        if Self.body(bytes(path) ?? []).last != line { fail("append_file did not end \(path) with its text", step: step) }
+        guard
+            let answer = try agentCall(
+                "append_file", ["path": .string(path), "content": .string(line + "\n")], step: step,
+                before: before, allowed: [])
+        else { return }
+        if Self.body(bytes(path) ?? []).last != line {
+            fail("append_file did not end \(path) with its text", step: step)
+        }
         let beforeBody = before[path].map(Self.body) ?? []
-        if Array(Self.body(bytes(path) ?? []).dropLast()) != beforeBody { fail("append_file changed the text before its own", step: step) }
-        afterAgentChange(path, answer, confirmed: false, before: before, step: step, tool: "append_file")
+        if Array(Self.body(bytes(path) ?? []).dropLast()) != beforeBody {
+            fail("append_file changed the text before its own", step: step)
+        }
+        afterAgentChange(
+            path, answer, confirmed: false, before: before, step: step, tool: "append_file")
     }
 
     mutating func agentEdit(_ step: Int, _ before: [String: [UInt8]]) throws {
@@ -262,39 +322,61 @@ struct ModelRun {
             "edits": .array([.object(["old_text": .string(old), "new_text": .string(new)])]),
         ]
         if confirm { arguments["confirm_user_edits"] = .bool(true) }
-        guard let answer = try agentCall("edit_file", arguments, step: step, before: before,
-                                         allowed: ["stale_version", "user_edited", "invalid_argument", "not_found"]) else { return }
+        guard
+            let answer = try agentCall(
+                "edit_file", arguments, step: step, before: before,
+                allowed: ["stale_version", "user_edited", "invalid_argument", "not_found"])
+        else { return }
         let now = Self.body(bytes(path) ?? [])
-        if !now.contains(new) { fail("edit_file succeeded but \(new) is not in \(path)", step: step) }
-        afterAgentChange(path, answer, confirmed: confirm, before: before, step: step, tool: "edit_file")
+        if !now.contains(new) {
+            fail("edit_file succeeded but \(new) is not in \(path)", step: step)
+        }
+        afterAgentChange(
+            path, answer, confirmed: confirm, before: before, step: step, tool: "edit_file")
     }
 
     mutating func agentDelete(_ step: Int, _ before: [String: [UInt8]]) throws {
         let path = pick(ModelTests.paths)
         guard let expected = claimedVersion(path) else { return }
         let confirm = chance(10)
-        var arguments: [String: JSONValue] = ["path": .string(path), "expected_version": .string(expected)]
+        var arguments: [String: JSONValue] = [
+            "path": .string(path), "expected_version": .string(expected),
+        ]
         if confirm { arguments["confirm_user_edits"] = .bool(true) }
         let stale = expected != currentVersion(path, in: before)
-        guard try agentCall("delete_file", arguments, step: step, before: before,
-                            allowed: ["stale_version", "user_edited", "not_found"]) != nil else { return }
+        guard
+            try agentCall(
+                "delete_file", arguments, step: step, before: before,
+                allowed: ["stale_version", "user_edited", "not_found"]) != nil
+        else { return }
         if stale { fail("delete_file with a stale version was applied", step: step) }
         if bytes(path) != nil { fail("delete_file succeeded but \(path) exists", step: step) }
-        if !confirm, let owned = personOwned[path], !owned.isEmpty { fail("delete_file removed the person's lines \(owned.sorted())", step: step) }
+        if !confirm, let owned = personOwned[path], !owned.isEmpty {
+            fail("delete_file removed the person's lines \(owned.sorted())", step: step)
+        }
         personOwned[path] = nil
         agentSeen[path] = nil
         checkHistory(path, before: before[path], step: step)
     }
 
     mutating func agentMove(_ step: Int, _ before: [String: [UInt8]]) throws {
-        let from = pick(ModelTests.paths), to = pick(ModelTests.paths)
+        let from = pick(ModelTests.paths)
+        let to = pick(ModelTests.paths)
         guard from != to, let expected = claimedVersion(from) else { return }
         let stale = expected != currentVersion(from, in: before)
-        guard try agentCall("move_file", ["from": .string(from), "to": .string(to), "expected_version": .string(expected)], step: step,
-                            before: before, allowed: ["stale_version", "user_edited", "not_found", "invalid_argument"]) != nil else { return }
+        guard
+            try agentCall(
+                "move_file",
+                ["from": .string(from), "to": .string(to), "expected_version": .string(expected)],
+                step: step,
+                before: before,
+                allowed: ["stale_version", "user_edited", "not_found", "invalid_argument"]) != nil
+        else { return }
         if stale { fail("move_file with a stale version was applied", step: step) }
         if before[to] != nil { fail("move_file replaced the existing \(to)", step: step) }
-        if bytes(from) != nil || bytes(to) != before[from] { fail("move_file did not move \(from)'s bytes to \(to)", step: step) }
+        if bytes(from) != nil || bytes(to) != before[from] {
+            fail("move_file did not move \(from)'s bytes to \(to)", step: step)
+        }
         personOwned[to] = personOwned[from]
         personOwned[from] = nil
         agentSeen[to] = agentSeen[from]
@@ -304,7 +386,8 @@ struct ModelRun {
 
     /// A version from `path`'s history (any record's before or after).
     mutating func historicVersion(_ path: String) -> String? {
-        let versions = store.history.history(of: path).records.flatMap { [$0.before, $0.after] }.compactMap { $0 }
+        let versions = store.history.history(of: path).records.flatMap { [$0.before, $0.after] }
+            .compactMap { $0 }
         return versions.isEmpty ? nil : pick(versions)
     }
 
@@ -313,10 +396,16 @@ struct ModelRun {
         guard let version = historicVersion(path) else { return }
         var arguments: [String: JSONValue] = ["path": .string(path), "version": .string(version)]
         if let expected = claimedVersion(path) { arguments["expected_version"] = .string(expected) }
-        guard let answer = try agentCall("restore_file", arguments, step: step, before: before,
-                                         allowed: ["stale_version", "read_required", "user_edited", "not_found"]) else { return }
-        if bytes(path) != store.history.object(version) { fail("restore_file did not bring back exactly version \(version)", step: step) }
-        afterAgentChange(path, answer, confirmed: false, before: before, step: step, tool: "restore_file")
+        guard
+            let answer = try agentCall(
+                "restore_file", arguments, step: step, before: before,
+                allowed: ["stale_version", "read_required", "user_edited", "not_found"])
+        else { return }
+        if bytes(path) != store.history.object(version) {
+            fail("restore_file did not bring back exactly version \(version)", step: step)
+        }
+        afterAgentChange(
+            path, answer, confirmed: false, before: before, step: step, tool: "restore_file")
     }
 
     // MARK: The person and the editor
@@ -336,19 +425,25 @@ struct ModelRun {
         let added = token("P")
         lines.insert(added, at: Int(random.next() % UInt64(lines.count + 1)))
         let content = lines.joined(separator: "\n") + "\n"
-        person("write", path, added: [added], before: before, step: step) { store in _ = try store.write(path, content: content, by: .person) }
+        person("write", path, added: [added], before: before, step: step) { store in
+            _ = try store.write(path, content: content, by: .person)
+        }
     }
 
     mutating func personAppend(_ step: Int, _ before: [String: [UInt8]]) {
         let path = pick(ModelTests.paths)
         let added = token("P")
-        person("append", path, added: [added], before: before, step: step) { store in _ = try store.append(path, content: added + "\n", by: .person) }
+        person("append", path, added: [added], before: before, step: step) { store in
+            _ = try store.append(path, content: added + "\n", by: .person)
+        }
     }
 
     /// Runs one of the person's commands on `path` (which must not fail), then updates the
     /// model and checks history.
-    mutating func person(_ what: String, _ path: String, added: Set<String>, before: [String: [UInt8]], step: Int,
-                         _ command: (NoteStore) throws -> Void) {
+    mutating func person(
+        _ what: String, _ path: String, added: Set<String>, before: [String: [UInt8]], step: Int,
+        _ command: (NoteStore) throws -> Void
+    ) {
         do {
             try command(store)
             counts["person \(what)", default: 0] += 1
@@ -367,11 +462,18 @@ struct ModelRun {
         if lines.last == "" { lines.removeLast() }
         let added = token("P")
         lines = lines.filter { line in !(Self.tokens(Array(line.utf8)).count == 1 && chance(10)) }
-        lines.insert(added, at: lines.isEmpty ? 0 : lines.count - Int(random.next() % UInt64(min(lines.count, 3))))
+        lines.insert(
+            added,
+            at: lines.isEmpty ? 0 : lines.count - Int(random.next() % UInt64(min(lines.count, 3))))
         text = lines.joined(separator: "\n") + "\n"
         let absolute = folder.path + "/" + path
-        try? FileManager.default.createDirectory(atPath: (absolute as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: absolute, contents: Data(text.utf8)) else { fail("editor could not write", step: step); return }
+        try? FileManager.default.createDirectory(
+            atPath: (absolute as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: absolute, contents: Data(text.utf8)) else {
+            fail("editor could not write", step: step)
+            return
+        }
         counts["editor write", default: 0] += 1
         personChanged(path, added: [added])
     }
@@ -390,18 +492,23 @@ struct ModelRun {
     }
 
     mutating func personMove(_ step: Int, _ before: [String: [UInt8]]) {
-        let from = pick(ModelTests.paths), to = pick(ModelTests.paths)
+        let from = pick(ModelTests.paths)
+        let to = pick(ModelTests.paths)
         guard from != to, before[from] != nil else { return }
         do {
             _ = try store.move(from, to: to, by: .person)
             counts["person move", default: 0] += 1
-            if before[to] != nil { fail("the person's move replaced the existing \(to)", step: step) }
+            if before[to] != nil {
+                fail("the person's move replaced the existing \(to)", step: step)
+            }
             if bytes(to) != before[from] { fail("the person's move changed the bytes", step: step) }
             personOwned[to] = personOwned[from]
             personOwned[from] = nil
             agentSeen[from] = nil
         } catch {
-            if before[to] == nil { fail("the person's move to a free path failed: \(error)", step: step) }
+            if before[to] == nil {
+                fail("the person's move to a free path failed: \(error)", step: step)
+            }
             if snapshot() != before { fail("a refused move changed the files", step: step) }
         }
     }
@@ -412,8 +519,12 @@ struct ModelRun {
         do {
             let result = try store.restore(path, version: version, by: .person)
             counts["person restore", default: 0] += 1
-            if let version, bytes(path) != store.history.object(version) { fail("restore did not bring back exactly \(version)", step: step) }
-            if let now = result.version, ContentVersion(of: bytes(path) ?? []).short != now { fail("restore answered another version", step: step) }
+            if let version, bytes(path) != store.history.object(version) {
+                fail("restore did not bring back exactly \(version)", step: step)
+            }
+            if let now = result.version, ContentVersion(of: bytes(path) ?? []).short != now {
+                fail("restore answered another version", step: step)
+            }
             // Lines a restore brings back are the person's only if they still were.
             let now = Self.tokens(bytes(path), prefix: "P")
             let owned = (personOwned[path] ?? []).intersection(now)

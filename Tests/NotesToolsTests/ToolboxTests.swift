@@ -13,23 +13,30 @@ final class ToolboxFixture {
     let indexFolder = TemporaryDirectory(prefix: "notes-tools-index")
     let toolbox: Toolbox
 
-    init(files: [String: String] = [:], config: String = "# defaults\n", readOnly: Bool = false) throws {
+    init(files: [String: String] = [:], config: String = "# defaults\n", readOnly: Bool = false)
+        throws
+    {
         folder.write(".notes/config.yml", config)
         for (path, text) in files { folder.write(path, text) }
         let workspace = try Workspace(root: folder.path)
-        toolbox = Toolbox(session: try WorkspaceSession(workspace: workspace, indexDirectory: indexFolder.path),
-                          client: "unit-test", readOnly: readOnly)
+        toolbox = Toolbox(
+            session: try WorkspaceSession(workspace: workspace, indexDirectory: indexFolder.path),
+            client: "unit-test", readOnly: readOnly)
     }
 
     func text(_ path: String) -> String? {
-        (try? Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + path))).map { String(decoding: $0, as: UTF8.self) }
+        (try? Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + path))).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// A successful call's result object.
     func ok(_ tool: String, _ arguments: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
         let outcome = toolbox.call(tool, arguments: arguments)
         #expect(!outcome.isError, "\(tool) failed: \(outcome.text)")
-        guard case .object(let object) = try JSONValue.parse(outcome.json) else { throw NotesError(.internal, "not an object") }
+        guard case .object(let object) = try JSONValue.parse(outcome.json) else {
+            throw NotesError(.internal, "not an object")
+        }
         return object
     }
 
@@ -44,14 +51,27 @@ final class ToolboxFixture {
 @Suite struct ToolArgumentTests {
     @Test func unknownMissingAndMistypedArgumentsAreInvalid() throws {
         let f = try ToolboxFixture(files: ["a.md": "# A\n\nalpha\n"])
-        #expect(f.code("read_file", ["path": .string("a.md"), "mode": .string("raw")]) == "invalid_argument")
+        #expect(
+            f.code("read_file", ["path": .string("a.md"), "mode": .string("raw")])
+                == "invalid_argument")
         #expect(f.code("read_file") == "invalid_argument")
         #expect(f.code("read_file", ["path": .int(1)]) == "invalid_argument")
-        #expect(f.code("read_file", ["path": .string("a.md"), "limit": .double(2.5)]) == "invalid_argument")
-        #expect(f.code("search", ["query": .string("alpha"), "kind": .string("poem")]) == "invalid_argument")
-        #expect(f.code("search", ["query": .string("alpha"), "tags": .array([.int(3)])]) == "invalid_argument")
-        #expect(f.code("edit_file", ["path": .string("a.md"), "expected_version": .string("x"),
-                                     "edits": .array([.object(["old_text": .string("alpha")])])]) == "invalid_argument")
+        #expect(
+            f.code("read_file", ["path": .string("a.md"), "limit": .double(2.5)])
+                == "invalid_argument")
+        #expect(
+            f.code("search", ["query": .string("alpha"), "kind": .string("poem")])
+                == "invalid_argument")
+        #expect(
+            f.code("search", ["query": .string("alpha"), "tags": .array([.int(3)])])
+                == "invalid_argument")
+        #expect(
+            f.code(
+                "edit_file",
+                [
+                    "path": .string("a.md"), "expected_version": .string("x"),
+                    "edits": .array([.object(["old_text": .string("alpha")])]),
+                ]) == "invalid_argument")
         #expect(f.code("frobnicate") == "invalid_argument")
         // A whole number sent as a double is accepted (some clients encode all numbers so).
         let page = try f.ok("read_file", ["path": .string("a.md"), "limit": .double(1)])
@@ -62,21 +82,41 @@ final class ToolboxFixture {
         let f = try ToolboxFixture()
         var deep = JSONValue.string("x")
         for _ in 0..<40 { deep = .array([deep]) }
-        #expect(f.code("write_file", ["path": .string("n.md"), "content": .string("x"), "expected_version": deep]) == "invalid_argument")
+        #expect(
+            f.code(
+                "write_file",
+                ["path": .string("n.md"), "content": .string("x"), "expected_version": deep])
+                == "invalid_argument")
         #expect(f.text("n.md") == nil)
     }
 
     @Test func contentOverTheWriteLimitIsTooLarge() throws {
         let f = try ToolboxFixture(config: "limits:\n  write_max_bytes: 1000\n")
-        #expect(f.code("write_file", ["path": .string("big.md"), "content": .string(String(repeating: "x", count: 1001))]) == "too_large")
-        #expect(f.code("append_file", ["path": .string("big.md"), "content": .string(String(repeating: "x", count: 1001))]) == "too_large")
+        #expect(
+            f.code(
+                "write_file",
+                [
+                    "path": .string("big.md"),
+                    "content": .string(String(repeating: "x", count: 1001)),
+                ]) == "too_large")
+        #expect(
+            f.code(
+                "append_file",
+                [
+                    "path": .string("big.md"),
+                    "content": .string(String(repeating: "x", count: 1001)),
+                ]) == "too_large")
         #expect(f.text("big.md") == nil)
     }
 
     @Test func errorsCarryTheGuardsDataFlattened() throws {
         let f = try ToolboxFixture(files: ["a.md": "# A\n\nalpha\n"])
-        let outcome = f.toolbox.call("write_file", arguments: ["path": .string("a.md"), "content": .string("new")])
-        guard case .object(let error) = try JSONValue.parse(outcome.json) else { Issue.record("not an object"); return }
+        let outcome = f.toolbox.call(
+            "write_file", arguments: ["path": .string("a.md"), "content": .string("new")])
+        guard case .object(let error) = try JSONValue.parse(outcome.json) else {
+            Issue.record("not an object")
+            return
+        }
         #expect(error["code"] == .string("read_required"))
         #expect(error["message"] != nil)
         #expect(error["path"] == .string("a.md"))
@@ -84,8 +124,13 @@ final class ToolboxFixture {
 
     @Test func readOnlyToolboxOffersOnlyReadingTools() throws {
         let f = try ToolboxFixture(files: ["a.md": "# A\n"], readOnly: true)
-        #expect(Set(f.toolbox.tools.map(\.name)) == ["read_file", "read_files", "list_files", "search", "related", "file_history", "get_context", "list_templates", "list_proposals"])
-        let outcome = f.toolbox.call("append_file", arguments: ["path": .string("a.md"), "content": .string("x")])
+        #expect(
+            Set(f.toolbox.tools.map(\.name)) == [
+                "read_file", "read_files", "list_files", "search", "related", "file_history",
+                "get_context", "list_templates", "list_proposals",
+            ])
+        let outcome = f.toolbox.call(
+            "append_file", arguments: ["path": .string("a.md"), "content": .string("x")])
         #expect(outcome.errorCode == "invalid_argument")
         #expect(outcome.text.contains("read-only"))
         #expect(f.text("a.md") == "# A\n")
@@ -94,7 +139,9 @@ final class ToolboxFixture {
     @Test func everySchemaDeclaresItsArgumentsAndForbidsOthers() {
         var seen: [String: String] = [:]
         for tool in ToolCatalog.all {
-            guard case .object(let schema) = tool.inputSchema, case .object(let properties)? = schema["properties"] else {
+            guard case .object(let schema) = tool.inputSchema,
+                case .object(let properties)? = schema["properties"]
+            else {
                 Issue.record("\(tool.name) has no properties")
                 continue
             }
@@ -109,27 +156,35 @@ final class ToolboxFixture {
                 // description repeated); a plain name and type need none.
                 if case .string(let description)? = fields["description"] {
                     #expect(description.count > 10, "\(tool.name).\(name)")
-                    #expect(seen.updateValue("\(tool.name).\(name)", forKey: description) == nil, "\(tool.name).\(name) repeats a description")
+                    #expect(
+                        seen.updateValue("\(tool.name).\(name)", forKey: description) == nil,
+                        "\(tool.name).\(name) repeats a description")
                 }
             }
         }
         // The shared arguments are explained somewhere.
         for shared in ["path", "expected_version", "confirm_user_edits", "on_conflict"] {
-            #expect(seen.values.contains { $0.hasSuffix(".\(shared)") }, "\(shared) is described nowhere")
+            #expect(
+                seen.values.contains { $0.hasSuffix(".\(shared)") },
+                "\(shared) is described nowhere")
         }
     }
 }
 
 @Suite struct AgentVisibilityTests {
     @Test func protectedAndDeniedFilesNeverShowUpInSearchOrListing() throws {
-        let f = try ToolboxFixture(files: [
-            "notes/open.md": "# Open\n\nplankton everywhere\n",
-            "secrets/token.md": "plankton secret\n",
-            "private/diary.md": "plankton diary\n",
-            "keys/id.key": "plankton key\n",
-        ], config: "policy:\n  \"private/**\": deny\n")
+        let f = try ToolboxFixture(
+            files: [
+                "notes/open.md": "# Open\n\nplankton everywhere\n",
+                "secrets/token.md": "plankton secret\n",
+                "private/diary.md": "plankton diary\n",
+                "keys/id.key": "plankton key\n",
+            ], config: "policy:\n  \"private/**\": deny\n")
         let hits = try f.ok("search", ["query": .string("plankton")])
-        guard case .array(let list)? = hits["hits"] else { Issue.record("no hits array"); return }
+        guard case .array(let list)? = hits["hits"] else {
+            Issue.record("no hits array")
+            return
+        }
         let paths = list.compactMap { hit -> String? in
             if case .object(let o) = hit, case .string(let p)? = o["path"] { return p }
             return nil
@@ -150,11 +205,16 @@ final class ToolboxFixture {
         let f = try ToolboxFixture()
         let first = try f.ok("remember", ["fact": .string("Prefers British spelling.")])
         #expect(first["duplicate"] == .bool(false))
-        for variant in ["prefers british spelling", "  Prefers   British spelling!! ", "PREFERS BRITISH SPELLING", "Prefers British-spelling"] {
+        for variant in [
+            "prefers british spelling", "  Prefers   British spelling!! ",
+            "PREFERS BRITISH SPELLING", "Prefers British-spelling",
+        ] {
             let again = try f.ok("remember", ["fact": .string(variant)])
             #expect(again["duplicate"] == .bool(true), "\(variant)")
         }
-        let different = try f.ok("remember", ["fact": .string("Prefers American spelling"), "section": .string("Preferences")])
+        let different = try f.ok(
+            "remember",
+            ["fact": .string("Prefers American spelling"), "section": .string("Preferences")])
         #expect(different["duplicate"] == .bool(false))
         let text = f.text("context.md") ?? ""
         #expect(text.components(separatedBy: "British spelling").count == 2)
@@ -164,10 +224,14 @@ final class ToolboxFixture {
     }
 
     @Test func aFactThePersonWroteIsAlreadyKnown() throws {
-        let f = try ToolboxFixture(files: ["context.md": "# Context\n\n## About me <!-- user -->\n\n- I teach English.\n"])
+        let f = try ToolboxFixture(files: [
+            "context.md": "# Context\n\n## About me <!-- user -->\n\n- I teach English.\n"
+        ])
         let known = try f.ok("remember", ["fact": .string("I teach English")])
         #expect(known["duplicate"] == .bool(true))
-        #expect(f.text("context.md") == "# Context\n\n## About me <!-- user -->\n\n- I teach English.\n")
+        #expect(
+            f.text("context.md") == "# Context\n\n## About me <!-- user -->\n\n- I teach English.\n"
+        )
     }
 
     @Test func normalisationIgnoresMarkersDatesCaseAndPunctuation() {
@@ -182,12 +246,20 @@ final class ToolboxFixture {
 @Suite struct SessionContextTests {
     @Test func contextReportsThePersonsChangesAndItsOwnSize() throws {
         let big = "# Context\n\n" + String(repeating: "- a fact that takes some room\n", count: 40)
-        let f = try ToolboxFixture(files: ["context.md": big, "Research/a.md": "# A\n"], config: "context:\n  max_bytes: 500\n")
+        let f = try ToolboxFixture(
+            files: ["context.md": big, "Research/a.md": "# A\n"],
+            config: "context:\n  max_bytes: 500\n")
         let context = try f.ok("get_context")
-        guard case .object(let file)? = context["context"] else { Issue.record("no context"); return }
+        guard case .object(let file)? = context["context"] else {
+            Issue.record("no context")
+            return
+        }
         #expect(file["over_limit"] == .bool(true))
         #expect(file["note"] != nil)
-        guard case .array(let changes)? = context["user_changes_since_last_session"] else { Issue.record("no changes"); return }
+        guard case .array(let changes)? = context["user_changes_since_last_session"] else {
+            Issue.record("no changes")
+            return
+        }
         #expect("\(changes)".contains("Research/a.md"))
     }
 }
@@ -215,8 +287,12 @@ final class ToolboxFixture {
         """ + "\n"
 
     func fixture() throws -> ToolboxFixture {
-        try ToolboxFixture(files: ["context.md": Self.context, "other.md": "# Other\n\n## Mine <!-- user -->\n\nkeep\n"],
-                           config: "policy:\n  \"context.md\": write\n")
+        try ToolboxFixture(
+            files: [
+                "context.md": Self.context,
+                "other.md": "# Other\n\n## Mine <!-- user -->\n\nkeep\n",
+            ],
+            config: "policy:\n  \"context.md\": write\n")
     }
 
     func version(_ f: ToolboxFixture, _ path: String) throws -> JSONValue {
@@ -231,43 +307,99 @@ final class ToolboxFixture {
             #expect(text.hasSuffix("## Reading habits\n\n- A chapter a night.\n"))
         }
         // remember into the person's section, by marker or by front matter
-        #expect(f.code("remember", ["fact": .string("Teaches maths"), "section": .string("About me")]) == "policy_denied")
-        #expect(f.code("remember", ["fact": .string("Reads fast"), "section": .string("reading habits")]) == "policy_denied")
+        #expect(
+            f.code("remember", ["fact": .string("Teaches maths"), "section": .string("About me")])
+                == "policy_denied")
+        #expect(
+            f.code(
+                "remember", ["fact": .string("Reads fast"), "section": .string("reading habits")])
+                == "policy_denied")
         // append under their heading, or at the end while their section is last
-        #expect(f.code("append_file", ["path": .string("context.md"), "content": .string("- x"), "section": .string("About me")]) == "policy_denied")
-        #expect(f.code("append_file", ["path": .string("context.md"), "content": .string("- x")]) == "policy_denied")
+        #expect(
+            f.code(
+                "append_file",
+                [
+                    "path": .string("context.md"), "content": .string("- x"),
+                    "section": .string("About me"),
+                ]) == "policy_denied")
+        #expect(
+            f.code("append_file", ["path": .string("context.md"), "content": .string("- x")])
+                == "policy_denied")
         // edit a line of theirs
         let v = try version(f, "context.md")
-        #expect(f.code("edit_file", ["path": .string("context.md"), "expected_version": v,
-                                     "edits": .array([.object(["old_text": .string("I teach English."), "new_text": .string("I teach maths.")])])]) == "policy_denied")
+        #expect(
+            f.code(
+                "edit_file",
+                [
+                    "path": .string("context.md"), "expected_version": v,
+                    "edits": .array([
+                        .object([
+                            "old_text": .string("I teach English."),
+                            "new_text": .string("I teach maths."),
+                        ])
+                    ]),
+                ]) == "policy_denied")
         // rewrite the whole file without their sections, even with merge or a confirmation
         let rewrite = "# Context\n\n## Learned\n\n- 2026-11-20: Likes whales.\n"
-        for extra: [String: JSONValue] in [[:], ["on_conflict": .string("merge")], ["confirm_user_edits": .bool(true)]] {
-            var args: [String: JSONValue] = ["path": .string("context.md"), "content": .string(rewrite), "expected_version": v]
+        for extra: [String: JSONValue] in [
+            [:], ["on_conflict": .string("merge")], ["confirm_user_edits": .bool(true)],
+        ] {
+            var args: [String: JSONValue] = [
+                "path": .string("context.md"), "content": .string(rewrite), "expected_version": v,
+            ]
             args.merge(extra) { $1 }
             // merge: their sections conflict with the rewrite, or the merged text would drop them
             let code = f.code("write_file", args)
-            #expect(code == "policy_denied" || (extra["on_conflict"] != nil && code == "merge_conflict"), "\(extra): \(code ?? "nil")")
+            #expect(
+                code == "policy_denied"
+                    || (extra["on_conflict"] != nil && code == "merge_conflict"),
+                "\(extra): \(code ?? "nil")")
         }
-        #expect(f.code("delete_file", ["path": .string("context.md"), "expected_version": v, "confirm_user_edits": .bool(true)]) == "policy_denied")
+        #expect(
+            f.code(
+                "delete_file",
+                [
+                    "path": .string("context.md"), "expected_version": v,
+                    "confirm_user_edits": .bool(true),
+                ]) == "policy_denied")
         unchanged()
         // Its own section stays open to the agent.
         _ = try f.ok("remember", ["fact": .string("Prefers passages")])
-        _ = try f.ok("edit_file", ["path": .string("context.md"), "expected_version": try version(f, "context.md"),
-                                   "edits": .array([.object(["old_text": .string("Prefers passages"), "new_text": .string("Prefers passages to summaries")])])])
+        _ = try f.ok(
+            "edit_file",
+            [
+                "path": .string("context.md"), "expected_version": try version(f, "context.md"),
+                "edits": .array([
+                    .object([
+                        "old_text": .string("Prefers passages"),
+                        "new_text": .string("Prefers passages to summaries"),
+                    ])
+                ]),
+            ])
         unchanged()
         #expect(f.text("context.md")?.contains(": Prefers passages to summaries\n") == true)
         // Any Markdown file's marked section is the person's.
         let ov = try version(f, "other.md")
-        #expect(f.code("edit_file", ["path": .string("other.md"), "expected_version": ov,
-                                     "edits": .array([.object(["old_text": .string("keep"), "new_text": .string("gone")])])]) == "policy_denied")
+        #expect(
+            f.code(
+                "edit_file",
+                [
+                    "path": .string("other.md"), "expected_version": ov,
+                    "edits": .array([
+                        .object(["old_text": .string("keep"), "new_text": .string("gone")])
+                    ]),
+                ]) == "policy_denied")
     }
 
     @Test func thePersonMayChangeTheirSectionsAndTheAgentThenKeepsThem() throws {
         let f = try fixture()
-        f.folder.write("context.md", Self.context.replacingOccurrences(of: "I teach English.", with: "I teach English and drama."))
+        f.folder.write(
+            "context.md",
+            Self.context.replacingOccurrences(
+                of: "I teach English.", with: "I teach English and drama."))
         _ = try f.ok("remember", ["fact": .string("Runs a drama club")])
-        #expect(f.text("context.md")?.contains("- I teach English and drama.\n\n## Learned") == true)
+        #expect(
+            f.text("context.md")?.contains("- I teach English and drama.\n\n## Learned") == true)
     }
 }
 
@@ -276,23 +408,38 @@ final class ToolboxFixture {
 
     @Test func everyShippedTemplateRendersWithAndWithoutItsOptionalVariables() throws {
         let catalog = try TemplateCatalog.load(library: Self.library, workspace: nil)
-        #expect(catalog.templates.map(\.name) == ["research", "introduction", "source", "journal", "context"])
+        #expect(
+            catalog.templates.map(\.name) == [
+                "research", "introduction", "source", "journal", "context",
+            ])
         for template in catalog.templates {
-            let all = Dictionary(uniqueKeysWithValues: template.variables.map { ($0.name, "VALUE-\($0.name)") })
+            let all = Dictionary(
+                uniqueKeysWithValues: template.variables.map { ($0.name, "VALUE-\($0.name)") })
             for values in [[:], all] {
-                let rendered = try catalog.render(template.name, title: "Moby Dick", variables: values, actor: .agent, now: 1_763_700_000)
+                let rendered = try catalog.render(
+                    template.name, title: "Moby Dick", variables: values, actor: .agent,
+                    now: 1_763_700_000)
                 #expect(!rendered.files.isEmpty)
                 // Every optional variable given shows up somewhere in what was rendered.
                 if !values.isEmpty {
                     let everything = rendered.files.map(\.text).joined()
-                    for name in values.keys { #expect(everything.contains("VALUE-\(name)"), "\(template.name): \(name)") }
+                    for name in values.keys {
+                        #expect(everything.contains("VALUE-\(name)"), "\(template.name): \(name)")
+                    }
                 }
                 for file in rendered.files {
-                    #expect(!file.text.contains("{{") && !file.text.contains("}}"), "\(template.name) \(file.path)")
-                    #expect(!file.text.contains("\n\n\n"), "\(template.name) \(file.path): a blank line left by a section")
+                    #expect(
+                        !file.text.contains("{{") && !file.text.contains("}}"),
+                        "\(template.name) \(file.path)")
+                    #expect(
+                        !file.text.contains("\n\n\n"),
+                        "\(template.name) \(file.path): a blank line left by a section")
                     if file.path.hasSuffix(".md") && !file.text.isEmpty {
-                        if case .present(let block) = FrontMatterBlock.split(Array(file.text.utf8)) {
-                            #expect(throws: Never.self) { _ = try FrontMatter.parse(Array(file.text.utf8)[block.yaml]) }
+                        if case .present(let block) = FrontMatterBlock.split(Array(file.text.utf8))
+                        {
+                            #expect(throws: Never.self) {
+                                _ = try FrontMatter.parse(Array(file.text.utf8)[block.yaml])
+                            }
                         }
                     }
                     if values.isEmpty { #expect(!file.text.contains("VALUE-")) }
@@ -302,7 +449,8 @@ final class ToolboxFixture {
     }
 
     @Test func sectionsRenderOnlyWhenTheirVariableIsSet() {
-        let text = TemplateText("a\n{{#x}}\nx is {{x}}\n{{/x}}\n{{^x}}\nno x\n{{/x}}\nb {{#y}}[{{y}}]{{/y}}c\n")
+        let text = TemplateText(
+            "a\n{{#x}}\nx is {{x}}\n{{/x}}\n{{^x}}\nno x\n{{/x}}\nb {{#y}}[{{y}}]{{/y}}c\n")
         #expect(text.render(["x": "1", "y": "2"]) == "a\nx is 1\nb [2]c\n")
         #expect(text.render([:]) == "a\nno x\nb c\n")
         #expect(text.sectionNames == ["x", "y"])
@@ -314,19 +462,48 @@ final class ToolboxFixture {
         let index = TemporaryDirectory(prefix: "notes-tools-index")
         folder.write(".notes/config.yml", "# defaults\n")
         let workspace = try Workspace(root: folder.path)
-        let toolbox = Toolbox(session: try WorkspaceSession(workspace: workspace, indexDirectory: index.path), client: "t", templates: Self.library)
-        let made = toolbox.call("new_from_template", arguments: ["template": .string("research"), "variables": .object(["title": .string("Moby Dick")])])
+        let toolbox = Toolbox(
+            session: try WorkspaceSession(workspace: workspace, indexDirectory: index.path),
+            client: "t", templates: Self.library)
+        let made = toolbox.call(
+            "new_from_template",
+            arguments: [
+                "template": .string("research"),
+                "variables": .object(["title": .string("Moby Dick")]),
+            ])
         #expect(!made.isError, "\(made.text)")
-        let intro = (try? String(contentsOfFile: folder.path + "/Research/moby-dick/introduction.md", encoding: .utf8)) ?? ""
+        let intro =
+            (try? String(
+                contentsOfFile: folder.path + "/Research/moby-dick/introduction.md", encoding: .utf8
+            )) ?? ""
         #expect(intro.contains("created_by: agent"))
         #expect(FileSystem.isDirectory(folder.path + "/Research/moby-dick/sources"))
-        let again = toolbox.call("new_from_template", arguments: ["template": .string("research"), "variables": .object(["title": .string("Moby Dick")])])
+        let again = toolbox.call(
+            "new_from_template",
+            arguments: [
+                "template": .string("research"),
+                "variables": .object(["title": .string("Moby Dick")]),
+            ])
         #expect(again.errorCode == "invalid_argument" && again.text.contains("already exists"))
-        #expect(toolbox.call("new_from_template", arguments: ["template": .string("research")]).errorCode == "invalid_argument")
-        #expect(toolbox.call("new_from_template", arguments: ["template": .string("nope"), "variables": .object(["title": .string("x")])]).errorCode == "not_found")
+        #expect(
+            toolbox.call("new_from_template", arguments: ["template": .string("research")])
+                .errorCode == "invalid_argument")
+        #expect(
+            toolbox.call(
+                "new_from_template",
+                arguments: [
+                    "template": .string("nope"), "variables": .object(["title": .string("x")]),
+                ]
+            ).errorCode == "not_found")
         // Templates cannot be used to write where the agent may not.
-        #expect(toolbox.call("new_from_template", arguments: ["template": .string("introduction"), "path": .string(".git/x.md"),
-                                                              "variables": .object(["title": .string("x")])]).errorCode == "protected_path")
+        #expect(
+            toolbox.call(
+                "new_from_template",
+                arguments: [
+                    "template": .string("introduction"), "path": .string(".git/x.md"),
+                    "variables": .object(["title": .string("x")]),
+                ]
+            ).errorCode == "protected_path")
         let listed = toolbox.call("list_templates", arguments: [:])
         #expect(listed.text.contains("\"research\"") && listed.text.contains("\"question\""))
         #expect(!listed.text.contains(Repository.root), "no absolute paths in the answer")

@@ -8,8 +8,12 @@ struct Age: ExpressibleByArgument {
     let seconds: Double
 
     init?(argument: String) {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800, "y": 31_536_000]
-        guard let unit = argument.last, let factor = units[unit], let n = Double(argument.dropLast()), n >= 0 else { return nil }
+        let units: [Character: Double] = [
+            "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800, "y": 31_536_000,
+        ]
+        guard let unit = argument.last, let factor = units[unit],
+            let n = Double(argument.dropLast()), n >= 0
+        else { return nil }
         seconds = n * factor
     }
 }
@@ -18,7 +22,9 @@ struct Age: ExpressibleByArgument {
 func coloredDiff(_ diff: String) -> String {
     guard Terminal.color else { return diff }
     return diff.lines().map { line in
-        if line.hasPrefix("+++") || line.hasPrefix("---") { return Terminal.style(String(line), .bold) }
+        if line.hasPrefix("+++") || line.hasPrefix("---") {
+            return Terminal.style(String(line), .bold)
+        }
         if line.hasPrefix("+") { return Terminal.style(String(line), .green) }
         if line.hasPrefix("-") { return Terminal.style(String(line), .red) }
         if line.hasPrefix("@@") { return Terminal.style(String(line), .cyan) }
@@ -31,7 +37,9 @@ extension NotesCommand {
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "history",
-            abstract: "List the versions of a file: who changed it, when, with which client and operation.")
+            abstract:
+                "List the versions of a file: who changed it, when, with which client and operation."
+        )
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file (it may have been deleted or moved).") var path: String
@@ -40,26 +48,40 @@ extension NotesCommand {
         func run() throws {
             let ws = try workspace.openWorkspace()
             let store = NoteStore(workspace: ws)
-            let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws).relative
+            let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws)
+                .relative
             let records = store.history.history(of: relative).records
             if records.isEmpty && !FileSystem.exists(ws.absolutePath(relative)) {
-                throw NotesError(.notFound, "\(relative) does not exist and has no history", hint: "check the path; `notes list` shows the files")
+                throw NotesError(
+                    .notFound, "\(relative) does not exist and has no history",
+                    hint: "check the path; `notes list` shows the files")
             }
             if json { return Terminal.write(try JSONOutput.document(records)) }
             guard !records.isEmpty else {
-                return Terminal.write("\(relative): no history yet (only changes made through notes, or noticed by it, are recorded)\n")
+                return Terminal.write(
+                    "\(relative): no history yet (only changes made through notes, or noticed by it, are recorded)\n"
+                )
             }
-            let current = FileManager.default.contents(atPath: ws.absolutePath(relative)).map { ContentVersion(of: Array($0)).short }
+            let current = FileManager.default.contents(atPath: ws.absolutePath(relative)).map {
+                ContentVersion(of: Array($0)).short
+            }
             for record in records.reversed() {
                 let version = record.after ?? "(deleted)"
-                var line = "\(Terminal.style(version, .yellow))  \(record.time)  \(record.actor.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(record.operation.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(record.client)"
-                if record.operation == .move, let to = record.to { line += "  \(record.path) → \(to)" }
+                var line =
+                    "\(Terminal.style(version, .yellow))  \(record.time)  \(record.actor.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(record.operation.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(record.client)"
+                if record.operation == .move, let to = record.to {
+                    line += "  \(record.path) → \(to)"
+                }
                 if let proposal = record.proposal { line += "  proposal \(proposal)" }
-                if record.after != nil && record.after == current { line += Terminal.style("  ← current", .green) }
+                if record.after != nil && record.after == current {
+                    line += Terminal.style("  ← current", .green)
+                }
                 Terminal.write(line + "\n")
             }
             if let current, records.last?.after != current {
-                Terminal.write(Terminal.style("\(current)  edited outside notes since the last recorded change\n", .dim))
+                Terminal.write(
+                    Terminal.style(
+                        "\(current)  edited outside notes since the last recorded change\n", .dim))
             }
         }
     }
@@ -68,7 +90,8 @@ extension NotesCommand {
     struct Diff: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "diff",
-            abstract: "Show what changed in a file between two versions (default: the previous version and the file now).",
+            abstract:
+                "Show what changed in a file between two versions (default: the previous version and the file now).",
             discussion: """
                   notes diff notes.md                 previous version → now
                   notes diff notes.md 3f2a9c0d1e2b4a5f  that version → now
@@ -77,32 +100,47 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file.") var path: String
-        @Argument(help: "The old version (default: the one before the last change).") var from: String?
+        @Argument(help: "The old version (default: the one before the last change).") var from:
+            String?
         @Argument(help: "The new version (default: the file as it is now).") var to: String?
-        @Flag(name: .long, help: "Print path, from, to and the unified diff as JSON.") var json = false
+        @Flag(name: .long, help: "Print path, from, to and the unified diff as JSON.") var json =
+            false
 
         func run() throws {
             let ws = try workspace.openWorkspace()
             let store = NoteStore(workspace: ws)
             let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws)
-            let nowBytes = (try? FileBytes.read(path: ws.absolutePath(relative.relative), maxBytes: Workspace.pagedReadMaxBytes))
+            let nowBytes =
+                (try? FileBytes.read(
+                    path: ws.absolutePath(relative.relative), maxBytes: Workspace.pagedReadMaxBytes))
             let nowVersion = nowBytes.map { ContentVersion(of: $0).short }
             func bytes(_ version: String) throws -> [UInt8] {
                 if version == nowVersion, let nowBytes { return nowBytes }
                 guard let stored = store.history.object(version) else {
-                    throw NotesError(.notFound, "version \(version) of \(relative) is not in the history", hint: "see `notes history \(relative)`")
+                    throw NotesError(
+                        .notFound, "version \(version) of \(relative) is not in the history",
+                        hint: "see `notes history \(relative)`")
                 }
                 return stored
             }
             let old = try from ?? store.previousVersion(of: relative, current: nowVersion)
             let oldBytes = try bytes(old)
             let newBytes = try to.map(bytes) ?? nowBytes ?? []
-            let diff = LineDiff.unified(oldBytes, newBytes, oldLabel: "\(relative)@\(old)", newLabel: "\(relative)@\(to ?? nowVersion ?? "deleted")")
+            let diff = LineDiff.unified(
+                oldBytes, newBytes, oldLabel: "\(relative)@\(old)",
+                newLabel: "\(relative)@\(to ?? nowVersion ?? "deleted")")
             if json {
-                struct Output: Encodable { var path: String, from: String, to: String?, diff: String }
-                return Terminal.write(try JSONOutput.document(Output(path: relative.relative, from: old, to: to ?? nowVersion, diff: diff)))
+                struct Output: Encodable {
+                    var path: String, from: String, to: String?, diff: String
+                }
+                return Terminal.write(
+                    try JSONOutput.document(
+                        Output(path: relative.relative, from: old, to: to ?? nowVersion, diff: diff)
+                    ))
             }
-            Terminal.write(diff.isEmpty ? "no differences\n" : coloredDiff(diff) + (diff.hasSuffix("\n") ? "" : "\n"))
+            Terminal.write(
+                diff.isEmpty
+                    ? "no differences\n" : coloredDiff(diff) + (diff.hasSuffix("\n") ? "" : "\n"))
         }
     }
 
@@ -110,7 +148,8 @@ extension NotesCommand {
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "log",
-            abstract: "Show the change log: every write, append, edit, delete, move and restore, by whom.",
+            abstract:
+                "Show the change log: every write, append, edit, delete, move and restore, by whom.",
             discussion: """
                   notes log --actor agent --since 1d
                   notes log Research/moby-dick/introduction.md
@@ -119,13 +158,20 @@ extension NotesCommand {
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "Only changes to this file.") var path: String?
         @Option(name: .long, help: "Only changes by this actor (agent or user).") var actor: Actor?
-        @Option(name: .long, help: ArgumentHelp("Only changes newer than this (30m, 12h, 1d, 2w).", valueName: "age")) var since: Age?
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Only changes newer than this (30m, 12h, 1d, 2w).", valueName: "age")
+        ) var since: Age?
         @Option(name: .long, help: "Show at most this many (newest first).") var limit: Int = 50
         @Flag(name: .long, help: "Print one JSON object per change.") var jsonl = false
-        @Flag(name: .long, help: "Print the changes as one JSON document: {\"changes\": […]}.") var json = false
+        @Flag(name: .long, help: "Print the changes as one JSON document: {\"changes\": […]}.")
+        var json = false
 
         func validate() throws {
-            if json && jsonl { throw ValidationError("--json and --jsonl cannot be combined (choose one output format)") }
+            if json && jsonl {
+                throw ValidationError(
+                    "--json and --jsonl cannot be combined (choose one output format)")
+            }
             if limit < 0 { throw ValidationError("--limit must be 0 or more") }
         }
 
@@ -134,7 +180,9 @@ extension NotesCommand {
             let store = NoteStore(workspace: ws)
             var records = store.history.records()
             if let path {
-                let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws).relative
+                let relative = try WorkspacePath(
+                    try workspace.resolveForWrite(path, in: ws), in: ws
+                ).relative
                 records = store.history.history(of: relative).records
             }
             if let actor { records = records.filter { $0.actor == actor } }
@@ -144,13 +192,21 @@ extension NotesCommand {
             }
             if json {
                 struct Output: Encodable { var changes: [ChangeRecord] }
-                return Terminal.write(try JSONOutput.document(Output(changes: Array(records.reversed().prefix(limit)))))
+                return Terminal.write(
+                    try JSONOutput.document(
+                        Output(changes: Array(records.reversed().prefix(limit)))))
             }
             for record in records.reversed().prefix(max(0, limit)) {
-                if jsonl { Terminal.write(try JSONOutput.line(record)); continue }
-                var line = "\(record.time)  \(record.actor.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(record.operation.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(record.path)"
+                if jsonl {
+                    Terminal.write(try JSONOutput.line(record))
+                    continue
+                }
+                var line =
+                    "\(record.time)  \(record.actor.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(record.operation.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(record.path)"
                 if let to = record.to { line += " → \(to)" }
-                line += Terminal.style("  \(record.client)  \(record.before ?? "new") → \(record.after ?? "deleted")", .dim)
+                line += Terminal.style(
+                    "  \(record.client)  \(record.before ?? "new") → \(record.after ?? "deleted")",
+                    .dim)
                 Terminal.write(line + "\n")
             }
         }
@@ -160,7 +216,8 @@ extension NotesCommand {
     struct GarbageCollect: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "gc",
-            abstract: "Free space by dropping history versions older than an age (the only way history shrinks).",
+            abstract:
+                "Free space by dropping history versions older than an age (the only way history shrinks).",
             discussion: """
                 Versions still referenced by a change newer than the age, every file's current
                 version, and proposals' bases are kept. The log itself is kept whole.
@@ -169,7 +226,10 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Option(name: .long, help: ArgumentHelp("Drop versions older than this (e.g. 180d).", valueName: "age")) var olderThan: Age
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Drop versions older than this (e.g. 180d).", valueName: "age"))
+        var olderThan: Age
         @Flag(name: .long, help: "Print the result as JSON.") var json = false
 
         func run() throws {
@@ -177,10 +237,15 @@ extension NotesCommand {
             let store = NoteStore(workspace: ws)
             let freed = try store.pruneHistory(before: Timestamp.now() - olderThan.seconds)
             if json {
-                struct Report: Encodable { var objects: Int; var bytes: Int }
-                return Terminal.write(try JSONOutput.document(Report(objects: freed.objects, bytes: freed.bytes)))
+                struct Report: Encodable {
+                    var objects: Int
+                    var bytes: Int
+                }
+                return Terminal.write(
+                    try JSONOutput.document(Report(objects: freed.objects, bytes: freed.bytes)))
             }
-            Terminal.write("removed \(grouped(freed.objects)) old versions, freed \(humanSize(freed.bytes))\n")
+            Terminal.write(
+                "removed \(grouped(freed.objects)) old versions, freed \(humanSize(freed.bytes))\n")
         }
     }
 }

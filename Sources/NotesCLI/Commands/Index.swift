@@ -26,7 +26,9 @@ extension NotesCommand {
 
         @Flag(name: .long, help: "Drop the index and build it again from the files.")
         var rebuild = false
-        @Flag(name: .long, help: "Verify the index (rebuilt if damaged) and the history's stored versions.")
+        @Flag(
+            name: .long,
+            help: "Verify the index (rebuilt if damaged) and the history's stored versions.")
         var check = false
         @Flag(name: .long, help: "Print the report as JSON.")
         var json = false
@@ -38,7 +40,10 @@ extension NotesCommand {
             let index = try workspace.openSession(ws, refreshingSoon: !rebuild && !check).index
             let progress = ProgressBar(label: rebuild ? "Rebuilding" : "Indexing")
             let damage = check ? try index.checkAndRepair() : []
-            let report = rebuild ? try index.rebuild(progress: progress.update) : try index.refresh(progress: progress.update)
+            let report =
+                rebuild
+                ? try index.rebuild(progress: progress.update)
+                : try index.refresh(progress: progress.update)
             progress.finish()
             // The words' summary first: embedding can take minutes.
             if !json && !check { Terminal.write(Self.summary(report) + "\n") }
@@ -48,42 +53,72 @@ extension NotesCommand {
             let missing = check ? HistoryStore(workspace: ws).missingObjects() : []
             if json {
                 if check {
-                    Terminal.write(try JSONOutput.document(CheckedReport(report: report, indexDamage: damage, damagedHistoryVersions: damagedHistory, historyLogProblems: logProblems, missingHistoryVersions: missing)))
-                    if !damagedHistory.isEmpty || !logProblems.isEmpty || !missing.isEmpty { throw ExitCode(1) }
+                    Terminal.write(
+                        try JSONOutput.document(
+                            CheckedReport(
+                                report: report, indexDamage: damage,
+                                damagedHistoryVersions: damagedHistory,
+                                historyLogProblems: logProblems, missingHistoryVersions: missing)))
+                    if !damagedHistory.isEmpty || !logProblems.isEmpty || !missing.isEmpty {
+                        throw ExitCode(1)
+                    }
                     return
                 }
-                return Terminal.write(try JSONOutput.document(IndexedReport(report: report, embedding: embedding)))
+                return Terminal.write(
+                    try JSONOutput.document(IndexedReport(report: report, embedding: embedding)))
             }
             if !damage.isEmpty {
-                Terminal.write(Terminal.style("The index was damaged (\(damage[0])); rebuilt it from the files.", .yellow) + "\n")
+                Terminal.write(
+                    Terminal.style(
+                        "The index was damaged (\(damage[0])); rebuilt it from the files.", .yellow)
+                        + "\n")
             } else if check {
                 Terminal.write("Index verified: no damage.\n")
             }
             if check {
                 if !missing.isEmpty {
-                    Terminal.write(Terminal.style("\(missing.count) version(s) named by the history log are missing from .notes/history/objects: ", .red)
-                                   + missing.prefix(5).map { "\($0.path)@\($0.version)" }.joined(separator: ", ") + (missing.count > 5 ? ", …" : "") + "\n")
-                    Terminal.write("  `notes restore` cannot bring them back; restore .notes/history from a backup or sync copy.\n")
+                    Terminal.write(
+                        Terminal.style(
+                            "\(missing.count) version(s) named by the history log are missing from .notes/history/objects: ",
+                            .red)
+                            + missing.prefix(5).map { "\($0.path)@\($0.version)" }.joined(
+                                separator: ", ") + (missing.count > 5 ? ", …" : "") + "\n")
+                    Terminal.write(
+                        "  `notes restore` cannot bring them back; restore .notes/history from a backup or sync copy.\n"
+                    )
                 }
                 if damagedHistory.isEmpty && missing.isEmpty {
                     Terminal.write("History verified: every stored version matches its hash.\n")
                 } else if damagedHistory.isEmpty {
                     Terminal.write("Every stored version matches its hash.\n")
                 } else {
-                    Terminal.write(Terminal.style("\(damagedHistory.count) stored version(s) in .notes/history are damaged: ", .red) + damagedHistory.prefix(5).joined(separator: ", ") + "\n")
-                    Terminal.write("  They are kept as they are; restore .notes/history from a backup or sync copy to repair them.\n")
+                    Terminal.write(
+                        Terminal.style(
+                            "\(damagedHistory.count) stored version(s) in .notes/history are damaged: ",
+                            .red) + damagedHistory.prefix(5).joined(separator: ", ") + "\n")
+                    Terminal.write(
+                        "  They are kept as they are; restore .notes/history from a backup or sync copy to repair them.\n"
+                    )
                 }
-                if let line = HistoryStore.describe(logProblems) { Terminal.write(Terminal.style("History log: ", .red) + line + "\n") }
+                if let line = HistoryStore.describe(logProblems) {
+                    Terminal.write(Terminal.style("History log: ", .red) + line + "\n")
+                }
             }
             if check { Terminal.write(Self.summary(report) + "\n") }
             if let embedding { Terminal.write(Self.summary(embedding) + "\n") }
             for diagnostic in report.diagnostics.prefix(10) {
-                Terminal.write(Terminal.style("  warning: ", .yellow) + StatusText.describe(diagnostic) + "\n")
+                Terminal.write(
+                    Terminal.style("  warning: ", .yellow) + StatusText.describe(diagnostic) + "\n")
             }
             if report.diagnostics.count > 10 {
-                Terminal.write(Terminal.style("  … and \(report.diagnostics.count - 10) more (see `notes status`)", .dim) + "\n")
+                Terminal.write(
+                    Terminal.style(
+                        "  … and \(report.diagnostics.count - 10) more (see `notes status`)", .dim)
+                        + "\n")
             }
-            if !damagedHistory.isEmpty || !logProblems.isEmpty || !missing.isEmpty { throw ExitCode(1) }
+            if !damagedHistory.isEmpty || !logProblems.isEmpty || !missing.isEmpty {
+                throw ExitCode(1)
+            }
         }
 
         /// What the embedding pass did.
@@ -113,13 +148,19 @@ extension NotesCommand {
             let bar = ProgressBar(label: "Embedding")
             let chunks = try index.embedPending(with: model, progress: { bar.drawEmbedding($0) })
             bar.finish()
-            return EmbeddingReport(chunks: chunks, seconds: Date().timeIntervalSince(started), coverage: try index.semanticCoverage())
+            return EmbeddingReport(
+                chunks: chunks, seconds: Date().timeIntervalSince(started),
+                coverage: try index.semanticCoverage())
         }
 
         static func summary(_ e: EmbeddingReport) -> String {
-            var line = "Embedded \(grouped(e.chunks)) passage(s) in \(String(format: "%.1f", e.seconds)) s"
-            if e.chunks > 0 && e.seconds > 0 { line += String(format: " (%.0f/s)", Double(e.chunks) / e.seconds) }
-            return line + "; \(grouped(e.coverage.embeddedFiles)) of \(grouped(e.coverage.files)) files searchable by meaning"
+            var line =
+                "Embedded \(grouped(e.chunks)) passage(s) in \(String(format: "%.1f", e.seconds)) s"
+            if e.chunks > 0 && e.seconds > 0 {
+                line += String(format: " (%.0f/s)", Double(e.chunks) / e.seconds)
+            }
+            return line
+                + "; \(grouped(e.coverage.embeddedFiles)) of \(grouped(e.coverage.files)) files searchable by meaning"
         }
 
         /// `notes index --check --json`.
@@ -130,18 +171,26 @@ extension NotesCommand {
             let historyLogProblems: [HistoryStore.LogProblem]
             let missingHistoryVersions: [HistoryStore.MissingVersion]
             enum CodingKeys: String, CodingKey {
-                case report, indexDamage = "index_damage", damagedHistoryVersions = "damaged_history_versions", historyLogProblems = "history_log_problems"
+                case report, indexDamage = "index_damage", damagedHistoryVersions =
+                    "damaged_history_versions", historyLogProblems = "history_log_problems"
                 case missingHistoryVersions = "missing_history_versions"
             }
         }
 
         static func summary(_ r: RefreshReport) -> String {
             let rate = r.seconds > 0 ? Double(r.bytesParsed) / 1e6 / r.seconds : 0
-            var parts = ["\(grouped(r.added)) added", "\(grouped(r.modified)) modified", "\(grouped(r.removed)) removed"]
+            var parts = [
+                "\(grouped(r.added)) added", "\(grouped(r.modified)) modified",
+                "\(grouped(r.removed)) removed",
+            ]
             if !r.renames.isEmpty { parts.append("\(r.renames.count) renamed") }
             if r.touched > 0 { parts.append("\(r.touched) touched (unchanged bytes)") }
-            var line = "Indexed \(grouped(r.files)) files in \(String(format: "%.2f", r.seconds)) s: " + parts.joined(separator: ", ")
-            if r.bytesParsed > 0 { line += String(format: "; parsed %@ (%.1f MB/s)", humanSize(r.bytesParsed), rate) }
+            var line =
+                "Indexed \(grouped(r.files)) files in \(String(format: "%.2f", r.seconds)) s: "
+                + parts.joined(separator: ", ")
+            if r.bytesParsed > 0 {
+                line += String(format: "; parsed %@ (%.1f MB/s)", humanSize(r.bytesParsed), rate)
+            }
             if !r.diagnostics.isEmpty { line += "; \(r.diagnostics.count) warning(s)" }
             return line
         }

@@ -11,7 +11,10 @@ extension NotesCommand {
             discussion: "Never overwrites a file. Refuses a folder that is already a workspace.")
 
         @Argument(help: "The folder to set up (created if missing).") var directory: String = "."
-        @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the shipped ones.", valueName: "dir"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A folder of templates to use instead of the shipped ones.", valueName: "dir"))
         var templates: String?
         @Flag(name: .long, help: "Print what was created as JSON.") var json = false
 
@@ -19,15 +22,25 @@ extension NotesCommand {
             let cwd = FileSystem.currentDirectory()
             let target = directory.hasPrefix("/") ? directory : cwd + "/" + directory
             let library = try TemplateLibrary.locate(explicit: templates)
-            let result = try WorkspaceSkeleton.create(at: target, from: library, now: Timestamp.now())
+            let result = try WorkspaceSkeleton.create(
+                at: target, from: library, now: Timestamp.now())
             if json {
-                struct Output: Encodable { var root: String; var created: [String]; var kept: [String] }
-                return Terminal.write(try JSONOutput.document(Output(root: result.root, created: result.created, kept: result.kept)))
+                struct Output: Encodable {
+                    var root: String
+                    var created: [String]
+                    var kept: [String]
+                }
+                return Terminal.write(
+                    try JSONOutput.document(
+                        Output(root: result.root, created: result.created, kept: result.kept)))
             }
             var out = "Initialized workspace \(result.root)\n"
             for path in result.created { out += Terminal.style("  created ", .green) + path + "\n" }
-            for path in result.kept { out += Terminal.style("  kept    ", .dim) + path + " (already there)\n" }
-            out += "\nNext: `notes -w \(directory) search …`, or `cd \(directory)` and run `notes status`.\n"
+            for path in result.kept {
+                out += Terminal.style("  kept    ", .dim) + path + " (already there)\n"
+            }
+            out +=
+                "\nNext: `notes -w \(directory) search …`, or `cd \(directory)` and run `notes status`.\n"
             Terminal.write(out)
         }
     }

@@ -2,9 +2,9 @@ import Foundation
 import NotesCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The person's typing, kept when saving it failed (issue 34 item 1): the editor exited
@@ -37,14 +37,20 @@ struct KeptEdit {
     static func folder(_ ws: Workspace) -> String { ws.stateDirectory + "/recovery" }
 
     static func name(for relative: String) -> String {
-        relative.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+        relative.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(
+            of: "/", with: "%2F")
     }
 
     /// Keeps `edited` for `relative`; returns the path of the kept copy. `temporary` is the
     /// editor's file holding the same text: it is the fallback when the workspace cannot
     /// take a copy (then the caller must not remove it).
-    static func keep(_ edited: String, base: String, baseVersion: String, relative: String, in ws: Workspace, temporary: String?) -> String? {
-        let sidecar = (try? JSONEncoder().encode(Sidecar(path: relative, version: baseVersion, text: base))).map { Array($0) } ?? []
+    static func keep(
+        _ edited: String, base: String, baseVersion: String, relative: String, in ws: Workspace,
+        temporary: String?
+    ) -> String? {
+        let sidecar =
+            (try? JSONEncoder().encode(Sidecar(path: relative, version: baseVersion, text: base)))
+            .map { Array($0) } ?? []
         let folder = folder(ws)
         if mkdir(folder, 0o700) == 0 || errno == EEXIST {
             // An earlier kept edit of the same file is never overwritten: the next free name.
@@ -53,7 +59,9 @@ struct KeptEdit {
             while access(target, F_OK) == 0 || access(target + sidecarSuffix, F_OK) == 0 {
                 let plain = name(for: relative) as NSString
                 let ext = plain.pathExtension
-                target = folder + "/" + plain.deletingPathExtension + "~\(n)" + (ext.isEmpty ? "" : "." + ext)
+                target =
+                    folder + "/" + plain.deletingPathExtension + "~\(n)"
+                    + (ext.isEmpty ? "" : "." + ext)
                 n += 1
             }
             if writeWhole(target + sidecarSuffix, sidecar), writeWhole(target, Array(edited.utf8)) {
@@ -69,9 +77,14 @@ struct KeptEdit {
     /// The kept edit of `relative` (or the one at `from`), if any.
     static func load(relative: String, in ws: Workspace, from: String?) -> KeptEdit? {
         let file = from ?? folder(ws) + "/" + name(for: relative)
-        guard let data = FileManager.default.contents(atPath: file), let edited = String(data: data, encoding: .utf8) else { return nil }
-        if let side = FileManager.default.contents(atPath: file + sidecarSuffix), let sidecar = try? JSONDecoder().decode(Sidecar.self, from: side) {
-            return KeptEdit(file: file, edited: edited, base: sidecar.text, baseVersion: sidecar.version)
+        guard let data = FileManager.default.contents(atPath: file),
+            let edited = String(data: data, encoding: .utf8)
+        else { return nil }
+        if let side = FileManager.default.contents(atPath: file + sidecarSuffix),
+            let sidecar = try? JSONDecoder().decode(Sidecar.self, from: side)
+        {
+            return KeptEdit(
+                file: file, edited: edited, base: sidecar.text, baseVersion: sidecar.version)
         }
         // No record of what the edit started from: the file as it is now is the base.
         return KeptEdit(file: file, edited: edited, base: "", baseVersion: "?")
@@ -92,7 +105,9 @@ struct KeptEdit {
         guard fd >= 0 else { return false }
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes {
+                write(fd, $0.baseAddress! + written, bytes.count - written)
+            }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             written += n

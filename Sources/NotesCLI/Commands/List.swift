@@ -15,47 +15,69 @@ extension NotesCommand {
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The folder to list (default: the workspace root).") var folder: String?
         @Flag(name: [.short, .long], help: "Include every folder below.") var recursive = false
-        @Option(name: .long, help: "Only files whose path (or name) matches this glob.") var glob: String?
-        @Option(name: .long, help: "Order: path, modified, created, title, size.") var sort: String = "path"
-        @Flag(name: .long, help: "Draw the folders as a tree (implies --recursive).") var tree = false
+        @Option(name: .long, help: "Only files whose path (or name) matches this glob.") var glob:
+            String?
+        @Option(name: .long, help: "Order: path, modified, created, title, size.") var sort:
+            String = "path"
+        @Flag(name: .long, help: "Draw the folders as a tree (implies --recursive).") var tree =
+            false
         @Flag(name: .long, help: "Print the listing as JSON.") var json = false
 
         func validate() throws {
-            guard ListSort(rawValue: sort) != nil else { throw ValidationError("unknown sort '\(sort)' (use path, modified, created, title or size)") }
+            guard ListSort(rawValue: sort) != nil else {
+                throw ValidationError(
+                    "unknown sort '\(sort)' (use path, modified, created, title or size)")
+            }
         }
 
         func run() throws {
             let ws = try workspace.openWorkspace()
             let target = try folder.map { try workspace.resolve($0, in: ws).relative } ?? ""
             if !target.isEmpty && !FileSystem.isDirectory(ws.absolutePath(target)) {
-                throw NotesError(.notFound, "no folder \(target) in the workspace", hint: "run `notes list` to see its folders")
+                throw NotesError(
+                    .notFound, "no folder \(target) in the workspace",
+                    hint: "run `notes list` to see its folders")
             }
-            let deep = recursive || tree || glob != nil, order = ListSort(rawValue: sort) ?? .path
+            let deep = recursive || tree || glob != nil
+            let order = ListSort(rawValue: sort) ?? .path
             let listing: Listing
             do {
                 let (index, refresh) = try workspace.openFreshIndex()
-                listing = try index.listing(folder: target, recursive: deep, glob: glob, sort: order)
+                listing = try index.listing(
+                    folder: target, recursive: deep, glob: glob, sort: order)
                 // A folder the walk could not open is missing from the listing: say which.
                 for problem in refresh.diagnostics where problem.code == .unreadable {
                     StandardStreams.writeError("notes: \(problem.path): \(problem.message)\n")
                 }
             } catch let error as NotesError where error.cause == .indexUnusable {
                 // The files are all there: list them by walking (issue 34).
-                StandardStreams.writeError("notes: listed by reading the files (\(error.message); \(error.hint ?? ""))\n")
-                listing = Listing.walking(ws, folder: target, recursive: deep, glob: glob, sort: order)
+                StandardStreams.writeError(
+                    "notes: listed by reading the files (\(error.message); \(error.hint ?? ""))\n")
+                listing = Listing.walking(
+                    ws, folder: target, recursive: deep, glob: glob, sort: order)
             }
             if json { return Terminal.write(try JSONOutput.document(listing)) }
             if tree { return Terminal.write(Self.tree(listing, root: target)) }
             var out = ""
             for sub in listing.folders {
-                out += Terminal.style(sub.path + "/", .blue) + Terminal.style("  \(grouped(sub.files)) file(s)", .dim) + "\n"
+                out +=
+                    Terminal.style(sub.path + "/", .blue)
+                    + Terminal.style("  \(grouped(sub.files)) file(s)", .dim) + "\n"
             }
             let width = min(60, listing.files.map { $0.path.count }.max() ?? 0)
             for file in listing.files {
-                let padded = file.path.padding(toLength: max(width, file.path.count), withPad: " ", startingAt: 0)
-                var line = padded + "  " + Terminal.style(file.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), .cyan)
-                line += humanSize(file.size).padding(toLength: 9, withPad: " ", startingAt: 0) + "  "
-                line += Terminal.style(String(file.modified.prefix(10)), .dim) + "  " + (file.provenance.lastModifiedBy?.rawValue ?? "user").padding(toLength: 5, withPad: " ", startingAt: 0)
+                let padded = file.path.padding(
+                    toLength: max(width, file.path.count), withPad: " ", startingAt: 0)
+                var line =
+                    padded + "  "
+                    + Terminal.style(
+                        file.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), .cyan)
+                line +=
+                    humanSize(file.size).padding(toLength: 9, withPad: " ", startingAt: 0) + "  "
+                line +=
+                    Terminal.style(String(file.modified.prefix(10)), .dim) + "  "
+                    + (file.provenance.lastModifiedBy?.rawValue ?? "user").padding(
+                        toLength: 5, withPad: " ", startingAt: 0)
                 line += "  " + file.title
                 out += line + "\n"
             }
@@ -72,11 +94,15 @@ extension NotesCommand {
                 for depth in 0..<(parts.count - 1) {
                     let folder = parts[0...depth].joined(separator: "/")
                     if printedFolders.insert(folder).inserted {
-                        out += String(repeating: "  ", count: depth + 1) + Terminal.style(String(parts[depth]) + "/", .blue) + "\n"
+                        out +=
+                            String(repeating: "  ", count: depth + 1)
+                            + Terminal.style(String(parts[depth]) + "/", .blue) + "\n"
                     }
                 }
                 let name = String(parts.last ?? "")
-                let title = file.title != DocumentParser.fileTitle(name) ? Terminal.style("  " + file.title, .dim) : ""
+                let title =
+                    file.title != DocumentParser.fileTitle(name)
+                    ? Terminal.style("  " + file.title, .dim) : ""
                 out += String(repeating: "  ", count: parts.count) + name + title + "\n"
             }
             return out

@@ -28,34 +28,49 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Flag(name: .customLong("read-only"), help: "Offer only the reading tools.") var readOnly = false
-        @Option(name: .long, help: ArgumentHelp("The agent's name in history (default: the client's name from the handshake).", valueName: "name"))
+        @Flag(name: .customLong("read-only"), help: "Offer only the reading tools.") var readOnly =
+            false
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The agent's name in history (default: the client's name from the handshake).",
+                valueName: "name"))
         var client: String?
 
         func run() throws {
             let ws = try workspace.openWorkspace()
-            let directory = try ws.indexDirectory(override: workspace.indexDirectory, environment: ProcessInfo.processInfo.environment)
+            let directory = try ws.indexDirectory(
+                override: workspace.indexDirectory, environment: ProcessInfo.processInfo.environment
+            )
             let server = try Self.serverExecutable()
             var arguments = [server, "--root", ws.root, "--index-dir", directory]
             if readOnly { arguments.append("--read-only") }
             if let client { arguments += ["--client", client] }
             if isatty(0) == 1 {
-                StandardStreams.writeError("notes mcp: serving MCP on stdin/stdout (start it from an MCP client; Ctrl-D to stop)\n")
+                StandardStreams.writeError(
+                    "notes mcp: serving MCP on stdin/stdout (start it from an MCP client; Ctrl-D to stop)\n"
+                )
             }
             let argv = arguments.map { strdup($0) } + [nil]
             execv(server, argv)
             let problem = String(cString: strerror(errno))
-            throw NotesError(.internal, "cannot start the MCP server \(server): \(problem)", hint: "reinstall notes so that notes-mcp sits next to notes")
+            throw NotesError(
+                .internal, "cannot start the MCP server \(server): \(problem)",
+                hint: "reinstall notes so that notes-mcp sits next to notes")
         }
 
         /// `notes-mcp` in the folder of the running `notes` binary.
         static func serverExecutable() throws -> String {
-            let executable = FileSystem.realPath("/proc/self/exe") ?? CommandLine.arguments.first ?? "notes"
+            let executable =
+                FileSystem.realPath("/proc/self/exe") ?? CommandLine.arguments.first ?? "notes"
             let folder = (executable as NSString).deletingLastPathComponent
             let server = folder + "/notes-mcp"
             guard access(server, X_OK) == 0 else {
-                throw NotesError(.internal, "the MCP server notes-mcp is not installed next to notes (\(server))",
-                                 hint: "build it with scripts/build-release, or `swift build --product notes-mcp`")
+                throw NotesError(
+                    .internal,
+                    "the MCP server notes-mcp is not installed next to notes (\(server))",
+                    hint:
+                        "build it with scripts/build-release, or `swift build --product notes-mcp`")
             }
             return server
         }

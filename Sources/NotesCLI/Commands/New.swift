@@ -21,9 +21,20 @@ extension NotesCommand {
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The template's name.") var template: String
         @Argument(help: "The title (several words are joined).") var title: [String]
-        @Option(name: .customLong("var"), help: ArgumentHelp("A template variable.", valueName: "key=value")) var variables: [String] = []
-        @Option(name: .long, help: ArgumentHelp("Where to create it instead of the template's default (a folder ending in / or a path).", valueName: "path")) var to: String?
-        @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the shipped ones.", valueName: "dir")) var templates: String?
+        @Option(
+            name: .customLong("var"),
+            help: ArgumentHelp("A template variable.", valueName: "key=value")) var variables:
+            [String] = []
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Where to create it instead of the template's default (a folder ending in / or a path).",
+                valueName: "path")) var to: String?
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A folder of templates to use instead of the shipped ones.", valueName: "dir"))
+        var templates: String?
         @Flag(name: .long, help: "Print what was created as JSON.") var json = false
 
         func run() throws {
@@ -31,19 +42,32 @@ extension NotesCommand {
             var values: [String: String] = [:]
             for pair in variables {
                 guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                    throw NotesError(.invalidArgument, "--var needs key=value, got '\(pair)'", hint: "e.g. --var author=\"Herman Melville\"")
+                    throw NotesError(
+                        .invalidArgument, "--var needs key=value, got '\(pair)'",
+                        hint: "e.g. --var author=\"Herman Melville\"")
                 }
                 values[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
             }
-            let catalog = try TemplateCatalog.load(library: try TemplateLibrary.locate(explicit: templates), workspace: ws)
-            let target = try to.map { try workspace.resolveForWrite($0, in: ws) + ($0.hasSuffix("/") ? "/" : "") }
-            let rendered = try catalog.render(template, title: title.joined(separator: " "), variables: values, actor: .user, now: Timestamp.now(),
-                                              path: target, isFolder: { FileSystem.isDirectory(ws.absolutePath($0)) })
+            let catalog = try TemplateCatalog.load(
+                library: try TemplateLibrary.locate(explicit: templates), workspace: ws)
+            let target = try to.map {
+                try workspace.resolveForWrite($0, in: ws) + ($0.hasSuffix("/") ? "/" : "")
+            }
+            let rendered = try catalog.render(
+                template, title: title.joined(separator: " "), variables: values, actor: .user,
+                now: Timestamp.now(),
+                path: target, isFolder: { FileSystem.isDirectory(ws.absolutePath($0)) })
             let result = try NoteStore(workspace: ws).create(rendered, by: .person)
             if json { return Terminal.write(try JSONOutput.document(result)) }
             var out = ""
-            for file in result.files { out += Terminal.style("  created ", .green) + file.path + Terminal.style("  version \(file.version ?? "-")", .dim) + "\n" }
-            for folder in result.folders { out += Terminal.style("  created ", .green) + folder + "/\n" }
+            for file in result.files {
+                out +=
+                    Terminal.style("  created ", .green) + file.path
+                    + Terminal.style("  version \(file.version ?? "-")", .dim) + "\n"
+            }
+            for folder in result.folders {
+                out += Terminal.style("  created ", .green) + folder + "/\n"
+            }
             Terminal.write(out)
         }
     }
@@ -55,23 +79,34 @@ extension NotesCommand {
             abstract: "List the templates `notes new` can use, with their variables.")
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Option(name: .long, help: ArgumentHelp("A folder of templates to use instead of the shipped ones.", valueName: "dir")) var templates: String?
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A folder of templates to use instead of the shipped ones.", valueName: "dir"))
+        var templates: String?
         @Flag(name: .long, help: "Print the list as JSON.") var json = false
 
         func run() throws {
             let ws = try? workspace.openWorkspace()
-            let catalog = try TemplateCatalog.load(library: try TemplateLibrary.locate(explicit: templates), workspace: ws)
-            if json { return Terminal.write(try JSONOutput.document(["templates": catalog.templates])) }
+            let catalog = try TemplateCatalog.load(
+                library: try TemplateLibrary.locate(explicit: templates), workspace: ws)
+            if json {
+                return Terminal.write(try JSONOutput.document(["templates": catalog.templates]))
+            }
             var out = ""
             for t in catalog.templates {
                 out += Terminal.style(t.name, .bold) + "  " + t.description + "\n"
-                let target = t.target.replacingOccurrences(of: "{{", with: "<").replacingOccurrences(of: "}}", with: ">")
+                let target = t.target.replacingOccurrences(of: "{{", with: "<")
+                    .replacingOccurrences(of: "}}", with: ">")
                 out += Terminal.style("    creates \(target)\(t.isFolder ? "/" : "")", .dim) + "\n"
                 for v in t.variables {
-                    out += "    --var \(v.name)=…  \(v.description)" + (v.required ? "" : Terminal.style(" (optional)", .dim)) + "\n"
+                    out +=
+                        "    --var \(v.name)=…  \(v.description)"
+                        + (v.required ? "" : Terminal.style(" (optional)", .dim)) + "\n"
                 }
             }
-            out += Terminal.style("Every template also gets title, slug, date, datetime and actor.\n", .dim)
+            out += Terminal.style(
+                "Every template also gets title, slug, date, datetime and actor.\n", .dim)
             Terminal.write(out)
         }
     }

@@ -18,7 +18,9 @@ extension NotesCommand {
         @Argument(help: "The file to read.") var path: String
         @Option(name: .long, help: "First line to print (1-based).") var offset: Int?
         @Option(name: .long, help: "Number of lines to print.") var limit: Int?
-        @Flag(name: .long, help: "Print content, version, provenance, size and total_lines as JSON.") var json = false
+        @Flag(
+            name: .long, help: "Print content, version, provenance, size and total_lines as JSON.")
+        var json = false
 
         func validate() throws {
             if let offset, offset < 1 { throw ValidationError("--offset must be at least 1") }
@@ -27,12 +29,17 @@ extension NotesCommand {
 
         func run() throws {
             let ws = try workspace.openWorkspace()
-            let result = try NoteStore(workspace: ws).read(try workspace.resolve(path, in: ws).relative, offset: offset, limit: limit, by: .person)
+            let result = try NoteStore(workspace: ws).read(
+                try workspace.resolve(path, in: ws).relative, offset: offset, limit: limit,
+                by: .person)
             if json { return Terminal.write(try JSONOutput.document(result)) }
             if Terminal.stdoutIsTTY {
-                var header = "\(result.path) · version \(result.version) · " + HitRenderer.provenance(result.provenance).dropFirst(2)
+                var header =
+                    "\(result.path) · version \(result.version) · "
+                    + HitRenderer.provenance(result.provenance).dropFirst(2)
                 if offset != nil || limit != nil {
-                    header += " · lines \(result.offset)–\(result.offset + max(result.lines, 1) - 1) of \(result.totalLines)"
+                    header +=
+                        " · lines \(result.offset)–\(result.offset + max(result.lines, 1) - 1) of \(result.totalLines)"
                 }
                 Terminal.write(Terminal.style(header, .dim) + "\n")
             }

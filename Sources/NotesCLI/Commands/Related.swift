@@ -26,7 +26,9 @@ extension NotesCommand {
         @Flag(name: .long, help: "One JSON document.") var json = false
 
         func validate() throws {
-            guard (1...1_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000") }
+            guard (1...1_000).contains(limit) else {
+                throw ValidationError("--limit must be between 1 and 1000")
+            }
         }
 
         func run() throws {
@@ -36,12 +38,18 @@ extension NotesCommand {
             if json { return Terminal.write(try JSONOutput.document(result)) }
             var out = ""
             for note in result.related {
-                out += String(format: "%.2f  ", note.similarity) + Terminal.style(note.path, .magenta)
-                if note.title != DocumentParser.fileTitle(note.path) { out += "  " + Terminal.style(note.title, .bold) }
+                out +=
+                    String(format: "%.2f  ", note.similarity) + Terminal.style(note.path, .magenta)
+                if note.title != DocumentParser.fileTitle(note.path) {
+                    out += "  " + Terminal.style(note.title, .bold)
+                }
                 out += "\n"
             }
             if !result.semantic.isComplete {
-                out += Terminal.style("(\(grouped(result.semantic.embeddedFiles)) of \(grouped(result.semantic.files)) files embedded; `notes index` embeds the rest)", .dim) + "\n"
+                out +=
+                    Terminal.style(
+                        "(\(grouped(result.semantic.embeddedFiles)) of \(grouped(result.semantic.files)) files embedded; `notes index` embeds the rest)",
+                        .dim) + "\n"
             }
             Terminal.write(out)
             if result.related.isEmpty { throw ExitCode(1) }

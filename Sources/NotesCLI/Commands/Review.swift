@@ -8,7 +8,8 @@ extension NotesCommand {
     struct Review: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "review",
-            abstract: "Review the agent's proposals: list them, show one's diff, accept, reject or merge it.",
+            abstract:
+                "Review the agent's proposals: list them, show one's diff, accept, reject or merge it.",
             discussion: """
                   notes review                  list pending proposals
                   notes review p-20261121-1a2b  show its diff against the file now
@@ -18,14 +19,20 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "A proposal id.") var id: String?
-        @Flag(name: .long, help: "Write the proposal (the file must not have changed since).") var accept = false
+        @Flag(name: .long, help: "Write the proposal (the file must not have changed since).")
+        var accept = false
         @Flag(name: .long, help: "Drop the proposal.") var reject = false
-        @Flag(name: .long, help: "Three-way merge the proposal with the file's changes since.") var merge = false
+        @Flag(name: .long, help: "Three-way merge the proposal with the file's changes since.")
+        var merge = false
         @OptionGroup var output: ChangeOutputOptions
 
         func validate() throws {
-            if [accept, reject, merge].filter({ $0 }).count > 1 { throw ValidationError("choose one of --accept, --reject, --merge") }
-            if id == nil && (accept || reject || merge) { throw ValidationError("give the proposal id to act on") }
+            if [accept, reject, merge].filter({ $0 }).count > 1 {
+                throw ValidationError("choose one of --accept, --reject, --merge")
+            }
+            if id == nil && (accept || reject || merge) {
+                throw ValidationError("give the proposal id to act on")
+            }
         }
 
         func run() throws {
@@ -35,23 +42,43 @@ extension NotesCommand {
                 if output.json { return Terminal.write(try JSONOutput.document(pending)) }
                 if pending.isEmpty { return Terminal.write("no pending proposals\n") }
                 for p in pending {
-                    let current = FileManager.default.contents(atPath: store.workspace.absolutePath(p.path)).map { ContentVersion(of: Array($0)).short }
-                    let state = current == p.baseVersion ? "" : Terminal.style("  (file changed since: use --merge)", .yellow)
-                    Terminal.write("\(Terminal.style(p.id, .yellow))  \(p.createdAt)  \(p.client)  \(p.operation.rawValue)  \(p.path)\(state)\n")
+                    let current = FileManager.default.contents(
+                        atPath: store.workspace.absolutePath(p.path)
+                    ).map { ContentVersion(of: Array($0)).short }
+                    let state =
+                        current == p.baseVersion
+                        ? "" : Terminal.style("  (file changed since: use --merge)", .yellow)
+                    Terminal.write(
+                        "\(Terminal.style(p.id, .yellow))  \(p.createdAt)  \(p.client)  \(p.operation.rawValue)  \(p.path)\(state)\n"
+                    )
                     Terminal.write(Terminal.style("    \(p.reason)\n", .dim))
                 }
                 return
             }
-            if accept { return try ChangeRenderer.render(try store.accept(id), verb: "accepted into", options: output) }
-            if reject { return try ChangeRenderer.render(try store.reject(id), verb: "rejected", options: output) }
-            if merge { return try ChangeRenderer.render(try store.mergeProposal(id), verb: "merged into", options: output) }
+            if accept {
+                return try ChangeRenderer.render(
+                    try store.accept(id), verb: "accepted into", options: output)
+            }
+            if reject {
+                return try ChangeRenderer.render(
+                    try store.reject(id), verb: "rejected", options: output)
+            }
+            if merge {
+                return try ChangeRenderer.render(
+                    try store.mergeProposal(id), verb: "merged into", options: output)
+            }
             guard let proposal = store.proposals.proposal(id) else {
-                throw NotesError(.notFound, "no pending proposal '\(id)'", hint: "list them with `notes review`")
+                throw NotesError(
+                    .notFound, "no pending proposal '\(id)'", hint: "list them with `notes review`")
             }
             if output.json { return Terminal.write(try JSONOutput.document(proposal)) }
-            Terminal.write(Terminal.style("\(proposal.id) · \(proposal.path) · by \(proposal.actor.rawValue) (\(proposal.client)) · \(proposal.reason)\n", .dim))
+            Terminal.write(
+                Terminal.style(
+                    "\(proposal.id) · \(proposal.path) · by \(proposal.actor.rawValue) (\(proposal.client)) · \(proposal.reason)\n",
+                    .dim))
             let diff = store.diff(of: proposal)
-            Terminal.write(diff.isEmpty ? "the proposal matches the file\n" : coloredDiff(diff) + "\n")
+            Terminal.write(
+                diff.isEmpty ? "the proposal matches the file\n" : coloredDiff(diff) + "\n")
         }
     }
 }

@@ -30,7 +30,8 @@ extension NotesCommand {
 
         /// Long options that take a value (their value may start with "-").
         static let valueOptions: Set<String> = [
-            "--workspace", "--index-dir", "--in", "--path", "--tag", "--by", "--edited-by", "--kind", "--title",
+            "--workspace", "--index-dir", "--in", "--path", "--tag", "--by", "--edited-by",
+            "--kind", "--title",
             "--created", "--modified", "--meta", "--sort", "--limit", "--format",
         ]
 
@@ -39,61 +40,102 @@ extension NotesCommand {
         @Argument(help: "The query (several words are joined).")
         var query: [String] = []
 
-        @Option(name: .customLong("in"), help: ArgumentHelp("Only files under this folder.", valueName: "dir"))
+        @Option(
+            name: .customLong("in"),
+            help: ArgumentHelp("Only files under this folder.", valueName: "dir"))
         var folder: [String] = []
-        @Option(name: .customLong("path"), help: ArgumentHelp("Only paths matching this glob (* within a folder, ** across).", valueName: "glob"))
+        @Option(
+            name: .customLong("path"),
+            help: ArgumentHelp(
+                "Only paths matching this glob (* within a folder, ** across).", valueName: "glob"))
         var pathGlob: [String] = []
         @Option(name: .long, help: ArgumentHelp("Only files with this tag.", valueName: "tag"))
         var tag: [String] = []
-        @Option(name: .customLong("by"), help: ArgumentHelp("Only files created by agent or user.", valueName: "actor"))
+        @Option(
+            name: .customLong("by"),
+            help: ArgumentHelp("Only files created by agent or user.", valueName: "actor"))
         var createdBy: String?
-        @Option(name: .customLong("edited-by"), help: ArgumentHelp("Only files last modified by agent or user.", valueName: "actor"))
+        @Option(
+            name: .customLong("edited-by"),
+            help: ArgumentHelp("Only files last modified by agent or user.", valueName: "actor"))
         var editedBy: String?
-        @Option(name: .long, help: ArgumentHelp("Only documents of this kind: research, journal, chat, context, note.", valueName: "kind"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Only documents of this kind: research, journal, chat, context, note.",
+                valueName: "kind"))
         var kind: [String] = []
-        @Option(name: .long, help: ArgumentHelp("Word(s) that must be in the title.", valueName: "text"))
+        @Option(
+            name: .long, help: ArgumentHelp("Word(s) that must be in the title.", valueName: "text")
+        )
         var title: String?
-        @Option(name: .long, help: ArgumentHelp("Created when: >=2026-01-01, <7d, 2026-11-21 …", valueName: "when"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Created when: >=2026-01-01, <7d, 2026-11-21 …", valueName: "when"))
         var created: String?
-        @Option(name: .long, help: ArgumentHelp("Modified when: <7d (within a week), >=2026-01-01 …", valueName: "when"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Modified when: <7d (within a week), >=2026-01-01 …", valueName: "when"))
         var modified: String?
-        @Option(name: .customLong("meta"), help: ArgumentHelp("Front-matter key=value.", valueName: "key=value"))
+        @Option(
+            name: .customLong("meta"),
+            help: ArgumentHelp("Front-matter key=value.", valueName: "key=value"))
         var metadata: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("By words (lexical), by meaning (semantic) or both (hybrid; the default when the workspace has been embedded).", valueName: "mode"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "By words (lexical), by meaning (semantic) or both (hybrid; the default when the workspace has been embedded).",
+                valueName: "mode"))
         var mode: String?
 
         @Option(name: .long, help: "Order: relevance, modified, created, path, title.")
         var sort: String = "relevance"
-        @Option(name: .long, help: "Most files to show (default 20; with -l every match; 0: no limit).")
+        @Option(
+            name: .long, help: "Most files to show (default 20; with -l every match; 0: no limit).")
         var limit: Int?
 
         @Flag(name: .long, help: "One JSON document.")
         var json = false
         @Flag(name: .long, help: "One JSON hit per line.")
         var jsonl = false
-        @Flag(name: [.customShort("l"), .customLong("paths")], help: "Only the paths of matching files.")
+        @Flag(
+            name: [.customShort("l"), .customLong("paths")],
+            help: "Only the paths of matching files.")
         var paths = false
-        @Option(name: .long, help: ArgumentHelp("A line per hit from a template: {{path}} {{title}} {{line}} {{section}} {{snippet}} {{score}} {{version}} {{kind}} {{created_by}} {{last_modified_by}} …", valueName: "template"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "A line per hit from a template: {{path}} {{title}} {{line}} {{section}} {{snippet}} {{score}} {{version}} {{kind}} {{created_by}} {{last_modified_by}} …",
+                valueName: "template"))
         var format: String?
 
         func validate() throws {
-            if let limit, limit < 0 { throw ValidationError("--limit must be 0 (no limit) or more") }
-            let outputs = [(json, "--json"), (jsonl, "--jsonl"), (paths, "-l"), (format != nil, "--format")].filter(\.0).map(\.1)
+            if let limit, limit < 0 {
+                throw ValidationError("--limit must be 0 (no limit) or more")
+            }
+            let outputs = [
+                (json, "--json"), (jsonl, "--jsonl"), (paths, "-l"), (format != nil, "--format"),
+            ].filter(\.0).map(\.1)
             if outputs.count > 1 {
-                throw ValidationError("\(outputs.joined(separator: " and ")) cannot be combined (choose one output format)")
+                throw ValidationError(
+                    "\(outputs.joined(separator: " and ")) cannot be combined (choose one output format)"
+                )
             }
             if let mode, SearchMode(rawValue: mode) == nil {
                 throw ValidationError("unknown mode '\(mode)' (use lexical, semantic or hybrid)")
             }
             guard SearchSort(rawValue: sort) != nil else {
-                throw ValidationError("unknown sort '\(sort)' (use relevance, modified, created, path or title)")
+                throw ValidationError(
+                    "unknown sort '\(sort)' (use relevance, modified, created, path or title)")
             }
         }
 
         func run() throws {
             let (index, _) = try workspace.openFreshIndex()
-            var search = try SearchQuery(parsing: query.joined(separator: " "), isMetadataKey: index.hasMetadataKey)
+            var search = try SearchQuery(
+                parsing: query.joined(separator: " "), isMetadataKey: index.hasMetadataKey)
             search.sort = SearchSort(rawValue: sort) ?? .relevance
             // -l lists every match unless --limit says otherwise; --limit 0 is no limit.
             switch limit {
@@ -112,14 +154,20 @@ extension NotesCommand {
             if let modified { try search.applyFilter(key: "modified", value: modified) }
             for pair in metadata {
                 guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                    throw NotesError(.invalidArgument, "--meta needs key=value, got '\(pair)'", hint: "e.g. --meta status=draft")
+                    throw NotesError(
+                        .invalidArgument, "--meta needs key=value, got '\(pair)'",
+                        hint: "e.g. --meta status=draft")
                 }
-                try search.applyFilter(key: String(pair[..<eq]).lowercased(), value: String(pair[pair.index(after: eq)...]))
+                try search.applyFilter(
+                    key: String(pair[..<eq]).lowercased(),
+                    value: String(pair[pair.index(after: eq)...]))
             }
             // A path that does not exist is a mistake, not "no hits" (`--in` and `in:` alike;
             // a file is a path prefix too).
             if let folder = index.missingFolder(search) {
-                throw NotesError(.notFound, "there is no \(folder) in the workspace", hint: "check the path; `notes list` shows the folders")
+                throw NotesError(
+                    .notFound, "there is no \(folder) in the workspace",
+                    hint: "check the path; `notes list` shows the folders")
             }
             search.withSnippets = !paths
             search.mode = mode.flatMap(SearchMode.init(rawValue:))
@@ -137,33 +185,50 @@ extension NotesCommand {
 
         private func render(_ results: SearchResults) throws {
             if json { return Terminal.write(try JSONOutput.document(results)) }
-            if jsonl { return Terminal.write(try results.hits.map { try JSONOutput.line($0) }.joined()) }
+            if jsonl {
+                return Terminal.write(try results.hits.map { try JSONOutput.line($0) }.joined())
+            }
             if paths {
                 Terminal.write(results.hits.map { $0.path + "\n" }.joined())
                 return reportMore(results)
             }
             if let format {
-                let template = TemplateText(format.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t"))
-                Terminal.write(results.hits.map { template.render(Self.fields($0)) + "\n" }.joined())
+                let template = TemplateText(
+                    format.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(
+                        of: "\\t", with: "\t"))
+                Terminal.write(
+                    results.hits.map { template.render(Self.fields($0)) + "\n" }.joined())
                 return reportMore(results)
             }
             var out = ""
             if let semantic = results.semantic, results.mode != .lexical, !semantic.isComplete {
-                out += Terminal.style("By meaning in \(grouped(semantic.embeddedFiles)) of \(grouped(semantic.files)) files (`notes index` embeds the rest).", .dim) + "\n"
+                out +=
+                    Terminal.style(
+                        "By meaning in \(grouped(semantic.embeddedFiles)) of \(grouped(semantic.files)) files (`notes index` embeds the rest).",
+                        .dim) + "\n"
             }
             if results.matching == .mostWords, let words = results.words {
-                out += Terminal.style("Not every hit has all of: \(words.joined(separator: " ")); ranked by how many they have.", .dim) + "\n\n"
+                out +=
+                    Terminal.style(
+                        "Not every hit has all of: \(words.joined(separator: " ")); ranked by how many they have.",
+                        .dim) + "\n\n"
             }
             for (i, hit) in results.hits.enumerated() {
-                if i > 0 && !(hit.snippets.isEmpty && results.hits[i - 1].snippets.isEmpty) { out += "\n" }
+                if i > 0 && !(hit.snippets.isEmpty && results.hits[i - 1].snippets.isEmpty) {
+                    out += "\n"
+                }
                 out += HitRenderer.header(hit) + "\n"
                 var lastSection: String?
                 for snippet in hit.snippets {
-                    if !snippet.section.isEmpty && snippet.section != lastSection && snippet.section != snippet.text {
+                    if !snippet.section.isEmpty && snippet.section != lastSection
+                        && snippet.section != snippet.text
+                    {
                         out += "  " + Terminal.style(snippet.section, .cyan) + "\n"
                     }
                     lastSection = snippet.section
-                    out += "  " + Terminal.style("\(snippet.line):", .green) + " " + HitRenderer.highlight(snippet) + "\n"
+                    out +=
+                        "  " + Terminal.style("\(snippet.line):", .green) + " "
+                        + HitRenderer.highlight(snippet) + "\n"
                 }
             }
             Terminal.write(out)
@@ -174,18 +239,23 @@ extension NotesCommand {
         /// the limit cut the list.
         private func reportMore(_ results: SearchResults) {
             guard results.total > results.hits.count else { return }
-            let more = "\(grouped(results.total - results.hits.count)) more file(s) match; use --limit N to see more, --limit 0 for all."
+            let more =
+                "\(grouped(results.total - results.hits.count)) more file(s) match; use --limit N to see more, --limit 0 for all."
             StandardStreams.writeError(more + "\n")
         }
 
         static func fields(_ hit: SearchHit) -> [String: String] {
             let first = hit.snippets.first
             return [
-                "path": hit.path, "title": hit.title, "kind": hit.kind.rawValue, "score": hit.score.map { String($0) } ?? "",
+                "path": hit.path, "title": hit.title, "kind": hit.kind.rawValue,
+                "score": hit.score.map { String($0) } ?? "",
                 "version": hit.version, "size": String(hit.size),
-                "created_by": hit.provenance.createdBy?.rawValue ?? "", "created_at": hit.provenance.createdAt ?? "",
-                "last_modified_by": hit.provenance.lastModifiedBy?.rawValue ?? "", "last_modified_at": hit.provenance.lastModifiedAt ?? "",
-                "line": first.map { String($0.line) } ?? "", "section": first?.section ?? "", "snippet": first?.text ?? "",
+                "created_by": hit.provenance.createdBy?.rawValue ?? "",
+                "created_at": hit.provenance.createdAt ?? "",
+                "last_modified_by": hit.provenance.lastModifiedBy?.rawValue ?? "",
+                "last_modified_at": hit.provenance.lastModifiedAt ?? "",
+                "line": first.map { String($0.line) } ?? "", "section": first?.section ?? "",
+                "snippet": first?.text ?? "",
             ]
         }
     }
@@ -196,7 +266,9 @@ enum HitRenderer {
     /// `path  title  · by agent · edited by user 2026-11-21`
     static func header(_ hit: SearchHit) -> String {
         var line = Terminal.style(hit.path, .magenta)
-        if hit.title != DocumentParser.fileTitle(hit.path) { line += "  " + Terminal.style(hit.title, .bold) }
+        if hit.title != DocumentParser.fileTitle(hit.path) {
+            line += "  " + Terminal.style(hit.title, .bold)
+        }
         line += "  " + Terminal.style(provenance(hit.provenance), .dim)
         if hit.matchedBy == .meaning {
             line += "  " + Terminal.style("by meaning", .yellow)
@@ -210,7 +282,8 @@ enum HitRenderer {
         let created = p.createdBy?.rawValue ?? "user"
         let edited = p.lastModifiedBy?.rawValue ?? "user"
         let when = (p.lastModifiedAt ?? "").prefix(10)
-        return created == edited ? "· \(created) · \(when)" : "· by \(created) · edited by \(edited) \(when)"
+        return created == edited
+            ? "· \(created) · \(when)" : "· by \(created) · edited by \(edited) \(when)"
     }
 
     /// The snippet with its matches in bold red (plain on a pipe).

@@ -7,7 +7,7 @@ import NotesSession
 import NotesTools
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension NotesCommand {
@@ -26,19 +26,29 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
 
-        @Option(name: .long, help: ArgumentHelp("Poll every SECONDS instead of using inotify.", valueName: "seconds"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Poll every SECONDS instead of using inotify.", valueName: "seconds")
+        )
         var poll: Double?
-        @Option(name: .long, help: ArgumentHelp("Wait this long after the last event before refreshing.", valueName: "ms"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Wait this long after the last event before refreshing.", valueName: "ms"))
         var debounce: Int = 30
         @Flag(name: .long, help: "Print one JSON object per refresh (JSON lines).")
         var json = false
 
         func run() throws {
             guard debounce >= 0, debounce <= 10_000 else {
-                throw NotesError(.invalidArgument, "--debounce must be between 0 and 10000 ms", hint: "e.g. --debounce 30")
+                throw NotesError(
+                    .invalidArgument, "--debounce must be between 0 and 10000 ms",
+                    hint: "e.g. --debounce 30")
             }
             if let poll, !(poll >= 0.1 && poll <= 3600) {
-                throw NotesError(.invalidArgument, "--poll must be between 0.1 and 3600 seconds", hint: "e.g. --poll 2")
+                throw NotesError(
+                    .invalidArgument, "--poll must be between 0.1 and 3600 seconds",
+                    hint: "e.g. --poll 2")
             }
             let ws = try workspace.openWorkspace()
             let session = try workspace.openSession(ws)
@@ -49,7 +59,10 @@ extension NotesCommand {
             var embedding: BackgroundEmbedding?
             defer { embedding?.stop() }
             let interval = poll ?? 2
-            try session.keepFresh(WatchOptions(poll: poll, debounceMilliseconds: debounce), stoppingOn: stop.readEnd, progress: progress.update) { round in
+            try session.keepFresh(
+                WatchOptions(poll: poll, debounceMilliseconds: debounce), stoppingOn: stop.readEnd,
+                progress: progress.update
+            ) { round in
                 let fallback = round.fallbackReason.map { " (\($0))" } ?? ""
                 switch round.reason {
                 case .start:
@@ -57,13 +70,24 @@ extension NotesCommand {
                     embedding = BackgroundEmbedding(index: session.index)
                     embedding?.kick()
                     if let folders = round.watchedFolders {
-                        report(round, note: "watching \(grouped(folders)) folders of \(ws.root) (Ctrl-C to stop)")
+                        report(
+                            round,
+                            note:
+                                "watching \(grouped(folders)) folders of \(ws.root) (Ctrl-C to stop)"
+                        )
                     } else {
-                        report(round, note: "polling \(ws.root) every \(interval) s" + fallback + " (Ctrl-C to stop)")
+                        report(
+                            round,
+                            note: "polling \(ws.root) every \(interval) s" + fallback
+                                + " (Ctrl-C to stop)")
                     }
                 case .config:
-                    report(round, note: "settings changed (.notes/config.yml): rescanned everything"
-                           + (round.watchedFolders == nil && poll == nil ? "; polling every \(interval) s (\(round.fallbackReason ?? "inotify unavailable"))" : ""))
+                    report(
+                        round,
+                        note: "settings changed (.notes/config.yml): rescanned everything"
+                            + (round.watchedFolders == nil && poll == nil
+                                ? "; polling every \(interval) s (\(round.fallbackReason ?? "inotify unavailable"))"
+                                : ""))
                 case .overflow:
                     report(round, note: "event queue overflowed: rescanned everything")
                 case .change, .poll:
@@ -80,7 +104,11 @@ extension NotesCommand {
 
         private func report(_ r: RefreshReport, reason: String, note: String?) {
             if json {
-                if let line = try? JSONOutput.line(WatchEvent(reason: reason, at: Timestamp.format(Timestamp.now()), report: r)) { Terminal.write(line) }
+                if let line = try? JSONOutput.line(
+                    WatchEvent(reason: reason, at: Timestamp.format(Timestamp.now()), report: r))
+                {
+                    Terminal.write(line)
+                }
                 return
             }
             if let note { Terminal.write(Terminal.style(note, .dim) + "\n") }
@@ -93,8 +121,13 @@ extension NotesCommand {
             if !r.renames.isEmpty { what.append("\(r.renames.count) renamed") }
             if r.touched > 0 { what.append("\(r.touched) touched") }
             if what.isEmpty { what.append("up to date") }
-            Terminal.write("\(time)  \(what.joined(separator: ", ")) · \(grouped(r.files)) files · \(String(format: "%.0f", r.seconds * 1000)) ms\n")
-            for d in r.diagnostics.prefix(5) { Terminal.write(Terminal.style("  warning: ", .yellow) + StatusText.describe(d) + "\n") }
+            Terminal.write(
+                "\(time)  \(what.joined(separator: ", ")) · \(grouped(r.files)) files · \(String(format: "%.0f", r.seconds * 1000)) ms\n"
+            )
+            for d in r.diagnostics.prefix(5) {
+                Terminal.write(
+                    Terminal.style("  warning: ", .yellow) + StatusText.describe(d) + "\n")
+            }
         }
     }
 }
@@ -116,7 +149,10 @@ final class StopPipe: @unchecked Sendable {
     init() {
         var fds: [Int32] = [0, 0]
         _ = pipe(&fds)
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        }
         readEnd = fds[0]
         writeEnd = fds[1]
         for number in [SIGINT, SIGTERM] {

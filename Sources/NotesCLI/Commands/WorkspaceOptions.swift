@@ -6,16 +6,25 @@ import NotesSession
 
 /// Options every workspace command takes.
 struct WorkspaceOptions: ParsableArguments {
-    @Option(name: [.short, .customLong("workspace")], help: ArgumentHelp("The workspace folder (default: $NOTES_WORKSPACE, else the nearest folder with .notes/).", valueName: "dir"))
+    @Option(
+        name: [.short, .customLong("workspace")],
+        help: ArgumentHelp(
+            "The workspace folder (default: $NOTES_WORKSPACE, else the nearest folder with .notes/).",
+            valueName: "dir"))
     var workspace: String?
 
-    @Option(name: .customLong("index-dir"), help: ArgumentHelp("Where to keep this device's search index (default: $NOTES_INDEX_DIR, else ~/.cache/notes/<id>).", valueName: "dir"))
+    @Option(
+        name: .customLong("index-dir"),
+        help: ArgumentHelp(
+            "Where to keep this device's search index (default: $NOTES_INDEX_DIR, else ~/.cache/notes/<id>).",
+            valueName: "dir"))
     var indexDirectory: String?
 
     /// The workspace these options name.
     func openWorkspace() throws -> Workspace {
-        try Workspace.discover(explicit: workspace, environment: ProcessInfo.processInfo.environment,
-                               currentDirectory: FileSystem.currentDirectory())
+        try Workspace.discover(
+            explicit: workspace, environment: ProcessInfo.processInfo.environment,
+            currentDirectory: FileSystem.currentDirectory())
     }
 
     /// The workspace and its index, brought up to date (docs/spec.md §4.3).
@@ -23,10 +32,16 @@ struct WorkspaceOptions: ParsableArguments {
         let workspace = try openWorkspace()
         let directory = try indexDirectory(of: workspace)
         // A live `notes watch` keeps the index fresh: no stat walk needed (docs/spec.md §4.3).
-        if NoteIndex.isKeptFreshByWatcher(directory: directory, configStamp: workspace.configStamp) {
-            return (try WorkspaceSession(workspace: workspace, indexDirectory: directory).index, RefreshReport())
+        if NoteIndex.isKeptFreshByWatcher(directory: directory, configStamp: workspace.configStamp)
+        {
+            return (
+                try WorkspaceSession(workspace: workspace, indexDirectory: directory).index,
+                RefreshReport()
+            )
         }
-        let index = try WorkspaceSession(workspace: workspace, indexDirectory: directory, refreshingSoon: true).index
+        let index = try WorkspaceSession(
+            workspace: workspace, indexDirectory: directory, refreshingSoon: true
+        ).index
         let progress = ProgressBar(label: progressLabel)
         let report = try index.refresh(progress: progress.update)
         progress.finish()
@@ -36,13 +51,18 @@ struct WorkspaceOptions: ParsableArguments {
     /// `workspace` opened with its index (``WorkspaceSession``); `longLived` for a command
     /// that searches many times, `refreshingSoon` when the caller refreshes the whole
     /// workspace next (see ``NoteIndex/init(workspace:directory:longLived:refreshingSoon:waitForBuilders:ledger:)``).
-    func openSession(_ workspace: Workspace, longLived: Bool = false, refreshingSoon: Bool = false) throws -> WorkspaceSession {
-        try WorkspaceSession(workspace: workspace, indexDirectory: try indexDirectory(of: workspace), longLived: longLived, refreshingSoon: refreshingSoon)
+    func openSession(_ workspace: Workspace, longLived: Bool = false, refreshingSoon: Bool = false)
+        throws -> WorkspaceSession
+    {
+        try WorkspaceSession(
+            workspace: workspace, indexDirectory: try indexDirectory(of: workspace),
+            longLived: longLived, refreshingSoon: refreshingSoon)
     }
 
     /// Where the index of `workspace` lives (`--index-dir`, `NOTES_INDEX_DIR`, or the default).
     func indexDirectory(of workspace: Workspace) throws(NotesError) -> String {
-        try workspace.indexDirectory(override: indexDirectory, environment: ProcessInfo.processInfo.environment)
+        try workspace.indexDirectory(
+            override: indexDirectory, environment: ProcessInfo.processInfo.environment)
     }
 
     /// Resolves a path typed by the person: absolute paths inside the workspace, paths
@@ -52,16 +72,23 @@ struct WorkspaceOptions: ParsableArguments {
         let root = workspace.root
         if raw.hasPrefix("/") {
             let real = FileSystem.realPath(raw) ?? raw
-            for candidate in [raw, real] where candidate == root || candidate.hasPrefix(root + "/") {
-                return try WorkspacePath(candidate == root ? "" : String(candidate.dropFirst(root.count + 1)), in: workspace)
+            for candidate in [raw, real] where candidate == root || candidate.hasPrefix(root + "/")
+            {
+                return try WorkspacePath(
+                    candidate == root ? "" : String(candidate.dropFirst(root.count + 1)),
+                    in: workspace)
             }
-            throw NotesError(.outsideWorkspace, "\(raw) is not inside the workspace \(root)", hint: "give a path inside the workspace")
+            throw NotesError(
+                .outsideWorkspace, "\(raw) is not inside the workspace \(root)",
+                hint: "give a path inside the workspace")
         }
-        let cwd = FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
+        let cwd =
+            FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
         if cwd.hasPrefix(root + "/") {
             let relativeCwd = String(cwd.dropFirst(root.count + 1))
             if let fromCwd = try? WorkspacePath(relativeCwd + "/" + raw, in: workspace),
-               FileSystem.exists(workspace.absolutePath(fromCwd.relative)) {
+                FileSystem.exists(workspace.absolutePath(fromCwd.relative))
+            {
                 return fromCwd
             }
         }

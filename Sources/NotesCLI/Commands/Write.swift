@@ -5,7 +5,8 @@ import NotesStore
 
 /// Options of the person's write commands (docs/spec.md §6.6): they act as `user`.
 struct ChangeOutputOptions: ParsableArguments {
-    @Flag(name: .long, help: "Print the result (path, version, previous_version, diff…) as JSON.") var json = false
+    @Flag(name: .long, help: "Print the result (path, version, previous_version, diff…) as JSON.")
+    var json = false
     @Flag(name: .long, help: "Print the diff of the change.") var diff = false
 }
 
@@ -21,7 +22,8 @@ extension WorkspaceOptions {
     func resolveForWrite(_ raw: String, in workspace: Workspace) throws -> String {
         if raw.hasPrefix("/") { return try resolve(raw, in: workspace).relative }
         let root = workspace.root
-        let cwd = FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
+        let cwd =
+            FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
         if cwd.hasPrefix(root + "/") { return String(cwd.dropFirst(root.count + 1)) + "/" + raw }
         return raw
     }
@@ -41,7 +43,10 @@ enum ChangeRenderer {
             if let version = result.version { line += Terminal.style("  version \(version)", .dim) }
             if result.created { line += Terminal.style("  (new)", .dim) }
             if result.merged { line += Terminal.style("  (merged)", .dim) }
-            if let restorable = result.restorableVersion { line += Terminal.style("  restore with: notes restore \(result.path) --version \(restorable)", .dim) }
+            if let restorable = result.restorableVersion {
+                line += Terminal.style(
+                    "  restore with: notes restore \(result.path) --version \(restorable)", .dim)
+            }
         }
         Terminal.write(line + "\n")
         if options.diff, let diff = result.diff { Terminal.write(diff) }
@@ -53,7 +58,8 @@ enum ChangeRenderer {
 func readStandardInput() throws -> String {
     let data = FileHandle.standardInput.readDataToEndOfFile()
     guard let text = String(data: data, encoding: .utf8) else {
-        throw NotesError(.notText, "standard input is not UTF-8 text", hint: "convert it to UTF-8 first")
+        throw NotesError(
+            .notText, "standard input is not UTF-8 text", hint: "convert it to UTF-8 first")
     }
     return text
 }
@@ -76,8 +82,16 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file to write (created with its folders if missing).") var path: String
-        @Option(name: .long, help: ArgumentHelp("Read the text from this file instead of standard input.", valueName: "file")) var from: String?
-        @Option(name: .long, help: ArgumentHelp("Fail with stale_version unless the file is at this version.", valueName: "version")) var expectedVersion: String?
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Read the text from this file instead of standard input.", valueName: "file"))
+        var from: String?
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Fail with stale_version unless the file is at this version.", valueName: "version")
+        ) var expectedVersion: String?
         @OptionGroup var output: ChangeOutputOptions
 
         func run() throws {
@@ -85,19 +99,32 @@ extension NotesCommand {
             let content: String
             if let from {
                 guard let data = FileManager.default.contents(atPath: from) else {
-                    throw NotesError(.notFound, "cannot read \(from)", hint: "check the path given to --from")
+                    throw NotesError(
+                        .notFound, "cannot read \(from)", hint: "check the path given to --from")
                 }
-                guard let text = String(data: data, encoding: .utf8) else { throw NotesError(.notText, "\(from) is not UTF-8 text", hint: "convert it to UTF-8 first") }
+                guard let text = String(data: data, encoding: .utf8) else {
+                    throw NotesError(
+                        .notText, "\(from) is not UTF-8 text", hint: "convert it to UTF-8 first")
+                }
                 content = text
             } else {
-                if isatty(STDIN_FILENO) == 1 { StandardStreams.writeError("notes: reading the new text from standard input (end with Ctrl-D)\n") }
+                if isatty(STDIN_FILENO) == 1 {
+                    StandardStreams.writeError(
+                        "notes: reading the new text from standard input (end with Ctrl-D)\n")
+                }
                 content = try readStandardInput()
                 guard !content.isEmpty else {
-                    throw NotesError(.invalidArgument, "nothing on standard input; the file was not changed", hint: "pipe the new text in, or use --from /dev/null to empty the file")
+                    throw NotesError(
+                        .invalidArgument, "nothing on standard input; the file was not changed",
+                        hint: "pipe the new text in, or use --from /dev/null to empty the file")
                 }
             }
-            let result = try store.write(relative, content: content, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
-            try ChangeRenderer.render(result, verb: result.created ? "created" : "wrote", options: output)
+            let result = try store.write(
+                relative, content: content,
+                options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff),
+                by: .person)
+            try ChangeRenderer.render(
+                result, verb: result.created ? "created" : "wrote", options: output)
         }
     }
 
@@ -117,16 +144,23 @@ extension NotesCommand {
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file to append to (created if missing).") var path: String
         @Argument(help: "The text; standard input when omitted.") var text: [String] = []
-        @Option(name: .long, help: ArgumentHelp("Append at the end of the section under this heading.", valueName: "heading")) var section: String?
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Append at the end of the section under this heading.", valueName: "heading"))
+        var section: String?
         @OptionGroup var output: ChangeOutputOptions
 
         func run() throws {
             let (store, relative) = try workspace.openStore(path: path)
             let content = text.isEmpty ? try readStandardInput() : text.joined(separator: " ")
             guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw NotesError(.invalidArgument, "nothing to append", hint: "give the text as arguments or on standard input")
+                throw NotesError(
+                    .invalidArgument, "nothing to append",
+                    hint: "give the text as arguments or on standard input")
             }
-            let result = try store.append(relative, content: content, section: section, includeDiff: output.diff, by: .person)
+            let result = try store.append(
+                relative, content: content, section: section, includeDiff: output.diff, by: .person)
             try ChangeRenderer.render(result, verb: "appended to", options: output)
         }
     }
@@ -135,16 +169,24 @@ extension NotesCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rm",
-            abstract: "Delete a file (its last version stays in history: `notes restore PATH` brings it back).")
+            abstract:
+                "Delete a file (its last version stays in history: `notes restore PATH` brings it back)."
+        )
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file to delete.") var path: String
-        @Option(name: .long, help: ArgumentHelp("Fail unless the file is at this version.", valueName: "version")) var expectedVersion: String?
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Fail unless the file is at this version.", valueName: "version"))
+        var expectedVersion: String?
         @OptionGroup var output: ChangeOutputOptions
 
         func run() throws {
             let (store, relative) = try workspace.openStore(path: path)
-            let result = try store.delete(relative, options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff), by: .person)
+            let result = try store.delete(
+                relative,
+                options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff),
+                by: .person)
             try ChangeRenderer.render(result, verb: "deleted", options: output)
         }
     }
@@ -183,12 +225,18 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file to restore.") var path: String
-        @Option(name: .long, help: ArgumentHelp("The version to bring back (see `notes history`).", valueName: "version")) var version: String?
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The version to bring back (see `notes history`).", valueName: "version"))
+        var version: String?
         @OptionGroup var output: ChangeOutputOptions
 
         func run() throws {
             let (store, relative) = try workspace.openStore(path: path)
-            let result = try store.restore(relative, version: version, options: ChangeOptions(includeDiff: output.diff), by: .person)
+            let result = try store.restore(
+                relative, version: version, options: ChangeOptions(includeDiff: output.diff),
+                by: .person)
             try ChangeRenderer.render(result, verb: "restored", options: output)
         }
     }

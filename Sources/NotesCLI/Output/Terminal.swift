@@ -15,7 +15,8 @@ enum Terminal {
     }()
 
     enum Style: String {
-        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36", boldRed = "1;31"
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", magenta =
+            "35", cyan = "36", boldRed = "1;31"
     }
 
     static func style(_ text: String, _ style: Style) -> String {
@@ -36,12 +37,15 @@ final class ProgressBar: @unchecked Sendable {
     private let started = Date()
     private var shown = false
     private let lock = NSLock()
-    private let enabled = Terminal.stderrIsTTY && ProcessInfo.processInfo.environment["NOTES_NO_PROGRESS"] == nil
+    private let enabled =
+        Terminal.stderrIsTTY && ProcessInfo.processInfo.environment["NOTES_NO_PROGRESS"] == nil
 
     init(label: String) { self.label = label }
 
     var update: @Sendable (_ progress: RefreshProgress) -> Void {
-        { [self] progress in self.draw(done: progress.done, total: progress.total, bytes: progress.bytes) }
+        { [self] progress in
+            self.draw(done: progress.done, total: progress.total, bytes: progress.bytes)
+        }
     }
 
     func draw(done: Int, total: Int, bytes: Int) {
@@ -52,8 +56,10 @@ final class ProgressBar: @unchecked Sendable {
         shown = true
         let width = 30
         let filled = total > 0 ? min(width, done * width / total) : width
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let line = String(format: "\r%@ %@ %d/%d files  %.1f MB", label, bar, done, total, Double(bytes) / 1e6)
+        let bar =
+            String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        let line = String(
+            format: "\r%@ %@ %d/%d files  %.1f MB", label, bar, done, total, Double(bytes) / 1e6)
         StandardStreams.writeError(line)
     }
 
@@ -65,18 +71,23 @@ final class ProgressBar: @unchecked Sendable {
         let elapsed = Date().timeIntervalSince(started)
         guard shown || elapsed > 1 else { return }
         shown = true
-        let width = 30, done = progress.sectionsDone, total = max(progress.sectionsTotal, 1)
+        let width = 30
+        let done = progress.sectionsDone
+        let total = max(progress.sectionsTotal, 1)
         // Bar and time left follow the estimated work, not the count of sections.
         let workDone = progress.workTotal > 0 ? progress.workDone : done
         let workTotal = progress.workTotal > 0 ? progress.workTotal : total
         let filled = min(width, workDone * width / workTotal)
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        let bar =
+            String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         var eta = ""
         if workDone > 0 && done < total {
             let left = Int(elapsed / Double(workDone) * Double(workTotal - workDone))
             eta = left >= 60 ? "  \(left / 60) min \(left % 60) s left" : "  \(left) s left"
         }
-        let line = String(format: "\r%@ %@ %d/%d sections  %d passages%@\u{1B}[K", label, bar, done, total, progress.chunks, eta)
+        let line = String(
+            format: "\r%@ %@ %d/%d sections  %d passages%@\u{1B}[K", label, bar, done, total,
+            progress.chunks, eta)
         StandardStreams.writeError(line)
     }
 
