@@ -18,6 +18,22 @@ public struct WorkspacePath: Hashable, Sendable, CustomStringConvertible, Compar
         self.relative = relative
     }
 
+    /// `raw` typed relative to the workspace folder `base` ("" is the root), normalised
+    /// (`..` may climb out of `base`, never out of the root): `normalize("../Journal",
+    /// from: "Research")` is `Journal`. Globs pass through with their wildcards.
+    public static func normalize(_ raw: String, from base: String) throws(NotesError) -> String {
+        guard !base.isEmpty, !raw.hasPrefix("/"), !raw.hasPrefix("~"), !raw.utf8.contains(0) else {
+            return try normalize(raw)
+        }
+        do {
+            return try normalize(base + "/" + raw)
+        } catch  where error.code == .outsideWorkspace {
+            throw NotesError(
+                .outsideWorkspace, "path '\(raw)' leaves the workspace",
+                hint: "paths must stay inside the workspace root")
+        }
+    }
+
     /// Lexical normalisation: rejects NUL, absolute paths and `..` that leaves the root.
     public static func normalize(_ raw: String) throws(NotesError) -> String {
         if raw.utf8.contains(0) {

@@ -20,12 +20,14 @@ extension SearchQuery {
     /// - Parameters:
     ///   - isMetadataKey: whether a `key:value` with an unknown key names a front-matter key
     ///     present in the index; if not, `key:value` is ordinary text (e.g. `12:30`).
+    ///   - pathBase: the workspace folder `in:` and `path:` are relative to (``pathBase``).
     ///   - now: the reference instant for relative dates.
     public init(
         parsing text: String, isMetadataKey: (String) -> Bool = { _ in false },
-        now: Double = Timestamp.now()
+        pathBase: String = "", now: Double = Timestamp.now()
     ) throws(NotesError) {
         self.init(text: text)
+        self.pathBase = pathBase
         let clipped = String(
             text.unicodeScalars.prefix(Self.maxLength).filter { $0.value >= 0x20 || $0 == "\t" })
         var negateNext = false
@@ -148,10 +150,12 @@ extension SearchQuery {
     {
         switch key {
         case "in":
-            let folder = try WorkspacePath.normalize(value)
+            let folder = try WorkspacePath.normalize(value, from: pathBase)
             filters.folders.append(folder)
         case "path":
-            filters.pathGlobs.append(value.hasPrefix("./") ? String(value.dropFirst(2)) : value)
+            let glob = value.hasPrefix("./") ? String(value.dropFirst(2)) : value
+            filters.pathGlobs.append(
+                pathBase.isEmpty ? glob : try WorkspacePath.normalize(glob, from: pathBase))
         case "tag":
             filters.tags.append(value.hasPrefix("#") ? String(value.dropFirst()) : value)
         case "by", "edited-by":

@@ -9,6 +9,10 @@ public struct SearchQuery: Sendable {
     /// Full-text terms in order.
     public var terms: [QueryTerm] = []
     public var filters = SearchFilters()
+    /// The workspace folder that `in:` and `path:` values are typed relative to ("" is the
+    /// root, as over MCP; the command line passes the folder it runs in: docs/cli.md "Paths").
+    /// The filters themselves always hold workspace-relative paths.
+    public var pathBase = ""
     public var sort: SearchSort = .relevance
     /// Maximum number of hits (files).
     public var limit: Int = 20

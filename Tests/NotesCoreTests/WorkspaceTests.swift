@@ -91,6 +91,23 @@ import Testing
         }
     }
 
+    @Test func pathsTypedFromAFolderMayClimbOutOfItButNotOutOfTheRoot() throws {
+        #expect(
+            try WorkspacePath.normalize("../Journal/today.md", from: "Research")
+                == "Journal/today.md")
+        #expect(
+            try WorkspacePath.normalize("moby-dick/*.md", from: "Research")
+                == "Research/moby-dick/*.md")
+        #expect(
+            try WorkspacePath.normalize(".", from: "Research/moby-dick") == "Research/moby-dick")
+        #expect(try WorkspacePath.normalize("..", from: "Research") == "")
+        #expect(try WorkspacePath.normalize("notes.md", from: "") == "notes.md")
+        for bad in ["../../x", "/etc/passwd", "~/x", "a\u{0}b"] {
+            #expect(throws: NotesError.self, "\(bad) must be refused") {
+                try WorkspacePath.normalize(bad, from: "Research")
+            }
+        }
+    }
     @Test func ignoreRulesSkipDebrisAndSpotConflictCopies() {
         let rules = IgnoreRules(globs: [Glob("*.draft.md"), Glob("Archive/**")])
         for name in [

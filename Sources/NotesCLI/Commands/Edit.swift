@@ -63,7 +63,7 @@ extension NotesCommand {
                 let edits = zip(old, new).map { TextEdit(oldText: $0, newText: $1) }
                 return try ChangeRenderer.render(
                     try store.edit(relative, edits: edits, by: .person), verb: "edited",
-                    options: output)
+                    options: output, base: workspace.pathBase(store.workspace))
             }
             let existing = try Self.readIfPresent(relative, store)
             let original = existing?.content ?? ""
@@ -99,7 +99,7 @@ extension NotesCommand {
                     hint: "to save it: `\(resumeCommand(ws, relative, from: kept))`")
             }
             guard edited != original else {
-                return Terminal.write("\(relative) unchanged\n")
+                return Terminal.write("\(workspace.pathBase(ws).display(relative)) unchanged\n")
             }
             try save(
                 store, ws, relative, edited: edited, base: original,
@@ -143,7 +143,8 @@ extension NotesCommand {
                 let (result, verb) = try saveOrMerge(
                     store, relative, edited: edited, base: base, baseVersion: baseVersion)
                 kept?.discard()
-                return try ChangeRenderer.render(result, verb: verb, options: output)
+                return try ChangeRenderer.render(
+                    result, verb: verb, options: output, base: workspace.pathBase(store.workspace))
             } catch {
                 failure = error as? NotesError ?? NotesError(.internal, "\(error)")
             }

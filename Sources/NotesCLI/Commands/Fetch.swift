@@ -58,7 +58,8 @@ extension NotesCommand {
             fetcher.timeout = timeout
             if let maxBytes { fetcher.maxBytes = maxBytes }
             let target = try to.map { raw throws in try workspace.resolve(raw, in: ws).relative }
-            let result = try fetcher.fetch(url, to: target, by: .person)
+            var result = try fetcher.fetch(url, to: target, by: .person)
+            result.path = workspace.pathBase(ws).display(result.path)
             if json { return Terminal.write(try JSONOutput.document(result)) }
             let size = humanSize(result.bytes)
             if result.cached {

@@ -48,18 +48,20 @@ extension NotesCommand {
         func run() throws {
             let ws = try workspace.openWorkspace()
             let store = NoteStore(workspace: ws)
-            let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws)
-                .relative
+            let base = workspace.pathBase(ws)
+            let relative = try base.resolve(path).relative
             let records = store.history.history(of: relative).records
             if records.isEmpty && !FileSystem.exists(ws.absolutePath(relative)) {
                 throw NotesError(
-                    .notFound, "\(relative) does not exist and has no history",
+                    .notFound, "\(base.display(relative)) does not exist and has no history",
                     hint: "check the path; `notes list` shows the files")
             }
-            if json { return Terminal.write(try JSONOutput.document(records)) }
+            if json {
+                return Terminal.write(try JSONOutput.document(records.map { base.display($0) }))
+            }
             guard !records.isEmpty else {
                 return Terminal.write(
-                    "\(relative): no history yet (only changes made through notes, or noticed by it, are recorded)\n"
+                    "\(base.display(relative)): no history yet (only changes made through notes, or noticed by it, are recorded)\n"
                 )
             }
             let current = FileManager.default.contents(atPath: ws.absolutePath(relative)).map {
@@ -70,7 +72,7 @@ extension NotesCommand {
                 var line =
                     "\(Terminal.style(version, .yellow))  \(record.time)  \(record.actor.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0))  \(record.operation.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))  \(record.client)"
                 if record.operation == .move, let to = record.to {
-                    line += "  \(record.path) → \(to)"
+                    line += "  \(base.display(record.path)) → \(base.display(to))"
                 }
                 if let proposal = record.proposal { line += "  proposal \(proposal)" }
                 if record.after != nil && record.after == current {
@@ -109,7 +111,9 @@ extension NotesCommand {
         func run() throws {
             let ws = try workspace.openWorkspace()
             let store = NoteStore(workspace: ws)
-            let relative = try WorkspacePath(try workspace.resolveForWrite(path, in: ws), in: ws)
+            let base = workspace.pathBase(ws)
+            let relative = try base.resolve(path)
+            let shown = base.display(relative.relative)
             let nowBytes =
                 (try? FileBytes.read(
                     path: ws.absolutePath(relative.relative), maxBytes: Workspace.pagedReadMaxBytes))
@@ -118,8 +122,8 @@ extension NotesCommand {
                 if version == nowVersion, let nowBytes { return nowBytes }
                 guard let stored = store.history.object(version) else {
                     throw NotesError(
-                        .notFound, "version \(version) of \(relative) is not in the history",
-                        hint: "see `notes history \(relative)`")
+                        .notFound, "version \(version) of \(shown) is not in the history",
+                        hint: "see `notes history \(shown)`")
                 }
                 return stored
             }
@@ -127,16 +131,15 @@ extension NotesCommand {
             let oldBytes = try bytes(old)
             let newBytes = try to.map(bytes) ?? nowBytes ?? []
             let diff = LineDiff.unified(
-                oldBytes, newBytes, oldLabel: "\(relative)@\(old)",
-                newLabel: "\(relative)@\(to ?? nowVersion ?? "deleted")")
+                oldBytes, newBytes, oldLabel: "\(shown)@\(old)",
+                newLabel: "\(shown)@\(to ?? nowVersion ?? "deleted")")
             if json {
                 struct Output: Encodable {
                     var path: String, from: String, to: String?, diff: String
                 }
                 return Terminal.write(
                     try JSONOutput.document(
-                        Output(path: relative.relative, from: old, to: to ?? nowVersion, diff: diff)
-                    ))
+                        Output(path: shown, from: old, to: to ?? nowVersion, diff: diff)))
             }
             Terminal.write(
                 diff.isEmpty
@@ -178,18 +181,17 @@ extension NotesCommand {
         func run() throws {
             let ws = try workspace.openWorkspace()
             let store = NoteStore(workspace: ws)
+            let base = workspace.pathBase(ws)
             var records = store.history.records()
             if let path {
-                let relative = try WorkspacePath(
-                    try workspace.resolveForWrite(path, in: ws), in: ws
-                ).relative
-                records = store.history.history(of: relative).records
+                records = store.history.history(of: try base.resolve(path).relative).records
             }
             if let actor { records = records.filter { $0.actor == actor } }
             if let since {
                 let cutoff = Timestamp.now() - since.seconds
                 records = records.filter { (Timestamp.parse($0.time) ?? 0) >= cutoff }
             }
+            records = records.map { base.display($0) }
             if json {
                 struct Output: Encodable { var changes: [ChangeRecord] }
                 return Terminal.write(
@@ -251,3 +253,13 @@ extension NotesCommand {
 }
 
 extension Actor: ExpressibleByArgument {}
+
+extension PathBase {
+    /// A change record with its paths as printed.
+    func display(_ record: ChangeRecord) -> ChangeRecord {
+        var shown = record
+        shown.path = display(record.path)
+        shown.to = display(record.to)
+        return shown
+    }
+}

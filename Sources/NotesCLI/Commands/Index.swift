@@ -81,8 +81,9 @@ extension NotesCommand {
                         Terminal.style(
                             "\(missing.count) version(s) named by the history log are missing from .notes/history/objects: ",
                             .red)
-                            + missing.prefix(5).map { "\($0.path)@\($0.version)" }.joined(
-                                separator: ", ") + (missing.count > 5 ? ", …" : "") + "\n")
+                            + missing.prefix(5).map {
+                                "\(workspace.pathBase(index.workspace).display($0.path))@\($0.version)"
+                            }.joined(separator: ", ") + (missing.count > 5 ? ", …" : "") + "\n")
                     Terminal.write(
                         "  `notes restore` cannot bring them back; restore .notes/history from a backup or sync copy.\n"
                     )

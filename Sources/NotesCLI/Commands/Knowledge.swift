@@ -158,12 +158,13 @@ extension NotesCommand {
             )
             .render("journal", title: "Journal", variables: [:], actor: .user, now: Timestamp.now())
             .files.first?.text
-            let result: JournalResult
+            var result: JournalResult
             do {
                 result = try NoteStore(workspace: ws).journal(entry, header: header, by: .person)
             } catch {
                 throw kept(error)
             }
+            result.path = workspace.pathBase(ws).display(result.path)
             if json { return Terminal.write(try JSONOutput.document(result)) }
             Terminal.write(
                 "\(result.created ? "started" : "added to") \(result.path): \(result.entry.dropFirst(3))"

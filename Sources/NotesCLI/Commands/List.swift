@@ -13,10 +13,15 @@ extension NotesCommand {
             abstract: "List files with their kind, title, version and provenance.")
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The folder to list (default: the workspace root).") var folder: String?
+        @Argument(
+            help: "The folder to list (default: the current folder, or the workspace root with -w)."
+        ) var folder: String?
         @Flag(name: [.short, .long], help: "Include every folder below.") var recursive = false
-        @Option(name: .long, help: "Only files whose path (or name) matches this glob.") var glob:
-            String?
+        @Option(
+            name: .long,
+            help:
+                "Only files whose path (relative to the current folder, with a /) or name (without) matches this glob."
+        ) var glob: String?
         @Option(name: .long, help: "Order: path, modified, created, title, size.") var sort:
             String = "path"
         @Flag(name: .long, help: "Draw the folders as a tree (implies --recursive).") var tree =
@@ -32,14 +37,19 @@ extension NotesCommand {
 
         func run() throws {
             let ws = try workspace.openWorkspace()
-            let target = try folder.map { try workspace.resolve($0, in: ws).relative } ?? ""
+            let base = workspace.pathBase(ws)
+            let target = try base.resolve(folder ?? ".").relative
             if !target.isEmpty && !FileSystem.isDirectory(ws.absolutePath(target)) {
                 throw NotesError(
-                    .notFound, "no folder \(target) in the workspace",
+                    .notFound, "no folder \(folder ?? base.display(target)) in the workspace",
                     hint: "run `notes list` to see its folders")
             }
             let deep = recursive || tree || glob != nil
             let order = ListSort(rawValue: sort) ?? .path
+            // A glob with a folder in it is a path typed relative to the base; a bare name matches names.
+            let glob = try glob.map {
+                $0.contains("/") ? try WorkspacePath.normalize($0, from: base.folder) : $0
+            }
             let listing: Listing
             do {
                 let (index, refresh) = try workspace.openFreshIndex()
@@ -47,7 +57,9 @@ extension NotesCommand {
                     folder: target, recursive: deep, glob: glob, sort: order)
                 // A folder the walk could not open is missing from the listing: say which.
                 for problem in refresh.diagnostics where problem.code == .unreadable {
-                    StandardStreams.writeError("notes: \(problem.path): \(problem.message)\n")
+                    StandardStreams.writeError(
+                        "notes: \(workspace.pathBase(ws).display(problem.path)): \(problem.message)\n"
+                    )
                 }
             } catch let error as NotesError where error.cause == .indexUnusable {
                 // The files are all there: list them by walking (issue 34).
@@ -56,16 +68,24 @@ extension NotesCommand {
                 listing = Listing.walking(
                     ws, folder: target, recursive: deep, glob: glob, sort: order)
             }
-            if json { return Terminal.write(try JSONOutput.document(listing)) }
-            if tree { return Terminal.write(Self.tree(listing, root: target)) }
+            var shown = listing
+            shown.folder = base.display(listing.folder)
+            for i in shown.folders.indices {
+                shown.folders[i].path = base.display(shown.folders[i].path)
+            }
+            for i in shown.files.indices { shown.files[i].path = base.display(shown.files[i].path) }
+            if json { return Terminal.write(try JSONOutput.document(shown)) }
+            if tree {
+                return Terminal.write(Self.tree(listing, root: target, label: base.display(target)))
+            }
             var out = ""
-            for sub in listing.folders {
+            for sub in shown.folders {
                 out +=
                     Terminal.style(sub.path + "/", .blue)
                     + Terminal.style("  \(grouped(sub.files)) file(s)", .dim) + "\n"
             }
-            let width = min(60, listing.files.map { $0.path.count }.max() ?? 0)
-            for file in listing.files {
+            let width = min(60, shown.files.map { $0.path.count }.max() ?? 0)
+            for file in shown.files {
                 let padded = file.path.padding(
                     toLength: max(width, file.path.count), withPad: " ", startingAt: 0)
                 var line =
@@ -85,8 +105,8 @@ extension NotesCommand {
         }
 
         /// An indented tree of the listing's files.
-        static func tree(_ listing: Listing, root: String) -> String {
-            var out = (root.isEmpty ? "." : root) + "\n"
+        static func tree(_ listing: Listing, root: String, label: String) -> String {
+            var out = (label.isEmpty ? "." : label) + "\n"
             var printedFolders = Set<String>()
             let prefix = root.isEmpty ? "" : root + "/"
             for file in listing.files {

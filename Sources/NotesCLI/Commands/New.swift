@@ -57,7 +57,12 @@ extension NotesCommand {
                 template, title: title.joined(separator: " "), variables: values, actor: .user,
                 now: Timestamp.now(),
                 path: target, isFolder: { FileSystem.isDirectory(ws.absolutePath($0)) })
-            let result = try NoteStore(workspace: ws).create(rendered, by: .person)
+            var result = try NoteStore(workspace: ws).create(rendered, by: .person)
+            let base = workspace.pathBase(ws)
+            for i in result.files.indices {
+                result.files[i].path = base.display(result.files[i].path)
+            }
+            result.folders = result.folders.map { base.display($0) }
             if json { return Terminal.write(try JSONOutput.document(result)) }
             var out = ""
             for file in result.files {

@@ -10,8 +10,8 @@ extension NotesCommand {
             commandName: "read",
             abstract: "Print a file (or a range of its lines) with its version and provenance.",
             discussion: """
-                Paths are relative to the current folder when it is inside the workspace, else to
-                the workspace root. --offset is the first line (1-based), --limit the number of lines.
+                Paths are relative to the current folder, or to the workspace root with -w (see
+                docs/cli.md, "Paths"). --offset is the first line (1-based), --limit the number of lines.
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
@@ -29,9 +29,10 @@ extension NotesCommand {
 
         func run() throws {
             let ws = try workspace.openWorkspace()
-            let result = try NoteStore(workspace: ws).read(
-                try workspace.resolve(path, in: ws).relative, offset: offset, limit: limit,
-                by: .person)
+            let base = workspace.pathBase(ws)
+            var result = try NoteStore(workspace: ws).read(
+                try base.resolve(path).relative, offset: offset, limit: limit, by: .person)
+            result.path = base.display(result.path)
             if json { return Terminal.write(try JSONOutput.document(result)) }
             if Terminal.stdoutIsTTY {
                 var header =

@@ -33,8 +33,13 @@ extension NotesCommand {
 
         func run() throws {
             let (index, _) = try workspace.openFreshIndex()
-            let target = try workspace.resolve(path, in: index.workspace).relative
-            let result = try index.related(to: target, limit: limit)
+            let base = workspace.pathBase(index.workspace)
+            let target = try base.resolve(path).relative
+            var result = try index.related(to: target, limit: limit)
+            result.path = base.display(result.path)
+            for i in result.related.indices {
+                result.related[i].path = base.display(result.related[i].path)
+            }
             if json { return Terminal.write(try JSONOutput.document(result)) }
             var out = ""
             for note in result.related {

@@ -3,6 +3,15 @@ import Foundation
 import NotesCore
 import NotesStore
 
+extension PathBase {
+    /// A proposal with its path as printed.
+    func display(_ proposal: Proposal) -> Proposal {
+        var shown = proposal
+        shown.path = display(proposal.path)
+        return shown
+    }
+}
+
 extension NotesCommand {
     /// `notes review [ID]`: the agent's proposals (docs/spec.md §6.5).
     struct Review: ParsableCommand {
@@ -37,9 +46,12 @@ extension NotesCommand {
 
         func run() throws {
             let store = NoteStore(workspace: try workspace.openWorkspace())
+            let base = workspace.pathBase(store.workspace)
             guard let id else {
                 let pending = store.proposals.list()
-                if output.json { return Terminal.write(try JSONOutput.document(pending)) }
+                if output.json {
+                    return Terminal.write(try JSONOutput.document(pending.map { base.display($0) }))
+                }
                 if pending.isEmpty { return Terminal.write("no pending proposals\n") }
                 for p in pending {
                     let current = FileManager.default.contents(
@@ -49,7 +61,7 @@ extension NotesCommand {
                         current == p.baseVersion
                         ? "" : Terminal.style("  (file changed since: use --merge)", .yellow)
                     Terminal.write(
-                        "\(Terminal.style(p.id, .yellow))  \(p.createdAt)  \(p.client)  \(p.operation.rawValue)  \(p.path)\(state)\n"
+                        "\(Terminal.style(p.id, .yellow))  \(p.createdAt)  \(p.client)  \(p.operation.rawValue)  \(base.display(p.path))\(state)\n"
                     )
                     Terminal.write(Terminal.style("    \(p.reason)\n", .dim))
                 }
@@ -57,24 +69,29 @@ extension NotesCommand {
             }
             if accept {
                 return try ChangeRenderer.render(
-                    try store.accept(id), verb: "accepted into", options: output)
+                    try store.accept(id), verb: "accepted into", options: output,
+                    base: workspace.pathBase(store.workspace))
             }
             if reject {
                 return try ChangeRenderer.render(
-                    try store.reject(id), verb: "rejected", options: output)
+                    try store.reject(id), verb: "rejected", options: output,
+                    base: workspace.pathBase(store.workspace))
             }
             if merge {
                 return try ChangeRenderer.render(
-                    try store.mergeProposal(id), verb: "merged into", options: output)
+                    try store.mergeProposal(id), verb: "merged into", options: output,
+                    base: workspace.pathBase(store.workspace))
             }
             guard let proposal = store.proposals.proposal(id) else {
                 throw NotesError(
                     .notFound, "no pending proposal '\(id)'", hint: "list them with `notes review`")
             }
-            if output.json { return Terminal.write(try JSONOutput.document(proposal)) }
+            if output.json {
+                return Terminal.write(try JSONOutput.document(base.display(proposal)))
+            }
             Terminal.write(
                 Terminal.style(
-                    "\(proposal.id) · \(proposal.path) · by \(proposal.actor.rawValue) (\(proposal.client)) · \(proposal.reason)\n",
+                    "\(proposal.id) · \(base.display(proposal.path)) · by \(proposal.actor.rawValue) (\(proposal.client)) · \(proposal.reason)\n",
                     .dim))
             let diff = store.diff(of: proposal)
             Terminal.write(

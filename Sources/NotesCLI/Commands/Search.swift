@@ -134,8 +134,11 @@ extension NotesCommand {
 
         func run() throws {
             let (index, _) = try workspace.openFreshIndex()
+            // `in:`, `--in`, `path:` and `--path` are typed relative to the base, as printed paths are.
+            let base = workspace.pathBase(index.workspace)
             var search = try SearchQuery(
-                parsing: query.joined(separator: " "), isMetadataKey: index.hasMetadataKey)
+                parsing: query.joined(separator: " "), isMetadataKey: index.hasMetadataKey,
+                pathBase: base.folder)
             search.sort = SearchSort(rawValue: sort) ?? .relevance
             // -l lists every match unless --limit says otherwise; --limit 0 is no limit.
             switch limit {
@@ -166,13 +169,16 @@ extension NotesCommand {
             // a file is a path prefix too).
             if let folder = index.missingFolder(search) {
                 throw NotesError(
-                    .notFound, "there is no \(folder) in the workspace",
+                    .notFound, "there is no \(base.display(folder)) in the workspace",
                     hint: "check the path; `notes list` shows the folders")
             }
             search.withSnippets = !paths
             search.mode = mode.flatMap(SearchMode.init(rawValue:))
             if search.mode != .lexical { search.embedder = InstalledModel.lazy(threads: 1) }
-            let results = try index.search(search)
+            var results = try index.search(search)
+            for i in results.hits.indices {
+                results.hits[i].path = base.display(results.hits[i].path)
+            }
             try render(results)
             if results.hits.isEmpty {
                 // A terminal says so; a script reads the exit status (1, as grep).

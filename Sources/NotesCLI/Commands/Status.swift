@@ -73,9 +73,13 @@ extension NotesCommand {
             } catch let error as NotesError where error.cause == .indexUnusable {
                 unavailable = error  // the rest of the status needs no index (issue 34)
             }
+            let base = workspace.pathBase(ws)
             let conflicts = refresh.conflictCopies.map {
-                ConflictCopy(path: $0, of: IgnoreRules.conflictBase(of: $0))
+                ConflictCopy(
+                    path: base.display($0), of: base.display(IgnoreRules.conflictBase(of: $0)))
             }
+            if status != nil { status!.diagnostics = status!.diagnostics.map { base.display($0) } }
+            refresh.diagnostics = refresh.diagnostics.map { base.display($0) }
             let semantic = SemanticState(
                 unavailable: InstalledModel.unavailableReason(), coverage: coverage)
             let report = Report(

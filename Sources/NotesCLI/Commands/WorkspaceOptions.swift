@@ -65,33 +65,13 @@ struct WorkspaceOptions: ParsableArguments {
             override: indexDirectory, environment: ProcessInfo.processInfo.environment)
     }
 
-    /// Resolves a path typed by the person: absolute paths inside the workspace, paths
-    /// relative to the current folder when it is inside the workspace, else relative to
-    /// the workspace root.
+    /// The folder this command's paths are typed and printed relative to (``PathBase``).
+    func pathBase(_ workspace: Workspace) -> PathBase {
+        PathBase(workspace, options: self)
+    }
+
+    /// A path typed by the person, workspace-relative (``PathBase/resolve(_:)``).
     func resolve(_ raw: String, in workspace: Workspace) throws -> WorkspacePath {
-        let root = workspace.root
-        if raw.hasPrefix("/") {
-            let real = FileSystem.realPath(raw) ?? raw
-            for candidate in [raw, real] where candidate == root || candidate.hasPrefix(root + "/")
-            {
-                return try WorkspacePath(
-                    candidate == root ? "" : String(candidate.dropFirst(root.count + 1)),
-                    in: workspace)
-            }
-            throw NotesError(
-                .outsideWorkspace, "\(raw) is not inside the workspace \(root)",
-                hint: "give a path inside the workspace")
-        }
-        let cwd =
-            FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
-        if cwd.hasPrefix(root + "/") {
-            let relativeCwd = String(cwd.dropFirst(root.count + 1))
-            if let fromCwd = try? WorkspacePath(relativeCwd + "/" + raw, in: workspace),
-                FileSystem.exists(workspace.absolutePath(fromCwd.relative))
-            {
-                return fromCwd
-            }
-        }
-        return try WorkspacePath(raw, in: workspace)
+        try pathBase(workspace).resolve(raw)
     }
 }

@@ -17,21 +17,20 @@ extension WorkspaceOptions {
         return (NoteStore(workspace: ws), try resolveForWrite(raw, in: ws))
     }
 
-    /// Like ``resolve(_:in:)`` but for paths that may not exist yet: relative to the current
-    /// folder when that is inside the workspace.
+    /// ``resolve(_:in:)`` as a string, for paths that may not exist yet.
     func resolveForWrite(_ raw: String, in workspace: Workspace) throws -> String {
-        if raw.hasPrefix("/") { return try resolve(raw, in: workspace).relative }
-        let root = workspace.root
-        let cwd =
-            FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
-        if cwd.hasPrefix(root + "/") { return String(cwd.dropFirst(root.count + 1)) + "/" + raw }
-        return raw
+        try resolve(raw, in: workspace).relative
     }
 }
 
 /// Prints the outcome of a change for the person.
 enum ChangeRenderer {
-    static func render(_ result: ChangeResult, verb: String, options: ChangeOutputOptions) throws {
+    static func render(
+        _ result: ChangeResult, verb: String, options: ChangeOutputOptions, base: PathBase
+    ) throws {
+        var result = result
+        result.path = base.display(result.path)
+        result.from = base.display(result.from)
         if options.json { return Terminal.write(try JSONOutput.document(result)) }
         var line: String
         if let proposal = result.proposal, !result.changed {
@@ -124,7 +123,8 @@ extension NotesCommand {
                 options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff),
                 by: .person)
             try ChangeRenderer.render(
-                result, verb: result.created ? "created" : "wrote", options: output)
+                result, verb: result.created ? "created" : "wrote", options: output,
+                base: workspace.pathBase(store.workspace))
         }
     }
 
@@ -161,7 +161,9 @@ extension NotesCommand {
             }
             let result = try store.append(
                 relative, content: content, section: section, includeDiff: output.diff, by: .person)
-            try ChangeRenderer.render(result, verb: "appended to", options: output)
+            try ChangeRenderer.render(
+                result, verb: "appended to", options: output,
+                base: workspace.pathBase(store.workspace))
         }
     }
 
@@ -187,7 +189,8 @@ extension NotesCommand {
                 relative,
                 options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff),
                 by: .person)
-            try ChangeRenderer.render(result, verb: "deleted", options: output)
+            try ChangeRenderer.render(
+                result, verb: "deleted", options: output, base: workspace.pathBase(store.workspace))
         }
     }
 
@@ -206,7 +209,8 @@ extension NotesCommand {
             let (store, source) = try workspace.openStore(path: from)
             let target = try workspace.resolveForWrite(to, in: store.workspace)
             let result = try store.move(source, to: target, by: .person)
-            try ChangeRenderer.render(result, verb: "moved", options: output)
+            try ChangeRenderer.render(
+                result, verb: "moved", options: output, base: workspace.pathBase(store.workspace))
         }
     }
 
@@ -237,7 +241,9 @@ extension NotesCommand {
             let result = try store.restore(
                 relative, version: version, options: ChangeOptions(includeDiff: output.diff),
                 by: .person)
-            try ChangeRenderer.render(result, verb: "restored", options: output)
+            try ChangeRenderer.render(
+                result, verb: "restored", options: output, base: workspace.pathBase(store.workspace)
+            )
         }
     }
 }

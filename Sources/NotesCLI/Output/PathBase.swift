@@ -1,0 +1,82 @@
+import Foundation
+import NotesCore
+
+/// The folder the command line's paths are relative to, typed and printed alike, as git's
+/// are (docs/cli.md "Paths"; docs/decisions.md D235): the current folder when the workspace
+/// was found by walking up from it; the workspace root when it was named (`-w DIR`,
+/// `$NOTES_WORKSPACE`), as `git -C DIR` changes into DIR first. So every path `notes`
+/// prints can be passed back to `notes` or to another program from where it was printed.
+///
+/// The one place workspace-relative paths (the library's, MCP's) and the person's paths
+/// are converted: commands resolve what was typed with ``resolve(_:)`` and print paths
+/// through ``display(_:)``.
+struct PathBase: Sendable {
+    let workspace: Workspace
+    /// The base, workspace-relative ("" is the workspace root).
+    let folder: String
+
+    /// The base for `workspace` found or named by `options`.
+    init(
+        _ workspace: Workspace, options: WorkspaceOptions,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.workspace = workspace
+        let named =
+            !(options.workspace ?? "").isEmpty || !(environment["NOTES_WORKSPACE"] ?? "").isEmpty
+        let cwd =
+            FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
+        let root = workspace.root
+        if !named, cwd.hasPrefix(root + "/") {
+            folder = String(cwd.dropFirst(root.count + 1))
+        } else {
+            folder = ""
+        }
+    }
+
+    /// A path as typed made workspace-relative and checked (``WorkspacePath``): an absolute
+    /// path inside the workspace, or one relative to the base (`..` may leave the base, not
+    /// the workspace). The file need not exist.
+    func resolve(_ typed: String) throws(NotesError) -> WorkspacePath {
+        let root = workspace.root
+        if typed.hasPrefix("/") {
+            let real = FileSystem.realPath(typed) ?? typed
+            for candidate in [typed, real]
+            where candidate == root || candidate.hasPrefix(root + "/") {
+                return try WorkspacePath(
+                    candidate == root ? "" : String(candidate.dropFirst(root.count + 1)),
+                    in: workspace)
+            }
+            throw NotesError(
+                .outsideWorkspace, "\(typed) is not inside the workspace \(root)",
+                hint: "give a path inside the workspace")
+        }
+        return try WorkspacePath(try WorkspacePath.normalize(typed, from: folder), in: workspace)
+    }
+
+    /// A workspace-relative path as printed: relative to the base, climbing with `../` to
+    /// paths outside it (`../Journal/2026-11-20.md` from `Research/`); the base itself is ".".
+    func display(_ path: String) -> String {
+        guard !folder.isEmpty else { return path }
+        let base = folder.split(separator: "/")
+        let target = path.split(separator: "/")
+        var common = 0
+        while common < base.count && common < target.count && base[common] == target[common] {
+            common += 1
+        }
+        let parts =
+            Array(repeating: "..", count: base.count - common) + target[common...].map(String.init)
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
+    }
+
+    /// An optional path as printed.
+    func display(_ path: String?) -> String? { path.map { display($0) } }
+}
+
+extension PathBase {
+    /// A file's problem with its path as printed.
+    func display(_ diagnostic: Diagnostic) -> Diagnostic {
+        var shown = diagnostic
+        shown.path = display(diagnostic.path)
+        return shown
+    }
+}
