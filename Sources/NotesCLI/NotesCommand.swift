@@ -221,6 +221,7 @@ struct NotesCommand: ParsableCommand {
     }
 
     static func fail(_ error: NotesError, json: Bool) -> Never {
+        let error = PersonWording.forPerson(error)
         if json {
             struct Body: Encodable {
                 var code: String, message: String, hint: String?, details: ErrorDetails?

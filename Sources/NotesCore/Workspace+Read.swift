@@ -20,10 +20,14 @@ public struct ReadResult: Sendable, Codable {
     /// For a windowed read: the one line returned was longer than the window and only its
     /// first bytes are here (search finds text anywhere in it).
     public var lineCut: Bool? = nil
+    /// For a read that accepted text which is not valid UTF-8 (``Workspace/read(_:offset:limit:window:lossy:provenance:)``):
+    /// the first such line; its invalid bytes are U+FFFD in `content`, as the index has them.
+    public var invalidUTF8Line: Int? = nil
 
     enum CodingKeys: String, CodingKey {
         case path, content, version, provenance, size, offset, lines, truncated
-        case totalLines = "total_lines", nextOffset = "next_offset", lineCut = "line_cut"
+        case totalLines = "total_lines", nextOffset = "next_offset", lineCut = "line_cut",
+            invalidUTF8Line = "invalid_utf8_line"
     }
 }
 
@@ -52,8 +56,12 @@ extension Workspace {
     /// A line range keeps the file's bytes (its line breaks, CRLF included): the pages of a
     /// file put together are the file. With `window`, the answer stops at the window's
     /// lines or bytes and says so (`truncated`, `next_offset`).
+    /// With `lossy`, text that is not valid UTF-8 (a Latin-1 file, say) is decoded as the
+    /// index decodes it (NotesDocuments' `DecodedText`: invalid bytes become U+FFFD) instead
+    /// of refused, so what search finds can be read; binary files are still refused.
     public func read(
         _ path: WorkspacePath, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil,
+        lossy: Bool = false,
         provenance: ((_ bytes: [UInt8], _ mtime: Double) -> Provenance)? = nil
     ) throws(NotesError) -> ReadResult {
         let paged = offset != nil || limit != nil || window != nil
@@ -85,8 +93,17 @@ extension Workspace {
         }
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        guard !body.prefix(8192).contains(0), let text = String(validating: body, as: UTF8.self)
-        else {
+        let isBinary =
+            body.prefix(8192).contains(0) || bytes.starts(with: [0xFF, 0xFE])
+            || bytes.starts(with: [0xFE, 0xFF])
+        var invalidLine: Int?
+        let text: String
+        if !isBinary, let valid = String(validating: body, as: UTF8.self) {
+            text = valid
+        } else if !isBinary && lossy {
+            text = String(decoding: body, as: UTF8.self)
+            invalidLine = Self.firstInvalidUTF8Line(body)
+        } else {
             throw NotesError(
                 .notText, "\(path) is not UTF-8 text", hint: "binary files are listed but not read")
         }
@@ -162,7 +179,20 @@ extension Workspace {
             totalLines: totalLines, offset: first, lines: returned, truncated: truncated,
             nextOffset: nextOffset)
         if cut { result.lineCut = true }
+        result.invalidUTF8Line = invalidLine
         return result
+    }
+
+    /// The 1-based line holding the first byte that is not UTF-8.
+    static func firstInvalidUTF8Line(_ bytes: ArraySlice<UInt8>) -> Int {
+        var line = 1
+        var lineStart = bytes.startIndex
+        for i in bytes.indices where bytes[i] == 0x0A {
+            if String(validating: bytes[lineStart..<i], as: UTF8.self) == nil { return line }
+            line += 1
+            lineStart = i + 1
+        }
+        return line
     }
 }
 

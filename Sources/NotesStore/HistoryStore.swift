@@ -72,6 +72,15 @@ public final class HistoryStore: @unchecked Sendable {
     }
 
     /// The bytes of `version`, when the store has them.
+    /// Whether the stored copy of `version` is there (without reading it): `notes history`
+    /// marks the versions `notes gc` removed, which `restore` cannot bring back.
+    public func hasObject(_ version: String) -> Bool {
+        guard version.count == 16, version.allSatisfy(\.isHexDigit) else { return false }
+        return FileSystem.exists(
+            workspace.stateDirectory
+                + "/history/objects/\(version.prefix(2))/\(version.dropFirst(2))")
+    }
+
     public func object(_ version: String) -> [UInt8]? {
         guard version.count == 16, version.allSatisfy(\.isHexDigit) else { return nil }
         let path =
@@ -500,7 +509,10 @@ public final class HistoryStore: @unchecked Sendable {
     /// The caller holds the workspace lock (``NoteStore/pruneHistory(before:)``): a change
     /// in flight may be about to log a version whose object is old and unreferenced so far
     /// (a restore of an old version stores nothing new).
-    func prune(before cutoff: Double, keep: Set<String>) -> (objects: Int, bytes: Int) {
+    /// With `dryRun`, counts what would go and removes nothing.
+    func prune(before cutoff: Double, keep: Set<String>, dryRun: Bool = false) -> (
+        objects: Int, bytes: Int
+    ) {
         var referenced = keep
         for record in records() {
             if let time = Timestamp.parse(record.time), time < cutoff { continue }
@@ -511,7 +523,7 @@ public final class HistoryStore: @unchecked Sendable {
             if let v = history.last?.after { referenced.insert(v) }
         }
         // Recorded, so `notes index --check` knows which missing versions gc removed on purpose.
-        if cutoff > prunedBefore,
+        if !dryRun, cutoff > prunedBefore,
             let folder = try? FolderHandle.open(
                 root: workspace.root, components: Self.folder, create: true)
         {
@@ -529,7 +541,7 @@ public final class HistoryStore: @unchecked Sendable {
                     mtime < cutoff
                 else { continue }
                 var info = stat()
-                if lstat(path, &info) == 0, unlink(path) == 0 {
+                if lstat(path, &info) == 0, dryRun || unlink(path) == 0 {
                     removed += 1
                     freed += Int(info.st_size)
                 }

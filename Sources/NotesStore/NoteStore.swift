@@ -259,11 +259,14 @@ public final class NoteStore: Sendable {
     /// nothing needs (``HistoryStore/prune(before:keep:)``: no newer record, no file's
     /// current version, no proposal's base). Under the workspace lock, after completing any
     /// half-recorded change: no write is between its rename and its log line meanwhile.
-    public func pruneHistory(before cutoff: Double) throws(NotesError) -> (objects: Int, bytes: Int)
-    {
+    public func pruneHistory(before cutoff: Double, dryRun: Bool = false) throws(NotesError) -> (
+        objects: Int, bytes: Int
+    ) {
         guard workspace.isInitialized else { return (0, 0) }
         return try locked { () throws(NotesError) -> (objects: Int, bytes: Int) in
-            history.prune(before: cutoff, keep: Set(proposals.list().compactMap(\.baseVersion)))
+            history.prune(
+                before: cutoff, keep: Set(proposals.list().compactMap(\.baseVersion)),
+                dryRun: dryRun)
         }
     }
 
@@ -455,14 +458,15 @@ public final class NoteStore: Sendable {
     /// Reads a file (docs/spec.md §5) with effective provenance. For an agent the path policy
     /// applies and the version read is kept in history, so a later `stale_version` can
     /// show what changed since and a stale `edit_file` can be checked line by line.
+    /// `lossy`: text that is not valid UTF-8 is decoded as the index decodes it (``Workspace/read(_:offset:limit:window:lossy:provenance:)``).
     public func read(
         _ raw: String, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil,
-        by author: Author
+        lossy: Bool = false, by author: Author
     ) throws(NotesError) -> ReadResult {
         let (path, _) = try resolve(raw, for: author, .read)
         let keepCopy = author.actor == .agent && workspace.isInitialized
-        return try workspace.read(path, offset: offset, limit: limit, window: window) {
-            [self] bytes, mtime in
+        return try workspace.read(path, offset: offset, limit: limit, window: window, lossy: lossy)
+        { [self] bytes, mtime in
             if keepCopy { _ = try? history.store(bytes) }
             return effectiveProvenance(path: path.relative, bytes: bytes, mtime: mtime)
         }

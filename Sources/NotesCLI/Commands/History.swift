@@ -57,7 +57,12 @@ extension NotesCommand {
                     hint: "check the path; `notes list` shows the files")
             }
             if json {
-                return Terminal.write(try JSONOutput.document(records.map { base.display($0) }))
+                return Terminal.write(
+                    try JSONOutput.document(
+                        records.map {
+                            ShownRecord(
+                                base.display($0), restorable: $0.after.map(store.history.hasObject))
+                        }))
             }
             guard !records.isEmpty else {
                 return Terminal.write(
@@ -77,6 +82,9 @@ extension NotesCommand {
                 if let proposal = record.proposal { line += "  proposal \(proposal)" }
                 if record.after != nil && record.after == current {
                     line += Terminal.style("  ← current", .green)
+                } else if let after = record.after, !store.history.hasObject(after) {
+                    line += Terminal.style(
+                        "  (no stored copy, removed by `notes gc`: cannot be restored)", .dim)
                 }
                 Terminal.write(line + "\n")
             }
@@ -223,6 +231,8 @@ extension NotesCommand {
             discussion: """
                 Versions still referenced by a change newer than the age, every file's current
                 version, and proposals' bases are kept. The log itself is kept whole.
+                On a terminal it asks before removing anything (-y does not ask); --dry-run
+                says what would go and removes nothing. `notes history` marks removed versions.
 
                   notes gc --older-than 180d
                 """)
@@ -232,19 +242,45 @@ extension NotesCommand {
             name: .long,
             help: ArgumentHelp("Drop versions older than this (e.g. 180d).", valueName: "age"))
         var olderThan: Age
+        @Flag(name: .long, help: "Only say what would be removed; remove nothing.") var dryRun =
+            false
+        @Flag(name: [.short, .long], help: "Do not ask on a terminal.") var yes = false
         @Flag(name: .long, help: "Print the result as JSON.") var json = false
 
         func run() throws {
             let ws = try workspace.openWorkspace()
             let store = NoteStore(workspace: ws)
-            let freed = try store.pruneHistory(before: Timestamp.now() - olderThan.seconds)
+            let cutoff = Timestamp.now() - olderThan.seconds
+            // What is removed cannot be restored: a person at a terminal is asked first.
+            let asks = !dryRun && !yes && !json && isatty(STDIN_FILENO) == 1 && Terminal.stderrIsTTY
+            if asks {
+                let plan = try store.pruneHistory(before: cutoff, dryRun: true)
+                guard plan.objects > 0 else { return Terminal.write("nothing to remove\n") }
+                StandardStreams.writeError(
+                    "notes: remove \(grouped(plan.objects)) old versions (\(humanSize(plan.bytes)))? `notes restore` cannot bring them back [y/N] "
+                )
+                let answer = (readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+                guard answer == "y" || answer == "yes" else {
+                    StandardStreams.writeError("notes: nothing was removed\n")
+                    throw ExitCode(1)
+                }
+            }
+            let freed = try store.pruneHistory(before: cutoff, dryRun: dryRun)
             if json {
                 struct Report: Encodable {
                     var objects: Int
                     var bytes: Int
+                    var dryRun: Bool
+                    enum CodingKeys: String, CodingKey { case objects, bytes, dryRun = "dry_run" }
                 }
                 return Terminal.write(
-                    try JSONOutput.document(Report(objects: freed.objects, bytes: freed.bytes)))
+                    try JSONOutput.document(
+                        Report(objects: freed.objects, bytes: freed.bytes, dryRun: dryRun)))
+            }
+            if dryRun {
+                return Terminal.write(
+                    "would remove \(grouped(freed.objects)) old versions, freeing \(humanSize(freed.bytes)) (nothing was removed)\n"
+                )
             }
             Terminal.write(
                 "removed \(grouped(freed.objects)) old versions, freed \(humanSize(freed.bytes))\n")
@@ -253,6 +289,26 @@ extension NotesCommand {
 }
 
 extension Actor: ExpressibleByArgument {}
+
+/// A history record as `notes history --json` prints it: `restorable` is false for a
+/// version whose stored copy `notes gc` removed.
+struct ShownRecord: Encodable {
+    var record: ChangeRecord
+    var restorable: Bool?
+
+    init(_ record: ChangeRecord, restorable: Bool?) {
+        self.record = record
+        self.restorable = restorable
+    }
+
+    enum Key: String, CodingKey { case restorable }
+
+    func encode(to encoder: any Encoder) throws {
+        try record.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encodeIfPresent(restorable, forKey: .restorable)
+    }
+}
 
 extension PathBase {
     /// A change record with its paths as printed.

@@ -12,6 +12,8 @@ extension NotesCommand {
             discussion: """
                 Paths are relative to the current folder, or to the workspace root with -w (see
                 docs/cli.md, "Paths"). --offset is the first line (1-based), --limit the number of lines.
+                Text that is not valid UTF-8 (Latin-1…) is shown as search indexed it: the
+                bytes that are not UTF-8 as U+FFFD, with a note on standard error.
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
@@ -31,8 +33,15 @@ extension NotesCommand {
             let ws = try workspace.openWorkspace()
             let base = workspace.pathBase(ws)
             var result = try NoteStore(workspace: ws).read(
-                try base.resolve(path).relative, offset: offset, limit: limit, by: .person)
+                try base.resolve(path).relative, offset: offset, limit: limit, lossy: true,
+                by: .person)
             result.path = base.display(result.path)
+            if let line = result.invalidUTF8Line {
+                // Shown as search indexed it; saying so keeps the person from saving the U+FFFDs back.
+                StandardStreams.writeError(
+                    "notes: \(result.path) is not valid UTF-8 (from line \(line)): the bytes that are not are shown as \u{FFFD}, as search sees them; the file is unchanged\n"
+                )
+            }
             if json { return Terminal.write(try JSONOutput.document(result)) }
             if Terminal.stdoutIsTTY {
                 var header =

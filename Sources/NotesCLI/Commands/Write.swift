@@ -49,7 +49,9 @@ enum ChangeRenderer {
         }
         Terminal.write(line + "\n")
         if options.diff, let diff = result.diff { Terminal.write(diff) }
-        for warning in result.warnings { StandardStreams.writeError("notes: \(warning)\n") }
+        for warning in result.warnings {
+            StandardStreams.writeError("notes: \(PersonWording.forPerson(warning))\n")
+        }
     }
 }
 
