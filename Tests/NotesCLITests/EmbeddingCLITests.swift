@@ -133,11 +133,15 @@ struct EmbeddingCLITests {
         #expect(hits.first?["path"] as? String == "ocean/deep.md")
         #expect(hits.first?["matched_by"] as? String == "meaning")
         #expect(json["mode"] as? String == "semantic")
-        // Hybrid by default: the word first.
-        let hybrid = notes(["search", "--json", "sourdough"], withModel)
+        // Hybrid by default for several words; a single word keeps its exact meaning.
+        let hybrid = notes(["search", "--json", "sourdough starter"], withModel)
         let hybridJSON = try #require(
             JSONSerialization.jsonObject(with: Data(hybrid.stdout.utf8)) as? [String: Any])
         #expect(hybridJSON["mode"] as? String == "hybrid")
+        let word = notes(["search", "--json", "sourdough"], withModel)
+        let wordJSON = try #require(
+            JSONSerialization.jsonObject(with: Data(word.stdout.utf8)) as? [String: Any])
+        #expect(wordJSON["mode"] as? String == "lexical")
         // Without the model: by words, never an error; asking for meaning is one line, exit 2.
         let noModel = ["NOTES_MODEL_DIR": Repository.noModel, "NO_COLOR": "1"]
         let lexical = notes(["search", "--json", "whale"], noModel)
