@@ -136,7 +136,11 @@ public enum WorkspaceSkeleton {
     /// Copies the skeleton into `target` (created if missing). Template text files get
     /// `{{date}}`, `{{datetime}}`, `{{actor}}`, `{{title}}` and `{{slug}}` filled in; a
     /// file named `.keep` only makes its folder. Existing files are never overwritten.
-    public static func create(at target: String, from library: TemplateLibrary, now: Double)
+    /// - Parameter minimal: only `.notes/` (for a folder of notes that already exists):
+    ///   no Research/, Journal/, Chats/ or context.md.
+    public static func create(
+        at target: String, from library: TemplateLibrary, now: Double, minimal: Bool = false
+    )
         throws(NotesError) -> Result
     {
         if FileSystem.isDirectory(target + "/.notes") {
@@ -167,7 +171,7 @@ public enum WorkspaceSkeleton {
         while let item = enumerator.nextObject() as? String { files.append(item) }
         try FileSystem.makeDirectories(root + "/.notes")
         result.created.append(".notes/")
-        for relative in files.sorted() {
+        for relative in files.sorted() where !minimal || relative.hasPrefix(".notes/") {
             let from = source + "/" + relative
             let to = root + "/" + relative
             if FileSystem.isDirectory(from) {

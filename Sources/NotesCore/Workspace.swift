@@ -97,7 +97,9 @@ public struct Workspace: Sendable {
         }
         throw NotesError(
             .notFound, "no workspace found in \(currentDirectory) or any folder above it",
-            hint: "run `notes init` to make one here, or pass -w DIR")
+            hint:
+                "run `notes init` to make one here (`notes init --minimal` for a folder of notes you already have), or pass -w DIR"
+        )
     }
 
     /// Where this device keeps the search index for this workspace (docs/spec.md §2): an explicit

@@ -385,6 +385,21 @@ struct NotesRunner {
             try String(contentsOfFile: notes.dir.path + "/mine/context.md", encoding: .utf8)
                 == "my own context")
         #expect(notes("search", "own", "-l", in: notes.dir.path + "/mine").stdout == "context.md\n")
+        // An existing vault: --minimal adds only .notes/.
+        try FileManager.default.createDirectory(
+            atPath: notes.dir.path + "/vault/people", withIntermediateDirectories: true)
+        try "# Ana\n\nA taxonomist.\n".write(
+            toFile: notes.dir.path + "/vault/people/ana.md", atomically: true, encoding: .utf8)
+        let outside = notes("search", "taxonomist", in: notes.dir.path + "/vault")
+        #expect(outside.status == 2 && outside.stderr.contains("notes init --minimal"))
+        let minimal = notes("init", "--minimal", "vault", in: notes.dir.path)
+        #expect(minimal.status == 0, "\(minimal.stderr)")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: notes.dir.path + "/vault")
+            .sorted()
+        #expect(entries == [".notes", "people"])
+        #expect(
+            notes("search", "taxonomist", "-l", in: notes.dir.path + "/vault").stdout
+                == "people/ana.md\n")
     }
 
     @Test func helpAndVersion() {

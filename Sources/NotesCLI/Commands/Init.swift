@@ -16,6 +16,12 @@ extension NotesCommand {
             help: ArgumentHelp(
                 "A folder of templates to use instead of the shipped ones.", valueName: "dir"))
         var templates: String?
+        @Flag(
+            name: .long,
+            help:
+                "Only .notes/ (for a folder of notes you already have): no starter folders or files."
+        )
+        var minimal = false
         @Flag(name: .long, help: "Print what was created as JSON.") var json = false
 
         func run() throws {
@@ -23,7 +29,7 @@ extension NotesCommand {
             let target = directory.hasPrefix("/") ? directory : cwd + "/" + directory
             let library = try TemplateLibrary.locate(explicit: templates)
             let result = try WorkspaceSkeleton.create(
-                at: target, from: library, now: Timestamp.now())
+                at: target, from: library, now: Timestamp.now(), minimal: minimal)
             if json {
                 struct Output: Encodable {
                     var root: String
