@@ -286,6 +286,12 @@ extension Toolbox {
         if let by { try query.applyFilter(key: "by", value: by) }
         if let kind { try query.applyFilter(key: "kind", value: kind) }
         if let folder = index.missingFolder(query) {
+            let policy = workspace.config.policy
+            if policy.isProtected(folder) || policy.hidesFolder(folder) {
+                throw NotesError(
+                    .protectedPath, "\(folder) is a protected path that agents cannot see",
+                    hint: "search another folder, or without path")
+            }
             throw NotesError(
                 .notFound, "there is no folder \(folder) in the workspace",
                 hint: "list_files shows the folders; search without path to search everywhere")

@@ -122,9 +122,16 @@ class HostileFiles(unittest.TestCase):
             with self.subTest(name=name):
                 path = self.ws.root / "bad" / name
                 read = notes("read", f"bad/{name}", ws=self.ws)
-                self.assertEqual(read.returncode, 2)
-                one_clean_line(self, read, name)
-                self.assertIn("not UTF-8 text", read.stderr)
+                if name in ("enc-latin1.md", "fm-invalid-utf8.md"):
+                    # Text with invalid bytes is shown as the index decoded it (U+FFFD), with
+                    # one line on stderr saying so (issue 31 item 10); it is still never rewritten.
+                    self.assertEqual(read.returncode, 0, read.stderr)
+                    self.assertIn("\ufffd", read.stdout)
+                    self.assertEqual(len(read.stderr.strip().splitlines()), 1, read.stderr)
+                else:
+                    self.assertEqual(read.returncode, 2)
+                    one_clean_line(self, read, name)
+                    self.assertIn("not UTF-8 text", read.stderr)
                 for args in [("append", f"bad/{name}", "more"), ("edit", f"bad/{name}", "--old", "word", "--new", "WORD")]:
                     result = notes(*args, ws=self.ws)
                     self.assertNotEqual(result.returncode, 0, args)
