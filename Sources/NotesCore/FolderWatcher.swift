@@ -25,6 +25,8 @@
         /// Watch descriptor → workspace-relative folder ("" is the root).
         private var folders: [Int32: String] = [:]
         private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        /// Buffers of events one ``read()`` takes at most (each up to 256 KB of events).
+        static let maxReadsPerCall = 64
 
         private static let mask: UInt32 =
             UInt32(
@@ -68,12 +70,21 @@
             return ready > 0 && fds[0].revents & Int16(POLLIN) != 0
         }
 
-        /// Reads every queued event without blocking; nil when there were none.
+        /// Reads the queued events without blocking; nil when there were none. Bounded: when
+        /// events keep arriving faster than they are read (a folder renamed back and forth
+        /// without pause), it stops after ``maxReadsPerCall`` buffers and reports an overflow,
+        /// so the caller refreshes everything once instead of waiting for the stream to end.
         public func read() -> Changes? {
             var changed = Set<String>()
             var overflow = false
             var sawAny = false
+            var reads = 0
             while true {
+                if reads == Self.maxReadsPerCall {
+                    overflow = true
+                    break
+                }
+                reads += 1
                 let count = buffer.withUnsafeMutableBytes {
                     Glibc.read(fileDescriptor, $0.baseAddress, $0.count)
                 }
