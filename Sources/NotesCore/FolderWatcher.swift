@@ -26,7 +26,7 @@
         private var folders: [Int32: String] = [:]
         private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         /// Buffers of events one ``read()`` takes at most (each up to 256 KB of events).
-        static let maxReadsPerCall = 64
+        static let maxReadsPerCall = 4
 
         private static let mask: UInt32 =
             UInt32(
