@@ -14,7 +14,7 @@ public enum DocumentParser {
     static func foreignDate(_ frontMatter: FrontMatter, _ key: String) -> String? {
         guard case .scalar(let raw)? = frontMatter[key] else { return nil }
         let text = raw  // YAML scalars come trimmed
-        if text.count >= 9 && text.count <= 13, text.allSatisfy(\.isASCII),
+        if text.count >= 9 && text.count <= 13, text.allSatisfy({ $0 >= "0" && $0 <= "9" }),
             let number = Double(text), number > 0
         {
             return Timestamp.format(text.count >= 12 ? number / 1000 : number)
