@@ -184,7 +184,7 @@ extension Workspace {
     }
 
     /// The 1-based line holding the first byte that is not UTF-8.
-    static func firstInvalidUTF8Line(_ bytes: ArraySlice<UInt8>) -> Int {
+    public static func firstInvalidUTF8Line(_ bytes: ArraySlice<UInt8>) -> Int {
         var line = 1
         var lineStart = bytes.startIndex
         for i in bytes.indices where bytes[i] == 0x0A {

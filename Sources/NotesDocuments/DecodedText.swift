@@ -30,7 +30,7 @@ public struct DecodedText: Sendable {
             return DecodedText(text: valid, diagnostics: [])
         }
         let text = String(decoding: body, as: UTF8.self)
-        let line = firstInvalidLine(body)
+        let line = Workspace.firstInvalidUTF8Line(body)
         return DecodedText(
             text: text,
             diagnostics: [
@@ -41,14 +41,4 @@ public struct DecodedText: Sendable {
             ])
     }
 
-    private static func firstInvalidLine(_ bytes: ArraySlice<UInt8>) -> Int {
-        var line = 1
-        var lineStart = bytes.startIndex
-        for i in bytes.indices where bytes[i] == 0x0A {
-            if String(validating: bytes[lineStart..<i], as: UTF8.self) == nil { return line }
-            line += 1
-            lineStart = i + 1
-        }
-        return line
-    }
 }
