@@ -139,7 +139,11 @@ public final class HistoryStore: @unchecked Sendable {
         var missing: [MissingVersion] = []
         for record in records() {
             if cutoff > 0, let time = Timestamp.parse(record.time), time < cutoff { continue }
-            for version in [record.before, record.after].compactMap({ $0 })
+            // An outside edit's `before` is the version the index last saw; notes stores it only
+            // if a change through notes wrote or replaced it, so its absence is no damage.
+            let expected =
+                record.operation == .external ? [record.after] : [record.before, record.after]
+            for version in expected.compactMap({ $0 })
             where !seen.contains(version) {
                 seen.insert(version)
                 let path =

@@ -140,7 +140,7 @@ import Testing
             #expect(!first.stderr.contains("Fatal"), "round \(round): \(first.stderr)")
             let check = run(
                 Repository.notesBinary, ["-w", f.ws, "--index-dir", f.index, "index", "--check"])
-            #expect(check.status == 0, "round \(round): \(check.stderr)")
+            #expect(check.status == 0, "round \(round): \(check.stdout) \(check.stderr)")
             if check.stdout.contains("was damaged") { rebuilt += 1 }
             #expect(f.search().stdout == f.expected, "round \(round): wrong answer after --check")
             #expect(Fixture.tree(f.ws) == f.treeBefore, "round \(round): the workspace changed")

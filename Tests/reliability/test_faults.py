@@ -536,6 +536,19 @@ class HistoryChecks(unittest.TestCase):
         unknown = notes("restore", "t.md", "--version", "0123456789abcdef", ws=self.ws)
         self.assertIn("is not in the history", unknown.stderr)
 
+    def test_an_outside_edit_of_a_file_notes_never_stored_is_no_damage(self):
+        # The person edits a note notes has only indexed: the log names the version it
+        # replaced, which notes never had a reason to keep.
+        (self.ws.root / "plain.md").write_text("# Plain\n\nfirst\n")
+        notes("index", ws=self.ws, check=True)
+        (self.ws.root / "plain.md").write_text("# Plain\n\nfirst, then edited by hand\n")
+        notes("search", "edited", ws=self.ws, check=True)
+        records = [json.loads(line) for line in notes("log", "--jsonl", ws=self.ws).stdout.splitlines() if line]
+        self.assertTrue(any(r["path"] == "plain.md" and r["op"] == "external" and r.get("before") for r in records), records)
+        check = notes("index", "--check", "--json", ws=self.ws)
+        self.assertEqual(check.returncode, 0, check.stdout)
+        self.assertEqual(json.loads(check.stdout)["missing_history_versions"], [])
+
     def test_what_gc_removed_is_not_reported_as_missing(self):
         notes("write", "t.md", ws=self.ws, stdin="# T\n\none\n", check=True)
         notes("append", "t.md", "two", ws=self.ws, check=True)
