@@ -1,4 +1,3 @@
-import NotesTestSupport
 import Testing
 
 extension Tag {
@@ -6,13 +5,13 @@ extension Tag {
     /// them; `scripts/reliability` runs them, selecting them by name (this toolchain's `swift
     /// test --filter` does not take `tag:` yet; ReliabilityTagTests keeps the list exact), and
     /// `scripts/test` runs it (docs/reliability.md).
-    @Tag static var reliability: Self
+    @Tag public static var reliability: Self
 }
 
 extension Trait where Self == ConditionTrait {
     /// Enabled only in a reliability run (`NOTES_RELIABILITY=1`, which scripts/reliability
     /// sets, or `NOTES_SOAK=1`).
-    static var reliabilityRun: Self {
+    public static var reliabilityRun: Self {
         .enabled(
             if: Repository.runsReliabilityRounds,
             "a crash round or soak: scripts/reliability runs it")
