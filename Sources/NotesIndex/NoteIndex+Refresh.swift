@@ -58,7 +58,10 @@ extension NoteIndex {
     }
 
     /// One refresh of `paths` (nil: the whole workspace); `fromScratch` ignores what the
-    /// index holds and replaces it (``rebuild(progress:)``).
+    /// index holds and replaces it (``rebuild(progress:)``). The steps: walk and read what
+    /// the index knew, compare the two, then either record what an unchanged index still
+    /// needs or write the changes (built aside, or as an update of the live database), and
+    /// leave the layout for the next command.
     func refreshOnce(
         only paths: Set<String>?, progress: (@Sendable (RefreshProgress) -> Void)?,
         fromScratch: Bool = false
@@ -68,59 +71,130 @@ extension NoteIndex {
         let started = Timestamp.now()
         var report = RefreshReport()
         let scanner = FileScanner(workspace: workspace)
-        let scan: WorkspaceScan
-        let loaded: KnownFiles
-        var usedSnapshot: LayoutSnapshot?
+        let walk = try walkAndReadKnownFiles(
+            paths, scanner: scanner, fromScratch: fromScratch, started: started)
+        // Freeing a large workspace's lists of files (one entry per path) is left to
+        // another thread, so the search that follows the refresh does not wait for it.
+        defer { Self.releaseLater((walk.loaded, walk.scan)) }
+        report.recordWalk(walk.scan, fromSnapshot: walk.snapshot != nil)
+        let policy = workspace.config.policy
+        if paths != nil {
+            // Files outside the paths looked at are unchanged by definition.
+            report.files = try fileCount()
+        }
+        let plan = try planChanges(walk, wholeWorkspace: paths == nil, report: &report)
+        report.timings.walk = Timestamp.now() - started
+        if plan.workBytes > SHA256.portableBudget { SHA256.prepareForMuchHashing() }
+        // A rebuild of an empty workspace empties the index (one transaction).
+        if fromScratch && plan.work.isEmpty { try erase() }
+        if plan.work.isEmpty && plan.gone.isEmpty {
+            try keepUnchangedIndexCurrent(
+                walk, wholeWorkspace: paths == nil, recordingStamps: plan.recordsStamps,
+                policy: policy, rules: scanner.rules)
+            report.seconds = Timestamp.now() - started
+            return report
+        }
+        let writer: IndexWriter
+        let builtAside: Bool
+        switch try writeChanges(
+            plan, walk: walk, wholeWorkspace: paths == nil, fromScratch: fromScratch,
+            rules: scanner.rules, policy: policy, racyBefore: Int64((started - 2) * 1e9),
+            report: &report, progress: progress)
+        {
+        case .written(let used, let aside): (writer, builtAside) = (used, aside)
+        // Another process built the index from the files while this one waited: a
+        // rebuild too, so what is left is an ordinary refresh.
+        case .builtElsewhere: return try refreshOnce(only: paths, progress: progress)
+        }
+        if !builtAside && paths == nil && !fromScratch && !plan.recordsStamps {
+            leaveLayoutAfterRestats(writer, walk: walk, rules: scanner.rules)
+        } else if walk.snapshot != nil {
+            // Files were added, removed or moved: the next command reads the rows (and writes
+            // the new layout).
+            LayoutSnapshot.remove(in: directory)
+        }
+        report.recordWrites(writer)
+        report.files =
+            paths == nil ? walk.scan.files.count - writer.counts.vanished : try fileCount()
+        report.seconds = Timestamp.now() - started
+        return report
+    }
+
+    /// What a refresh compares: the walk, what the index knew before it, and the layout
+    /// snapshot that knowledge came from (nil when it came from the database).
+    struct RefreshWalk {
+        var scan: WorkspaceScan
+        var loaded: KnownFiles
+        var snapshot: LayoutSnapshot?
+    }
+
+    /// What a refresh must write: the files to read, the known files gone, whether the
+    /// folders' stamps are to be recorded after the files.
+    struct RefreshPlan {
+        var work: [PendingFile]
+        var gone: [String: KnownFile]
+        var recordsStamps: Bool
+        /// The bytes of the files to read.
+        var workBytes: Int
+        /// Whether the refresh is written in bulk mode (``NoteIndex/bulkFiles``).
+        var bulk: Bool { work.count >= NoteIndex.bulkFiles || workBytes >= NoteIndex.bulkBytes }
+    }
+
+    /// How ``writeChanges`` ended.
+    enum WrittenChanges {
+        /// By `writer`, into a file built aside (``buildFresh``) or the live database.
+        case written(IndexWriter, builtAside: Bool)
+        /// Another process built the index while this one waited for it.
+        case builtElsewhere
+    }
+    /// Walks `paths` (nil: the whole workspace) and reads what the index knew about them:
+    /// nothing for a rebuild or a database not created yet; else the known files from the
+    /// layout snapshot when it is current, or from the database, their stats started while
+    /// the rest are read, so a folder whose stamp has not moved is not listed again.
+    private func walkAndReadKnownFiles(
+        _ paths: Set<String>?, scanner: FileScanner, fromScratch: Bool, started: Double
+    ) throws(NotesError) -> RefreshWalk {
         // Folders changed after this instant are listed again next time (``FolderStamp``).
         let trustBefore = Int64((started - folderTrustDelay.withLock { $0 }) * 1e9)
         if fromScratch || (paths == nil && !isPoolOpen && !FileSystem.exists(databasePath)) {
             // A rebuild, or no database yet (nothing known; not created just to be read: an
             // empty workspace's refresh still writes the policy's name, as on a new database).
-            scan = scanner.scan(trustingChangesBefore: trustBefore)
-            loaded = KnownFiles(
-                files: [], folders: nil, hasDigests: true, hiddenFlagsCurrent: fromScratch)
-        } else if let paths {
-            scan = scanner.scan(paths: paths)
-            loaded = try knownFiles(paths, stampRules: scanner.rules)
-        } else if let (snapshotted, snapshot, prefetch) = try knownFromSnapshot() {
+            return RefreshWalk(
+                scan: scanner.scan(trustingChangesBefore: trustBefore),
+                loaded: KnownFiles(
+                    files: [], folders: nil, hasDigests: true, hiddenFlagsCurrent: fromScratch))
+        }
+        if let paths {
+            let loaded = try knownFiles(paths, stampRules: scanner.rules)
+            return RefreshWalk(scan: scanner.scan(paths: paths), loaded: loaded)
+        }
+        if let (loaded, snapshot, prefetch) = try knownFromSnapshot() {
             // The stats began when the index was opened (``LayoutSnapshot``).
-            loaded = snapshotted
-            usedSnapshot = snapshot
-            report.layoutFromSnapshot = true
-            scan = scanner.scan(
+            let scan = scanner.scan(
                 knowing: KnownLayout(
                     folders: loaded.folders ?? [], files: loaded.files.map(\.path)),
                 trustingChangesBefore: trustBefore, prefetched: prefetch)
-        } else {
-            // The known folders and files are stat'ed while the rest are still being read.
-            let prefetch = scanner.skipsUnchangedFolders ? StatPrefetch(root: workspace.root) : nil
-            loaded = try knownFiles(nil, stampRules: scanner.rules, prefetch: prefetch)
-            if let folders = loaded.folders {
-                scan = scanner.scan(
-                    knowing: KnownLayout(folders: folders, files: loaded.files.map(\.path)),
-                    trustingChangesBefore: trustBefore, prefetched: prefetch)
-            } else {
-                scan = scanner.scan(trustingChangesBefore: trustBefore)
-            }
+            return RefreshWalk(scan: scan, loaded: loaded, snapshot: snapshot)
         }
-        // Freeing a large workspace's lists of files (one entry per path) is left to
-        // another thread, so the search that follows the refresh does not wait for it.
-        defer { Self.releaseLater((loaded, scan)) }
-        report.conflictCopies = scan.conflictCopies
-        report.diagnostics = scan.skipped
-        report.files = scan.files.count
-        report.foldersListed = scan.listed.count
-        report.foldersSkipped = scan.foldersSkipped
-        let policy = workspace.config.policy
-        let hiddenFlagsCurrent = loaded.hiddenFlagsCurrent
-        if paths != nil {
-            // Files outside the paths looked at are unchanged by definition.
-            report.files = try fileCount()
+        // The known folders and files are stat'ed while the rest are still being read.
+        let prefetch = scanner.skipsUnchangedFolders ? StatPrefetch(root: workspace.root) : nil
+        let loaded = try knownFiles(nil, stampRules: scanner.rules, prefetch: prefetch)
+        guard let folders = loaded.folders else {
+            return RefreshWalk(
+                scan: scanner.scan(trustingChangesBefore: trustBefore), loaded: loaded)
         }
+        let scan = scanner.scan(
+            knowing: KnownLayout(folders: folders, files: loaded.files.map(\.path)),
+            trustingChangesBefore: trustBefore, prefetched: prefetch)
+        return RefreshWalk(scan: scan, loaded: loaded)
+    }
 
-        let wasEmpty = loaded.files.isEmpty
+    /// Compares the walk with the known files: the files to read (new, or whose stat
+    /// changed) and the known files no longer on disk; counts the unchanged in `report`.
+    static func changedFiles(
+        _ scan: WorkspaceScan, knowing loaded: KnownFiles, report: inout RefreshReport
+    ) -> (work: [PendingFile], gone: [String: KnownFile]) {
         var work: [PendingFile] = []
-        var gone: [String: KnownFile]
         if scan.matchesKnownFiles {
             // Every folder was unchanged: the walk stat'ed exactly the known files, in order.
             for (file, old) in zip(scan.files, loaded.files) {
@@ -130,144 +204,144 @@ extension NoteIndex {
                     work.append(PendingFile(file: file, known: old))
                 }
             }
-            gone = [:]
-        } else {
-            let known = loaded.byPath
-            // Lookups only (removing each found entry was a tenth of a no-change refresh): the
-            // walk yields each path once, so when every known file was found none is gone.
-            var found = 0
-            for file in scan.files {
-                if let old = known[file.path] {
-                    found += 1
-                    if old.isUnchanged(file) {
-                        report.unchanged += 1
-                        continue
-                    }
-                    work.append(PendingFile(file: file, known: old))
-                } else {
-                    work.append(PendingFile(file: file, known: nil))
+            return (work, [:])
+        }
+        let known = loaded.byPath
+        // Lookups only (removing each found entry was a tenth of a no-change refresh): the
+        // walk yields each path once, so when every known file was found none is gone.
+        var found = 0
+        for file in scan.files {
+            if let old = known[file.path] {
+                found += 1
+                if old.isUnchanged(file) {
+                    report.unchanged += 1
+                    continue
                 }
-            }
-            if found == known.count {
-                gone = [:]
+                work.append(PendingFile(file: file, known: old))
             } else {
-                let onDisk = Set(scan.files.map(\.path))
-                gone = known.filter { !onDisk.contains($0.key) }
+                work.append(PendingFile(file: file, known: nil))
             }
         }
-        if !loaded.hasDigests, !work.isEmpty || !gone.isEmpty {
+        if found == known.count { return (work, [:]) }
+        let onDisk = Set(scan.files.map(\.path))
+        return (work, known.filter { !onDisk.contains($0.key) })
+    }
+
+    /// With no file to write: leaves the layout just read for the next command when it is
+    /// the database's, and writes what the index still needs: the files' hidden flags under
+    /// `policy` when they were set under another, and the folder stamps when they moved.
+    private func keepUnchangedIndexCurrent(
+        _ walk: RefreshWalk, wholeWorkspace: Bool, recordingStamps stampsToRecord: Bool,
+        policy: PathPolicy, rules: IgnoreRules
+    ) throws(NotesError) {
+        let hiddenFlagsCurrent = walk.loaded.hiddenFlagsCurrent
+        if hiddenFlagsCurrent && !stampsToRecord && wholeWorkspace && !walk.loaded.fromSnapshot,
+            let token = walk.loaded.layoutToken
+        {
+            // Nothing to write: the layout just read is the database's, for the next command.
+            LayoutSnapshot.write(
+                walk.loaded, token: token, fingerprint: FolderStamps.fingerprint(rules),
+                directory: directory)
+        }
+        guard !hiddenFlagsCurrent || stampsToRecord else { return }
+        do {
+            try pool.write { db in
+                // The policy changed (or another process's was in force): flag the
+                // files for this one, so agent searches need not ask the policy per file.
+                if !hiddenFlagsCurrent { try HiddenFiles.adopt(policy, db) }
+                if stampsToRecord {
+                    try FolderStamps.record(walk.scan, rules: rules, checking: true, db)
+                }
+            }
+        } catch {
+            throw wrap(error)
+        }
+        // The stamps changed the layout: no snapshot to read first next time.
+        if stampsToRecord && walk.snapshot != nil { LayoutSnapshot.remove(in: directory) }
+    }
+
+    /// Compares the walk with what the index knew (digests read when the known files came
+    /// without them) and decides whether the folders' stamps need recording.
+    private func planChanges(
+        _ walk: RefreshWalk, wholeWorkspace: Bool, report: inout RefreshReport
+    ) throws(NotesError) -> RefreshPlan {
+        var (work, gone) = Self.changedFiles(walk.scan, knowing: walk.loaded, report: &report)
+        if !walk.loaded.hasDigests, !work.isEmpty || !gone.isEmpty {
             (work, gone) = try withDigests(work, gone)
         }
         // Stamps to write once the files are (a fresh build writes them into its own file).
-        let stampsToRecord =
-            paths == nil && FolderStamps.needsRecording(scan, known: loaded.folders)
-        report.timings.walk = Timestamp.now() - started
-        let workBytes = work.reduce(0) { $0 + $1.file.size }
-        if workBytes > SHA256.portableBudget { SHA256.prepareForMuchHashing() }
-        let bulk = work.count >= Self.bulkFiles || workBytes >= Self.bulkBytes
-        // A rebuild of an empty workspace empties the index (one transaction).
-        if fromScratch && work.isEmpty { try erase() }
-        if work.isEmpty && gone.isEmpty {
-            if hiddenFlagsCurrent && !stampsToRecord && paths == nil && !loaded.fromSnapshot,
-                let token = loaded.layoutToken
-            {
-                // Nothing to write: the layout just read is the database's, for the next command.
-                LayoutSnapshot.write(
-                    loaded, token: token, fingerprint: FolderStamps.fingerprint(scanner.rules),
-                    directory: directory)
-            }
-            if !hiddenFlagsCurrent || stampsToRecord {
-                do {
-                    try pool.write { db in
-                        // The policy changed (or another process's was in force): flag the
-                        // files for this one, so agent searches need not ask the policy per file.
-                        if !hiddenFlagsCurrent { try HiddenFiles.adopt(policy, db) }
-                        if stampsToRecord {
-                            try FolderStamps.record(scan, rules: scanner.rules, checking: true, db)
-                        }
-                    }
-                } catch {
-                    throw wrap(error)
-                }
-                // The stamps changed the layout: no snapshot to read first next time.
-                if stampsToRecord && usedSnapshot != nil { LayoutSnapshot.remove(in: directory) }
-            }
-            report.seconds = Timestamp.now() - started
-            return report
-        }
+        let recordsStamps =
+            wholeWorkspace && FolderStamps.needsRecording(walk.scan, known: walk.loaded.folders)
+        return RefreshPlan(
+            work: work, gone: gone, recordsStamps: recordsStamps,
+            workBytes: work.reduce(0) { $0 + $1.file.size })
+    }
 
-        let racyBefore = Int64((started - 2) * 1e9)
-        var writer: IndexWriter?
+    /// Writes `plan`: built aside into a private file for a first build of the whole
+    /// workspace that is large, and for every rebuild; else as an update of the live
+    /// database, the folder stamps recorded after the files.
+    private func writeChanges(
+        _ plan: RefreshPlan, walk: RefreshWalk, wholeWorkspace: Bool, fromScratch: Bool,
+        rules: IgnoreRules, policy: PathPolicy, racyBefore: Int64, report: inout RefreshReport,
+        progress: (@Sendable (RefreshProgress) -> Void)?
+    ) throws(NotesError) -> WrittenChanges {
         // A rebuild is always built aside, whatever its size: emptying the live index and
         // refilling it showed other processes' searches an empty or partial index.
-        if paths == nil && wasEmpty && (bulk || fromScratch) {
+        if wholeWorkspace && walk.loaded.files.isEmpty && (plan.bulk || fromScratch) {
             switch try buildFresh(
-                work, replacing: fromScratch, stamps: scan, rules: scanner.rules,
+                plan.work, replacing: fromScratch, stamps: walk.scan, rules: rules,
                 racyBefore: racyBefore, report: &report, progress: progress)
             {
-            case .built(let built): writer = built
+            case .built(let built): return .written(built, builtAside: true)
             case .declined: if fromScratch { try erase() }
-            // Another process built the index from the files while this one waited: a
-            // rebuild too, so what is left is an ordinary refresh.
-            case .builtElsewhere: return try refreshOnce(only: paths, progress: progress)
+            case .builtElsewhere: return .builtElsewhere
             }
         }
-        let used: IndexWriter
-        if let writer {
-            used = writer
-        } else {
-            let update = IndexWriter.Update(
-                gone: gone, bulk: bulk, layoutToken: paths == nil ? loaded.layoutToken : nil,
-                hiddenFlagsCurrent: hiddenFlagsCurrent)
-            used = IndexWriter(
-                pool: try pool, mode: .update(update), racyBefore: racyBefore, policy: policy)
-            report.outsideEdits = index(work, with: used, report: &report, progress: progress)
-            used.finish()
-            if let failure = used.failure { throw wrap(failure) }
-            if stampsToRecord {
-                do {
-                    try pool.write { db in
-                        try FolderStamps.record(scan, rules: scanner.rules, checking: true, db)
-                    }
-                } catch {
-                    throw wrap(error)
-                }
+        let update = IndexWriter.Update(
+            gone: plan.gone, bulk: plan.bulk,
+            layoutToken: wholeWorkspace ? walk.loaded.layoutToken : nil,
+            hiddenFlagsCurrent: walk.loaded.hiddenFlagsCurrent)
+        let writer = IndexWriter(
+            pool: try pool, mode: .update(update), racyBefore: racyBefore, policy: policy)
+        report.outsideEdits = index(plan.work, with: writer, report: &report, progress: progress)
+        writer.finish()
+        if let failure = writer.failure { throw wrap(failure) }
+        if plan.recordsStamps { try recordFolderStamps(walk.scan, rules: rules) }
+        return .written(writer, builtAside: false)
+    }
+    /// Records the folders' stamps from `scan` after its files were written.
+    private func recordFolderStamps(_ scan: WorkspaceScan, rules: IgnoreRules) throws(NotesError) {
+        do {
+            try pool.write { db in
+                try FolderStamps.record(scan, rules: rules, checking: true, db)
             }
+        } catch {
+            throw wrap(error)
         }
-        // When this refresh only rewrote known files' stat facts in place (an edit, a touch)
-        // and no other writer came between, the layout is the known files with those facts:
-        // the next command stats from it (an agent that writes, then searches). When it
-        // changed nothing (a file too recent to trust, looked at again), the layout read
-        // still stands.
-        if writer == nil && paths == nil && !fromScratch && !stampsToRecord,
-            let token = used.layoutTokenAfterRestats
-        {
-            if usedSnapshot.map({
-                used.restatted.isEmpty
-                    || $0.update(restatted: used.restatted, token: token, directory: directory)
-            }) != true {
-                LayoutSnapshot.write(
-                    loaded, restatted: used.restatted, token: token,
-                    fingerprint: FolderStamps.fingerprint(scanner.rules), directory: directory)
-            }
-        } else if usedSnapshot != nil {
+    }
+
+    /// After an update of the whole workspace: when it only rewrote known files' stat facts
+    /// in place (an edit, a touch) and no other writer came between, the layout is the known
+    /// files with those facts, and the next command stats from it (an agent that writes,
+    /// then searches). When it changed nothing (a file too recent to trust, looked at
+    /// again), the snapshot read still stands. Otherwise the snapshot is dropped.
+    private func leaveLayoutAfterRestats(_ used: IndexWriter, walk: RefreshWalk, rules: IgnoreRules)
+    {
+        guard let token = used.layoutTokenAfterRestats else {
             // Files were added, removed or moved: the next command reads the rows (and writes
             // the new layout).
-            LayoutSnapshot.remove(in: directory)
+            if walk.snapshot != nil { LayoutSnapshot.remove(in: directory) }
+            return
         }
-
-        report.added = used.counts.added
-        report.modified = used.counts.modified
-        report.touched = used.counts.touched
-        report.removed = used.counts.removed
-        report.renames = used.counts.renames
-        report.bytesParsed = used.counts.bytesParsed
-        report.replayedTexts = used.counts.replayedTexts
-        report.diagnostics += used.counts.diagnostics
-        report.files = paths == nil ? scan.files.count - used.counts.vanished : try fileCount()
-        report.timings.write += used.seconds
-        report.seconds = Timestamp.now() - started
-        return report
+        let updated = walk.snapshot.map {
+            used.restatted.isEmpty
+                || $0.update(restatted: used.restatted, token: token, directory: directory)
+        }
+        if updated != true {
+            LayoutSnapshot.write(
+                walk.loaded, restatted: used.restatted, token: token,
+                fingerprint: FolderStamps.fingerprint(rules), directory: directory)
+        }
     }
 
     /// Drops `value` on another thread (its deallocation off the caller's path).
@@ -442,61 +516,4 @@ extension NoteIndex {
                 digest: version.digest, document: document, bytes: bytes.count,
                 text: SearchableText(document)))
     }
-}
-
-/// What the index knew before this refresh: its `files` rows, as a refresh compares them
-/// with the walk, and the folders' stamps (nil when there are none valid).
-struct KnownFiles: Sendable {
-    var files: [KnownFile]
-    var folders: [FolderStamp]?
-    /// Whether `files` carry their digests (else ``NoteIndex/withDigests(_:_:)`` reads them).
-    var hasDigests: Bool
-    var hiddenFlagsCurrent: Bool
-    /// The database's layout token when these were read (``LayoutSnapshot``).
-    var layoutToken: String?
-    /// Whether these came from the layout snapshot rather than the database.
-    var fromSnapshot = false
-
-    /// The files by path (a path has one row at most).
-    var byPath: [String: KnownFile] {
-        Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-}
-
-/// What the index knew about a file before this refresh.
-struct KnownFile: Sendable {
-    var id: Int64
-    var path: String
-    var size: Int
-    var mtimeNanos: Int64
-    var inode: UInt64
-    var digest: String
-
-    /// Whether the walk's stat of `file` says it is as indexed: same size, mtime and inode
-    /// (a row written with mtime 0, racy when indexed, is always looked at again).
-    func isUnchanged(_ file: ScannedFile) -> Bool {
-        size == file.size && mtimeNanos == file.mtimeNanos && inode == file.inode && mtimeNanos != 0
-    }
-}
-
-/// A file the walk says must be looked at.
-struct PendingFile: Sendable {
-    var file: ScannedFile
-    var known: KnownFile?
-}
-
-/// The result of reading one pending file.
-struct ProcessedFile: Sendable {
-    enum Outcome: Sendable {
-        case touched
-        case parsed(digest: String, document: ParsedDocument, bytes: Int, text: SearchableText)
-        case listedOnly(digest: String, diagnostics: [Diagnostic])
-        case vanished
-    }
-
-    var pending: PendingFile
-    var outcome: Outcome
-    /// Whether the agent's policy hides the file (``HiddenFiles``), decided on the parse
-    /// thread rather than by the writer.
-    var hidden = false
 }

@@ -70,6 +70,33 @@ public struct RefreshReport: Sendable, Codable {
     }
 }
 
+extension RefreshReport {
+    /// Takes what the walk saw: the files, the folders listed and skipped, the sync-conflict
+    /// copies and special files met; `fromSnapshot` when the known files came from the
+    /// layout snapshot.
+    mutating func recordWalk(_ scan: WorkspaceScan, fromSnapshot: Bool) {
+        conflictCopies = scan.conflictCopies
+        diagnostics = scan.skipped
+        files = scan.files.count
+        foldersListed = scan.listed.count
+        foldersSkipped = scan.foldersSkipped
+        layoutFromSnapshot = fromSnapshot
+    }
+
+    /// Takes what `writer` wrote: its counts, its diagnostics and its time.
+    mutating func recordWrites(_ writer: IndexWriter) {
+        added = writer.counts.added
+        modified = writer.counts.modified
+        touched = writer.counts.touched
+        removed = writer.counts.removed
+        renames = writer.counts.renames
+        bytesParsed = writer.counts.bytesParsed
+        replayedTexts = writer.counts.replayedTexts
+        diagnostics += writer.counts.diagnostics
+        timings.write += writer.seconds
+    }
+}
+
 /// Progress of a running refresh, for a progress bar.
 public struct RefreshProgress: Sendable {
     /// Files read so far out of those that need reading.
