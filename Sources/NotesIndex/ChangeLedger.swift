@@ -12,21 +12,3 @@ import NotesCore
 public protocol ChangeLedger: Sendable {
     func settle(_ edits: [OutsideEdit]) -> any ProvenanceLookup
 }
-
-/// The effective provenance (docs/spec.md §3.1) of a file's bytes: what its front matter
-/// states, corrected by what the change history says about that version.
-public protocol ProvenanceLookup: Sendable {
-    /// `stated` is the front matter's provenance, `version` the bytes' 16-hex-digit
-    /// version, `mtime` the file's mtime in seconds.
-    func effective(path: String, stated: Provenance, version: String, mtime: Double) -> Provenance
-}
-
-/// No history (an index opened on its own, as tests and the fuzzer do): the front matter's
-/// provenance, completed from the file's mtime.
-struct StatedProvenance: ProvenanceLookup, ChangeLedger {
-    func effective(path: String, stated: Provenance, version: String, mtime: Double) -> Provenance {
-        stated.effective(mtimeSeconds: mtime)
-    }
-
-    func settle(_ edits: [OutsideEdit]) -> any ProvenanceLookup { self }
-}

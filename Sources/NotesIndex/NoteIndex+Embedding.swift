@@ -2,38 +2,6 @@ import Foundation
 import GRDB
 import NotesCore
 
-/// How far embedding has got: sections and files with current vectors.
-public struct SemanticCoverage: Sendable, Codable, Equatable {
-    /// Indexed files with vectors for every section.
-    public var embeddedFiles: Int
-    /// Indexed files.
-    public var files: Int
-    /// The model the vectors came from (nil: none yet).
-    public var model: String?
-    /// Passages with vectors.
-    public var passages: Int = 0
-
-    public var isComplete: Bool { embeddedFiles >= files }
-
-    enum CodingKeys: String, CodingKey {
-        case embeddedFiles = "embedded_files", files, model, passages
-    }
-}
-
-/// Progress of an embedding pass, for a progress bar.
-public struct EmbeddingProgress: Sendable {
-    /// Sections embedded so far in this pass, and how many needed it when the pass began.
-    public var sectionsDone: Int
-    public var sectionsTotal: Int
-    /// Passages embedded so far in this pass.
-    public var chunks: Int
-    /// The pass's work done and in all, in estimated bytes of passage text (a section's
-    /// share of its file, up to what its passages can hold): the sections go smallest file
-    /// first, so their count alone would make the time left look short early on.
-    public var workDone: Int = 0
-    public var workTotal: Int = 0
-}
-
 extension NoteIndex {
     /// Sections embedded per transaction: a pass killed mid-way keeps everything committed
     /// and the next pass continues from there.

@@ -2,57 +2,6 @@ import Foundation
 import GRDB
 import NotesCore
 
-/// One file as `list` shows it (docs/spec.md §5).
-public struct FileEntry: Sendable, Codable, Equatable {
-    public var path: String
-    public var kind: DocumentKind
-    public var format: FileFormat
-    public var size: Int
-    public var title: String
-    /// Effective `last_modified_at`.
-    public var modified: String
-    public var version: String
-    public var provenance: Provenance
-    /// Whether the file's text is in the search index.
-    public var indexed: Bool
-}
-
-/// A sub-folder in a non-recursive listing.
-public struct FolderEntry: Sendable, Codable, Equatable {
-    public var path: String
-    /// Files anywhere below it.
-    public var files: Int
-}
-
-/// The answer to `list`.
-public struct Listing: Sendable, Codable {
-    public var folder: String
-    public var folders: [FolderEntry]
-    public var files: [FileEntry]
-}
-
-/// Listing order (`notes list --sort`).
-public enum ListSort: String, Sendable, CaseIterable {
-    case path, modified, created, title, size
-}
-
-/// What `notes status` reports about the index.
-public struct IndexStatus: Sendable, Codable {
-    public var files: Int
-    public var indexed: Int
-    public var sections: Int
-    public var byKind: [String: Int]
-    public var diagnostics: [Diagnostic]
-    public var databaseBytes: Int
-    public var indexDirectory: String
-
-    enum CodingKeys: String, CodingKey {
-        case files, indexed, sections, diagnostics
-        case byKind = "by_kind", databaseBytes = "database_bytes", indexDirectory =
-            "index_directory"
-    }
-}
-
 extension NoteIndex {
     /// Files under `folder` (workspace-relative, "" for the root), optionally recursive and
     /// filtered by a glob on the path.

@@ -267,22 +267,6 @@ extension NoteIndex {
     }
 }
 
-/// A note found near another in meaning (``NoteIndex/related(to:limit:hideProtected:)``).
-public struct RelatedNote: Sendable, Codable {
-    public var path: String
-    public var title: String
-    /// Cosine similarity of the two notes' mean passage vectors (1 = the same meaning).
-    public var similarity: Double
-}
-
-/// The notes nearest one note in meaning.
-public struct RelatedNotes: Sendable, Codable {
-    public var path: String
-    public var related: [RelatedNote]
-    /// How many files have vectors: a file without them cannot be found.
-    public var semantic: SemanticCoverage
-}
-
 extension NoteIndex {
     /// The notes whose passages are, on average, nearest those of the note at `path` (itself
     /// excluded): candidates for links. Each note is its passages' mean vector.

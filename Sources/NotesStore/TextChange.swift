@@ -2,47 +2,6 @@ import Foundation
 import NotesCore
 import NotesDocuments
 
-/// One change of `edit_file` / `notes edit`: an exact replacement (`oldText` must occur
-/// exactly once), or, with `section`, a change inside or after the section under that
-/// heading (`mode`), with `newText` as the text.
-public struct TextEdit: Codable, Sendable, Equatable {
-    public var oldText: String
-    public var newText: String
-    /// The heading's text (without #s), for a section edit.
-    public var section: String?
-    public var mode: SectionMode?
-
-    public init(oldText: String, newText: String) {
-        self.oldText = oldText
-        self.newText = newText
-    }
-
-    public init(section: String, mode: SectionMode, text: String) {
-        self.oldText = ""
-        self.newText = text
-        self.section = section
-        self.mode = mode
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case oldText = "old_text", newText = "new_text", section, mode
-    }
-}
-
-/// What a section edit does with its text (issue 32, item 5).
-public enum SectionMode: String, Codable, Sendable, CaseIterable {
-    /// Replace the section's body (the lines under the heading, down to the next heading of
-    /// the same or a higher level); the heading stays.
-    case replace
-    /// Add at the end of the section's body.
-    case append
-    /// Add at the start of the section's body, just under the heading.
-    case prepend
-    /// Add after the whole section (before the next heading of the same or a higher level),
-    /// e.g. a new section.
-    case insertAfter = "insert_after"
-}
-
 /// Byte-level text changes that keep the file's own conventions: its line endings (an
 /// agent's `\n` becomes `\r\n` in a CRLF file), its BOM, and every byte outside the change.
 /// Matching is on exact bytes, so Unicode look-alikes (NFC/NFD) never match each other.
