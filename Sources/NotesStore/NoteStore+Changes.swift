@@ -85,13 +85,14 @@ extension NoteStore {
                 target, bytes: bytes, rule: rule, options: ChangeOptions(includeDiff: includeDiff),
                 author: author, operation: .append)
         }
-        let decision = guardFor(target, author: author, rule: rule).decideAppend(bytes, what: what)
+        let check = guardFor(target, author: author, rule: rule)
+        let decision = check.decideAppend(bytes, what: what)
         guard case .write = decision else {
             return try act(on: decision, target, operation: .append, author: author)
         }
         return try finish(
             target, bytes: bytes, operation: .append, author: author, includeDiff: includeDiff,
-            agentBase: nextAgentBase(target, proposed: bytes, author: author, confirmed: false))
+            agentBase: nextAgentBase(target, decidedBy: check, proposed: bytes, confirmed: false))
     }
 
     /// Replaces exact text (`edit_file`, `notes edit --replace`). An agent's edit on a file
@@ -349,9 +350,8 @@ extension NoteStore {
         let current = target.bytes ?? []
         var bytes = proposed
         var merged = false
-        switch guardFor(target, author: author, rule: rule).decideChange(
-            proposed, options: options, operation: operation, what: what)
-        {
+        let check = guardFor(target, author: author, rule: rule)
+        switch check.decideChange(proposed, options: options, operation: operation, what: what) {
         case .write: break
         case .merge(let combined):
             bytes = combined
@@ -370,7 +370,7 @@ extension NoteStore {
             options.dryRun
             ? nil
             : nextAgentBase(
-                target, proposed: bytes, author: author, confirmed: options.confirmUserEdits)
+                target, decidedBy: check, proposed: bytes, confirmed: options.confirmUserEdits)
         var result = try finish(
             target, bytes: bytes, operation: merged ? .merge : operation, author: author,
             stamped: stamped, dryRun: options.dryRun,

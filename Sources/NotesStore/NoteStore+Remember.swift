@@ -36,17 +36,8 @@ extension NoteStore {
                 result.matching = String(line.drop { $0 == " " || $0 == "\t" })
                 return result
             }
-            if author.actor == .agent, let current = target.bytes,
-                UserSections(current, path: path.relative).owns(heading)
-            {
-                throw NotesError(
-                    .policyDenied,
-                    "the section \"\(heading)\" of context.md belongs to the person; agents may read it, never add to it",
-                    hint:
-                        "remember it under a section of your own (the default is \"\(ContextFacts.defaultSection)\")",
-                    details: ErrorDetails(
-                        path: path.relative, options: ["remember without section"]))
-            }
+            try WriteGuard.checkFactSection(
+                heading, in: target.bytes, path: path.relative, by: author)
             let line = ContextFacts.bullet(text, date: String(Timestamp.format(now).prefix(10)))
             let start = target.bytes ?? Array(ContextFacts.header.utf8)
             let bytes = try TextChange.append(

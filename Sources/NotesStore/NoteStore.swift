@@ -41,6 +41,11 @@ public final class NoteStore: Sendable {
 
     /// Validates `raw` for `author`: inside the workspace (docs/spec.md §10), not protected, and
     /// allowed by the agent's path policy. Returns the path and the policy rule.
+    ///
+    /// It looks at the actor because the path policy is about access, not about a change:
+    /// it applies to an agent's reads as to its writes (a protected path is hidden from both),
+    /// so it is decided here, before any guard; a change then goes to ``WriteGuard`` with the
+    /// rule returned.
     func resolve(_ raw: String, for author: Author, _ access: Access) throws(NotesError) -> (
         path: WorkspacePath, rule: AccessRule
     ) {
@@ -314,32 +319,18 @@ public final class NoteStore: Sendable {
         return fm.provenance
     }
 
-    /// The agent's baseline after it turns `target`'s text into `proposed` while the
-    /// person's edits are pending: the same change applied to the agent's own last text
-    /// (a three-way merge with the current text as base), so the person's lines stay
-    /// theirs. "" means "the new version" (the person agreed); nil means "the usual rule".
-    func nextAgentBase(_ target: Target, proposed: [UInt8], author: Author, confirmed: Bool)
-        -> String?
-    {
-        guard author.actor == .agent, let current = target.bytes else { return nil }
-        let check = guardFor(target, author: author, rule: .write)
-        guard check.userEdited else { return nil }
-        if confirmed { return "" }
-        let base = check.pathHistory.agentBaseline.flatMap { history.object($0) } ?? []
-        switch ThreeWayMerge.merge(base: current, ours: proposed, theirs: base) {
-        case .merged(let next): return (try? history.store(next)) ?? check.pathHistory.agentBaseline
-        case .conflicts:
-            // The change cannot be replayed on the agent's text (say, its first append to a
-            // file the person wrote): its text so far plus the lines this change adds, so
-            // those lines count as the agent's from now on.
-            let added = LineDiff.addedLines(ByteLines(current), ByteLines(proposed))
-            let proposedLines = ByteLines(proposed).lines
-            var own = base
-            if let last = own.last, last != 0x0A { own.append(0x0A) }
-            for index in added.sorted() where index < proposedLines.count {
-                own.append(contentsOf: proposedLines[index])
-            }
-            return (try? history.store(own)) ?? check.pathHistory.agentBaseline
+    /// The agent's baseline after the change `check` decided turns `target`'s text into
+    /// `proposed` (``WriteGuard/nextAgentBaseline(after:confirmed:)``), its text stored in
+    /// the history. "" means "the new version" (the person agreed); nil means "the usual
+    /// rule" (a new file, the person's own change, or no edit of theirs pending).
+    func nextAgentBase(
+        _ target: Target, decidedBy check: WriteGuard, proposed: [UInt8], confirmed: Bool
+    ) -> String? {
+        guard target.bytes != nil else { return nil }
+        switch check.nextAgentBaseline(after: proposed, confirmed: confirmed) {
+        case nil: return nil
+        case .agreed: return ""
+        case .text(let own): return (try? history.store(own)) ?? check.pathHistory.agentBaseline
         }
     }
 
@@ -376,6 +367,8 @@ public final class NoteStore: Sendable {
         lossy: Bool = false, by author: Author
     ) throws(NotesError) -> ReadResult {
         let (path, _) = try resolve(raw, for: author, .read)
+        // The agent's reads, not its changes: the bytes it read are kept, so a later
+        // `stale_version` can show what changed since and a stale edit be checked by line.
         let keepCopy = author.actor == .agent && workspace.isInitialized
         return try workspace.read(path, offset: offset, limit: limit, window: window, lossy: lossy)
         { [self] bytes, mtime in

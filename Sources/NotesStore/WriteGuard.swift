@@ -354,6 +354,39 @@ struct WriteGuard {
         }
     }
 
+    /// The agent's own text after it turns the file's text into `proposed` while the
+    /// person's edits are pending: the same change applied to the agent's last text (a
+    /// three-way merge with the current text as base), so the person's lines stay theirs.
+    /// Nil when the usual rule applies (the person's change, or no edit of theirs pending).
+    func nextAgentBaseline(after proposed: [UInt8], confirmed: Bool) -> AgentBaseline? {
+        guard guarded, userEdited else { return nil }
+        if confirmed { return .agreed }
+        let base = pathHistory.agentBaseline.flatMap { history.object($0) } ?? []
+        switch ThreeWayMerge.merge(base: current, ours: proposed, theirs: base) {
+        case .merged(let next): return .text(next)
+        case .conflicts:
+            // The change cannot be replayed on the agent's text (say, its first append to a
+            // file the person wrote): its text so far plus the lines this change adds, so
+            // those lines count as the agent's from now on.
+            let added = LineDiff.addedLines(ByteLines(current), ByteLines(proposed))
+            let proposedLines = ByteLines(proposed).lines
+            var own = base
+            if let last = own.last, last != 0x0A { own.append(0x0A) }
+            for index in added.sorted() where index < proposedLines.count {
+                own.append(contentsOf: proposedLines[index])
+            }
+            return .text(own)
+        }
+    }
+
+    /// What the agent's baseline becomes after a change (``nextAgentBaseline(after:confirmed:)``).
+    enum AgentBaseline: Equatable {
+        /// The new version: the person agreed to the change.
+        case agreed
+        /// This text: the agent's last text with the change replayed on it.
+        case text([UInt8])
+    }
+
     /// An agent's whole-file text that names no front matter keeps the file's (title, tags,
     /// the person's keys, provenance); removing it takes an explicit edit.
     func keepingFrontMatter(_ proposed: [UInt8]) -> [UInt8] {
@@ -393,6 +426,21 @@ struct WriteGuard {
         throws(NotesError)
     {
         if author.actor == .user { try NoteStore.refuseProvenanceEdits(edits, path: path.relative) }
+    }
+
+    /// A fact remembered under `heading` of context.md (``NoteStore/remember``): an agent
+    /// may read the person's sections, never add to them.
+    static func checkFactSection(
+        _ heading: String, in current: [UInt8]?, path: String, by author: Author
+    ) throws(NotesError) {
+        guard author.actor == .agent, let current, UserSections(current, path: path).owns(heading)
+        else { return }
+        throw NotesError(
+            .policyDenied,
+            "the section \"\(heading)\" of context.md belongs to the person; agents may read it, never add to it",
+            hint:
+                "remember it under a section of your own (the default is \"\(ContextFacts.defaultSection)\")",
+            details: ErrorDetails(path: path, options: ["remember without section"]))
     }
 
     /// A move's destination must be writable for the author (the person's always is).
