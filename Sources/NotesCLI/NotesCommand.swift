@@ -43,6 +43,7 @@ struct NotesCommand: ParsableCommand {
         var name = ""
         do {
             let arguments = rewrite(Array(CommandLine.arguments.dropFirst()))
+            try checkCommand(arguments)
             try checkHelpTopic(arguments)
             var command = try parseAsRoot(arguments)
             name = type(of: command).configuration.commandName ?? ""
@@ -84,9 +85,57 @@ struct NotesCommand: ParsableCommand {
     }
 
     /// The arguments as ArgumentParser should see them: global options after the command,
-    /// free text taken as typed, and `-word` an excluded term in search queries only.
+    /// free text taken as typed, `-word` an excluded term in search queries only, and a
+    /// negative number the value of the option before it.
     static func rewrite(_ arguments: [String]) -> [String] {
-        negatingDashedWords(takingFreeTextAsTyped(hoistingGlobalOptions(arguments)))
+        joiningNegativeValues(
+            negatingDashedWords(takingFreeTextAsTyped(hoistingGlobalOptions(arguments))))
+    }
+
+    /// The options that take a number. ArgumentParser reads `--limit -1` as the option
+    /// `--limit` without its value and a flag `-1` ("missing value for '--limit'"); joined as
+    /// `--limit=-1`, the value reaches the command, whose check says what it accepts.
+    static let numberOptions: Set<String> = [
+        "--limit", "--offset", "--max-turns", "--max-tokens", "--timeout", "--max-bytes", "--poll",
+        "--debounce",
+    ]
+
+    static func joiningNegativeValues(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let arg = arguments[i]
+            if arg == "--" {
+                result += arguments[i...]
+                break
+            }
+            if numberOptions.contains(arg), i + 1 < arguments.count,
+                arguments[i + 1].hasPrefix("-"), Double(arguments[i + 1]) != nil
+            {
+                result.append(arg + "=" + arguments[i + 1])
+                i += 2
+            } else {
+                result.append(arg)
+                i += 1
+            }
+        }
+        return result
+    }
+
+    /// A first word that names no command (`notes serch whale`) is refused as one: the
+    /// nearest command is suggested (ArgumentParser would say "unexpected arguments").
+    static func checkCommand(_ arguments: [String]) throws(NotesError) {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(first) else { return }
+        if let near = CommandSuggestion.nearest(to: first, among: names) {
+            throw NotesError(
+                .invalidArgument, "unknown command '\(first)'",
+                hint: "did you mean `notes \(near)`? `notes help` lists the commands")
+        }
+        throw NotesError(
+            .invalidArgument, "unknown command '\(first)'",
+            hint: "the commands are: \(names.filter { $0 != "help" }.joined(separator: ", "))")
     }
 
     /// The options of the commands that take free text (`append PATH TEXT…`, `journal TEXT…`,
@@ -106,7 +155,7 @@ struct NotesCommand: ParsableCommand {
         guard let command = arguments.first, let known = freeTextCommands[command] else {
             return arguments
         }
-        let values = known.values.union(["-w", "--workspace", "--index-dir"])
+        let values = known.values.union(["-w", "--workspace", "--index-dir", "--color"])
         let flags = known.flags.union(["-h", "--help"])
         var options: [String] = []
         var text: [String] = []
@@ -139,17 +188,22 @@ struct NotesCommand: ParsableCommand {
         return [command] + options + (text.isEmpty ? [] : ["--"] + text)
     }
 
-    /// Options that name the workspace may come before the subcommand (`notes -w DIR
-    /// search whale`); ArgumentParser wants them after it, so they are moved there.
+    /// Options that name the workspace, and `--color`, may come before the subcommand
+    /// (`notes -w DIR search whale`); ArgumentParser wants them after it, so they are moved
+    /// there.
     static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
         var leading: [String] = []
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]
-            if ["-w", "--workspace", "--index-dir"].contains(arg), i + 1 < arguments.count {
+            if ["-w", "--workspace", "--index-dir", "--color"].contains(arg),
+                i + 1 < arguments.count
+            {
                 leading += [arg, arguments[i + 1]]
                 i += 2
-            } else if arg.hasPrefix("--workspace=") || arg.hasPrefix("--index-dir=") {
+            } else if arg.hasPrefix("--workspace=") || arg.hasPrefix("--index-dir=")
+                || arg.hasPrefix("--color=")
+            {
                 leading.append(arg)
                 i += 1
             } else {

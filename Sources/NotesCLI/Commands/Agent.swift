@@ -45,7 +45,8 @@ extension NotesCommand {
             name: .long,
             help: ArgumentHelp(
                 "anthropic or openai (default: from config, else the key that is set).",
-                valueName: "name")) var provider: String?
+                valueName: "name"), completion: .list(["anthropic", "openai"])) var provider:
+            String?
         @Option(
             name: .long, help: ArgumentHelp("The model id (overrides the tier).", valueName: "id"))
         var model: String?
@@ -53,7 +54,8 @@ extension NotesCommand {
             name: .long,
             help: ArgumentHelp(
                 "fast, balanced or powerful (default: agent.tier, else balanced).",
-                valueName: "tier")) var tier: String?
+                valueName: "tier"), completion: .list(["fast", "balanced", "powerful"])) var tier:
+            String?
         @Option(
             name: .customLong("max-turns"),
             help: ArgumentHelp(

@@ -24,7 +24,8 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file to edit (created when missing).") var path: String
+        @Argument(help: "The file to edit (created when missing).", completion: Completion.paths)
+        var path: String
         @Option(
             name: .long,
             help: ArgumentHelp(
@@ -43,7 +44,7 @@ extension NotesCommand {
             name: .long,
             help: ArgumentHelp(
                 "With --resume: the kept copy to save, when it was left outside the workspace.",
-                valueName: "file")) var from: String?
+                valueName: "file"), completion: .file()) var from: String?
         @OptionGroup var output: ChangeOutputOptions
 
         func validate() throws {

@@ -28,8 +28,8 @@ extension NotesCommand {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "Where to save it (default: Fetched/<host>/<name>).", valueName: "path")) var to:
-            String?
+                "Where to save it (default: Fetched/<host>/<name>).", valueName: "path"),
+            completion: Completion.paths) var to: String?
         @Option(
             name: .long,
             help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))

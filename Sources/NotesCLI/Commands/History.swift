@@ -42,7 +42,9 @@ extension NotesCommand {
         )
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file (it may have been deleted or moved).") var path: String
+        @Argument(
+            help: "The file (it may have been deleted or moved).", completion: Completion.paths)
+        var path: String
         @Flag(name: .long, help: "Print the records as JSON.") var json = false
 
         func run() throws {
@@ -109,7 +111,7 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file.") var path: String
+        @Argument(help: "The file.", completion: Completion.paths) var path: String
         @Argument(help: "The old version (default: the one before the last change).") var from:
             String?
         @Argument(help: "The new version (default: the file as it is now).") var to: String?
@@ -167,7 +169,8 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "Only changes to this file.") var path: String?
+        @Argument(help: "Only changes to this file.", completion: Completion.paths) var path:
+            String?
         @Option(name: .long, help: "Only changes by this actor (agent or user).") var actor: Actor?
         @Option(
             name: .long,

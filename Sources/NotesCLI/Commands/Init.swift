@@ -10,11 +10,13 @@ extension NotesCommand {
             abstract: "Make DIR (default: here) a workspace: .notes/ plus the starter files.",
             discussion: "Never overwrites a file. Refuses a folder that is already a workspace.")
 
-        @Argument(help: "The folder to set up (created if missing).") var directory: String = "."
+        @Argument(help: "The folder to set up (created if missing).", completion: .directory)
+        var directory: String = "."
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "A folder of templates to use instead of the shipped ones.", valueName: "dir"))
+                "A folder of templates to use instead of the shipped ones.", valueName: "dir"),
+            completion: .directory)
         var templates: String?
         @Flag(
             name: .long,
@@ -23,6 +25,7 @@ extension NotesCommand {
         )
         var minimal = false
         @Flag(name: .long, help: "Print what was created as JSON.") var json = false
+        @OptionGroup var style: ColorOption
 
         func run() throws {
             let cwd = FileSystem.currentDirectory()

@@ -14,16 +14,18 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(
-            help: "The folder to list (default: the current folder, or the workspace root with -w)."
-        ) var folder: String?
+            help:
+                "The folder to list (default: the current folder, or the workspace root with -w).",
+            completion: Completion.folders) var folder: String?
         @Flag(name: [.short, .long], help: "Include every folder below.") var recursive = false
         @Option(
             name: .long,
             help:
                 "Only files whose path (relative to the current folder, with a /) or name (without) matches this glob."
         ) var glob: String?
-        @Option(name: .long, help: "Order: path, modified, created, title, size.") var sort:
-            String = "path"
+        @Option(
+            name: .long, help: "Order: path, modified, created, title, size.",
+            completion: Completion.values(ListSort.self)) var sort: String = "path"
         @Flag(name: .long, help: "Draw the folders as a tree (implies --recursive).") var tree =
             false
         @Flag(name: .long, help: "Print the listing as JSON.") var json = false

@@ -30,6 +30,7 @@ extension NotesCommand {
             abstract: "Show the installed embedding model: name, folder, size, dimensions.")
 
         @Flag(name: .long, help: "Print it as JSON.") var json = false
+        @OptionGroup var style: ColorOption
 
         struct Report: Encodable {
             var installed: Bool
@@ -112,7 +113,7 @@ extension NotesCommand {
             name: .long,
             help: ArgumentHelp(
                 "A folder holding the model's files, or an http(s) URL they are under.",
-                valueName: "dir|url"))
+                valueName: "dir|url"), completion: .directory)
         var from: String?
         @Option(
             name: .long,
@@ -121,6 +122,7 @@ extension NotesCommand {
                 valueName: "hex"))
         var sha256: String?
         @Flag(name: .long, help: "Print the result as JSON.") var json = false
+        @OptionGroup var style: ColorOption
 
         func validate() throws {
             if let sha256, sha256.count != 64 || !sha256.allSatisfy(\.isHexDigit) {

@@ -19,7 +19,8 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The template's name.") var template: String
+        @Argument(help: "The template's name.", completion: Completion.templates) var template:
+            String
         @Argument(help: "The title (several words are joined).") var title: [String]
         @Option(
             name: .customLong("var"),
@@ -29,11 +30,12 @@ extension NotesCommand {
             name: .long,
             help: ArgumentHelp(
                 "Where to create it instead of the template's default (a folder ending in / or a path).",
-                valueName: "path")) var to: String?
+                valueName: "path"), completion: Completion.paths) var to: String?
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "A folder of templates to use instead of the shipped ones.", valueName: "dir"))
+                "A folder of templates to use instead of the shipped ones.", valueName: "dir"),
+            completion: .directory)
         var templates: String?
         @Flag(name: .long, help: "Print what was created as JSON.") var json = false
 
@@ -87,7 +89,8 @@ extension NotesCommand {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "A folder of templates to use instead of the shipped ones.", valueName: "dir"))
+                "A folder of templates to use instead of the shipped ones.", valueName: "dir"),
+            completion: .directory)
         var templates: String?
         @Flag(name: .long, help: "Print the list as JSON.") var json = false
 

@@ -17,7 +17,7 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file to read.") var path: String
+        @Argument(help: "The file to read.", completion: Completion.paths) var path: String
         @Option(name: .long, help: "First line to print (1-based).") var offset: Int?
         @Option(name: .long, help: "Number of lines to print.") var limit: Int?
         @Flag(

@@ -21,7 +21,7 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The note.") var path: String
+        @Argument(help: "The note.", completion: Completion.paths) var path: String
         @Option(name: .long, help: "Most notes to show.") var limit: Int = 10
         @Flag(name: .long, help: "One JSON document.") var json = false
 

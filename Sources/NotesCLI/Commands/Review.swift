@@ -27,7 +27,7 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "A proposal id.") var id: String?
+        @Argument(help: "A proposal id.", completion: Completion.proposals) var id: String?
         @Flag(name: .long, help: "Write the proposal (the file must not have changed since).")
         var accept = false
         @Flag(name: .long, help: "Drop the proposal.") var reject = false

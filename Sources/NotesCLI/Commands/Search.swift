@@ -32,7 +32,8 @@ extension NotesCommand {
         static let valueOptions: Set<String> = [
             "--workspace", "--index-dir", "--in", "--path", "--tag", "--by", "--edited-by",
             "--kind", "--title",
-            "--created", "--modified", "--meta", "--sort", "--limit", "--format",
+            "--created", "--modified", "--meta", "--sort", "--limit", "--format", "--mode",
+            "--color",
         ]
 
         @OptionGroup var workspace: WorkspaceOptions
@@ -42,7 +43,8 @@ extension NotesCommand {
 
         @Option(
             name: .customLong("in"),
-            help: ArgumentHelp("Only files under this folder.", valueName: "dir"))
+            help: ArgumentHelp("Only files under this folder.", valueName: "dir"),
+            completion: Completion.folders)
         var folder: [String] = []
         @Option(
             name: .customLong("path"),
@@ -53,17 +55,19 @@ extension NotesCommand {
         var tag: [String] = []
         @Option(
             name: .customLong("by"),
-            help: ArgumentHelp("Only files created by agent or user.", valueName: "actor"))
+            help: ArgumentHelp("Only files created by agent or user.", valueName: "actor"),
+            completion: Completion.values(Actor.self))
         var createdBy: String?
         @Option(
             name: .customLong("edited-by"),
-            help: ArgumentHelp("Only files last modified by agent or user.", valueName: "actor"))
+            help: ArgumentHelp("Only files last modified by agent or user.", valueName: "actor"),
+            completion: Completion.values(Actor.self))
         var editedBy: String?
         @Option(
             name: .long,
             help: ArgumentHelp(
                 "Only documents of this kind: research, journal, chat, context, note.",
-                valueName: "kind"))
+                valueName: "kind"), completion: Completion.values(DocumentKind.self))
         var kind: [String] = []
         @Option(
             name: .long, help: ArgumentHelp("Word(s) that must be in the title.", valueName: "text")
@@ -87,10 +91,12 @@ extension NotesCommand {
             name: .long,
             help: ArgumentHelp(
                 "By words (lexical), by meaning (semantic) or both (hybrid; the default when the workspace has been embedded).",
-                valueName: "mode"))
+                valueName: "mode"), completion: Completion.values(SearchMode.self))
         var mode: String?
 
-        @Option(name: .long, help: "Order: relevance, modified, created, path, title.")
+        @Option(
+            name: .long, help: "Order: relevance, modified, created, path, title.",
+            completion: Completion.values(SearchSort.self))
         var sort: String = "relevance"
         @Option(
             name: .long, help: "Most files to show (default 20; with -l every match; 0: no limit).")

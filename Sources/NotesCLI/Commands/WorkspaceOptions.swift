@@ -10,15 +10,17 @@ struct WorkspaceOptions: ParsableArguments {
         name: [.short, .customLong("workspace")],
         help: ArgumentHelp(
             "The workspace folder (default: $NOTES_WORKSPACE, else the nearest folder with .notes/).",
-            valueName: "dir"))
+            valueName: "dir"), completion: .directory)
     var workspace: String?
 
     @Option(
         name: .customLong("index-dir"),
         help: ArgumentHelp(
             "Where to keep this device's search index (default: $NOTES_INDEX_DIR, else ~/.cache/notes/<id>).",
-            valueName: "dir"))
+            valueName: "dir"), completion: .directory)
     var indexDirectory: String?
+
+    @OptionGroup var style: ColorOption
 
     /// The workspace these options name.
     func openWorkspace() throws -> Workspace {

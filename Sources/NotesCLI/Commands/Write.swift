@@ -82,11 +82,14 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file to write (created with its folders if missing).") var path: String
+        @Argument(
+            help: "The file to write (created with its folders if missing).",
+            completion: Completion.paths) var path: String
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "Read the text from this file instead of standard input.", valueName: "file"))
+                "Read the text from this file instead of standard input.", valueName: "file"),
+            completion: .file())
         var from: String?
         @Option(
             name: .long,
@@ -144,7 +147,8 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file to append to (created if missing).") var path: String
+        @Argument(help: "The file to append to (created if missing).", completion: Completion.paths)
+        var path: String
         @Argument(help: "The text; standard input when omitted.") var text: [String] = []
         @Option(
             name: .long,
@@ -178,7 +182,7 @@ extension NotesCommand {
         )
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file to delete.") var path: String
+        @Argument(help: "The file to delete.", completion: Completion.paths) var path: String
         @Option(
             name: .long,
             help: ArgumentHelp("Fail unless the file is at this version.", valueName: "version"))
@@ -203,8 +207,9 @@ extension NotesCommand {
             abstract: "Rename or move a file inside the workspace (history follows it).")
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file to move.") var from: String
-        @Argument(help: "Its new path (must not exist).") var to: String
+        @Argument(help: "The file to move.", completion: Completion.paths) var from: String
+        @Argument(help: "Its new path (must not exist).", completion: Completion.paths) var to:
+            String
         @OptionGroup var output: ChangeOutputOptions
 
         func run() throws {
@@ -230,7 +235,7 @@ extension NotesCommand {
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions
-        @Argument(help: "The file to restore.") var path: String
+        @Argument(help: "The file to restore.", completion: Completion.paths) var path: String
         @Option(
             name: .long,
             help: ArgumentHelp(

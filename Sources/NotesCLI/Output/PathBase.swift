@@ -20,9 +20,16 @@ struct PathBase: Sendable {
         _ workspace: Workspace, options: WorkspaceOptions,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
+        self.init(
+            workspace,
+            named: !(options.workspace ?? "").isEmpty
+                || !(environment["NOTES_WORKSPACE"] ?? "").isEmpty)
+    }
+
+    /// The base for `workspace`, `named` by `-w` or `$NOTES_WORKSPACE` (the root) or found
+    /// from the current folder (that folder, when inside the workspace).
+    init(_ workspace: Workspace, named: Bool) {
         self.workspace = workspace
-        let named =
-            !(options.workspace ?? "").isEmpty || !(environment["NOTES_WORKSPACE"] ?? "").isEmpty
         let cwd =
             FileSystem.realPath(FileSystem.currentDirectory()) ?? FileSystem.currentDirectory()
         let root = workspace.root

@@ -1,18 +1,38 @@
+import ArgumentParser
 import Foundation
 import NotesCore
 import NotesIndex
+import Synchronization
 
-/// How output is styled: ANSI color only when stdout is a terminal and `NO_COLOR` is not
-/// set (https://no-color.org); progress only when stderr is a terminal.
+/// How output is styled: ANSI color as `--color` says (``ColorChoice``), by default only
+/// when stdout is a terminal and `NO_COLOR` is not set (https://no-color.org); progress only
+/// when stderr is a terminal.
 enum Terminal {
     static let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
     static let stderrIsTTY = isatty(STDERR_FILENO) == 1
-    static let color: Bool = {
+
+    /// Whether `auto` colors: stdout is a terminal, `NO_COLOR` is unset or empty and
+    /// `TERM` is not `dumb`.
+    static let colorsWhenAuto: Bool = {
         let env = ProcessInfo.processInfo.environment
         if let noColor = env["NO_COLOR"], !noColor.isEmpty { return false }
         if env["TERM"] == "dumb" { return false }
         return stdoutIsTTY
     }()
+
+    private static let choice = Mutex(ColorChoice.auto)
+
+    /// Makes `chosen` (`--color`) the rule for the rest of the run.
+    static func use(_ chosen: ColorChoice) { choice.withLock { $0 = chosen } }
+
+    /// Whether output is colored.
+    static var color: Bool {
+        switch choice.withLock({ $0 }) {
+        case .always: true
+        case .never: false
+        case .auto: colorsWhenAuto
+        }
+    }
 
     enum Style: String {
         case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", magenta =
@@ -28,6 +48,13 @@ enum Terminal {
         StandardStreams.writeOutput(text)
     }
 
+}
+
+/// `--color`: `auto` colors on a terminal unless `NO_COLOR` is set; `always` colors even in
+/// a pipe (for `less -R`, `grep --color`), over `NO_COLOR`, since it was asked for by name;
+/// `never` never colors.
+enum ColorChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case auto, always, never
 }
 
 /// A one-line progress bar on stderr, shown only on a terminal and only once the work has

@@ -1,0 +1,239 @@
+import Foundation
+import NotesCore
+import NotesTestSupport
+import Testing
+
+/// Issue 31 item 9 (docs/cli.md "Shell completion", decisions.md D237): the bash completion
+/// script `notes --generate-completion-script bash` prints, run by a real bash against the
+/// real binary, offers workspace paths as the commands take them and the values of options.
+@Suite(.serialized) struct ShellCompletionTests {
+    let notes = NotesRunner()
+
+    /// What bash offers for `line` (ending where Tab is pressed) typed in `directory`.
+    func complete(_ line: String, in directory: String? = nil) -> [String] {
+        let script = notes("--generate-completion-script", "bash").stdout
+        let file = notes.dir.write("notes.bash", script)
+        // COMP_WORDS[0] is the program the script calls back: the binary under test.
+        let driver = """
+            source "$1"
+            COMP_LINE="$2"; COMP_POINT=${#COMP_LINE}
+            read -ra COMP_WORDS <<< "$COMP_LINE"
+            [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+            COMP_WORDS[0]="$3"
+            COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+            _notes notes "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let result = run(
+            "/bin/bash", ["-c", driver, "bash", file, line, Repository.notesBinary],
+            environment: notes.environment, directory: directory ?? notes.workspace)
+        return result.stdout.lines().map(String.init).filter { !$0.isEmpty }
+    }
+
+    @Test func pathsAreCompletedFromTheCurrentFolder() throws {
+        let top = complete("notes read ")
+        #expect(top.contains("Research/") && top.contains("context.md"), "\(top)")
+        #expect(!top.contains { $0.hasPrefix(".") }, "no .notes/ nor other dot-names: \(top)")
+        #expect(
+            complete("notes history Research/moby-dick/")
+                .contains("Research/moby-dick/introduction.md"))
+        #expect(complete("notes append Jour") == ["Journal/"])
+        let research = notes.workspace + "/Research"
+        #expect(complete("notes read moby-dick/n", in: research) == ["moby-dick/notes.md"])
+        #expect(complete("notes diff ../Jou", in: research) == ["../Journal/"])
+        #expect(complete("notes read ../../", in: research).isEmpty, "not outside the workspace")
+        // With -w the paths are the workspace's, from wherever the command is typed.
+        #expect(
+            complete("notes read -w ws Research/m", in: notes.dir.path) == ["Research/moby-dick/"])
+    }
+
+    @Test func ignoredNamesAndFilesForFolderArgumentsAreLeftOut() throws {
+        try FileManager.default.createDirectory(
+            atPath: notes.workspace + "/Research/.cache", withIntermediateDirectories: true)
+        _ = notes.dir.write("ws/Research/draft.md~", "editor backup")
+        _ = notes.dir.write("ws/Research/plan.sync-conflict-20261101-120000-ABC.md", "copy")
+        _ = notes.dir.write("ws/Research/plan.md", "# Plan")
+        #expect(
+            complete("notes read Research/") == [
+                "Research/moby-dick/", "Research/plan.md", "Research/whaling-history/",
+            ])
+        #expect(complete("notes read Research/.c").isEmpty)
+        #expect(complete("notes read .notes/").isEmpty)
+        #expect(complete("notes list ") == ["Chats/", "Journal/", "Research/"])
+        #expect(complete("notes search whale --in R") == ["Research/"])
+    }
+
+    @Test func optionValuesAreCompleted() {
+        #expect(complete("notes search whale --mode ") == ["lexical", "semantic", "hybrid"])
+        #expect(complete("notes search --sort m") == ["modified"])
+        #expect(complete("notes list --sort ").contains("size"))
+        #expect(complete("notes search --kind j") == ["journal"])
+        #expect(complete("notes search --by ") == ["agent", "user"])
+        #expect(complete("notes log --actor ") == ["agent", "user"])
+        #expect(complete("notes read --color ") == ["auto", "always", "never"])
+        #expect(complete("notes new ").contains("research"))
+    }
+}
+
+/// `--color auto|always|never` (issue 31 item 9): `auto` colors on a terminal unless
+/// `NO_COLOR` is set; `always` colors in a pipe too, and over `NO_COLOR`; `never` never.
+@Suite(.serialized) struct ColorOptionTests {
+    let notes = NotesRunner()
+    static let escape = "\u{1B}["
+
+    /// The binary's output on a pipe, with `NO_COLOR` set or not.
+    func piped(_ arguments: [String], noColor: Bool) -> ProcessResult {
+        var environment = notes.environment
+        environment["NO_COLOR"] = noColor ? "1" : ""
+        return run(
+            Repository.notesBinary, arguments, environment: environment,
+            directory: notes.workspace)
+    }
+
+    /// The binary's output on a terminal (util-linux `script` gives it a pseudo-terminal).
+    func onTerminal(_ arguments: String, noColor: Bool) -> String {
+        var environment = notes.environment
+        environment["NO_COLOR"] = noColor ? "1" : ""
+        environment["TERM"] = "xterm"
+        return run(
+            "/usr/bin/script", ["-qec", "'\(Repository.notesBinary)' " + arguments, "/dev/null"],
+            environment: environment, directory: notes.workspace
+        ).stdout
+    }
+
+    @Test func alwaysColorsAPipeAndNeverDoesNot() {
+        let always = piped(["list", "--color", "always"], noColor: false)
+        #expect(always.status == 0 && always.stdout.contains(Self.escape), "\(always.stdout)")
+        let before = piped(["--color", "always", "search", "whale"], noColor: false)
+        #expect(before.status == 0 && before.stdout.contains(Self.escape), "\(before.stderr)")
+        #expect(piped(["list", "--color=always"], noColor: true).stdout.contains(Self.escape))
+        let auto = piped(["list"], noColor: false)
+        #expect(auto.status == 0 && !auto.stdout.contains(Self.escape))
+        #expect(!piped(["list", "--color", "never"], noColor: false).stdout.contains(Self.escape))
+    }
+
+    @Test func autoColorsATerminalUnlessNoColorAndNeverWins() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"))
+        #expect(onTerminal("list", noColor: false).contains(Self.escape))
+        #expect(!onTerminal("list", noColor: true).contains(Self.escape))
+        #expect(!onTerminal("list --color never", noColor: false).contains(Self.escape))
+        #expect(onTerminal("list --color always", noColor: true).contains(Self.escape))
+    }
+
+    @Test func anUnknownChoiceIsOneLineAndExit2() {
+        let bad = piped(["list", "--color", "sometimes"], noColor: false)
+        #expect(bad.status == 2 && bad.stdout.isEmpty)
+        #expect(bad.stderr.hasPrefix("notes: ") && bad.stderr.contains("'sometimes'"))
+        #expect(bad.stderr.lines().filter { !$0.isEmpty }.count == 1)
+    }
+
+    @Test func freeTextCommandsTakeItAsAnOption() {
+        let result = piped(
+            ["append", "Journal/x.md", "a line", "--color", "never"], noColor: false)
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = (try? String(contentsOfFile: notes.workspace + "/Journal/x.md", encoding: .utf8))
+        #expect(text?.contains("a line") == true && text?.contains("never") == false)
+    }
+}
+
+/// Faults a newcomer's trial found in the command line's handling of bad input.
+@Suite(.serialized) struct CommandLineTrialTests {
+    let notes = NotesRunner()
+
+    @Test func aNegativeLimitIsRefusedByWhatItMeans() {
+        let search = notes("search", "whale", "--limit", "-1")
+        #expect(search.status == 2 && search.stdout.isEmpty)
+        #expect(search.stderr.hasPrefix("notes: --limit must be 0 (no limit) or more"))
+        #expect(search.stderr.lines().filter { !$0.isEmpty }.count == 1)
+        let read = notes("read", "context.md", "--offset", "-2")
+        #expect(read.status == 2 && read.stderr.hasPrefix("notes: --offset must be at least 1"))
+        let log = notes("log", "--limit", "-5")
+        #expect(log.status == 2 && log.stderr.hasPrefix("notes: --limit must be 0 or more"))
+    }
+
+    @Test func anUnknownCommandIsNamedWithTheNearestOne() {
+        let typo = notes("serch", "whale")
+        #expect(typo.status == 2 && typo.stdout.isEmpty)
+        #expect(typo.stderr.hasPrefix("notes: unknown command 'serch'"), "\(typo.stderr)")
+        #expect(typo.stderr.contains("did you mean `notes search`?"))
+        #expect(typo.stderr.lines().filter { !$0.isEmpty }.count == 1)
+        #expect(notes("-w", notes.workspace, "hsitory", "x").stderr.contains("`notes history`"))
+        let far = notes("xyzzy")
+        #expect(far.status == 2 && far.stderr.hasPrefix("notes: unknown command 'xyzzy'"))
+        #expect(!far.stderr.contains("did you mean") && far.stderr.contains("search, read"))
+    }
+
+    @Test func indexPrintsItsSummaryOnAPipe() {
+        let index = notes("index")
+        #expect(index.status == 0)
+        #expect(index.stdout.hasPrefix("Indexed 15 files"), "\(index.stdout)")
+    }
+}
+
+/// A copied workspace (`cp -r`: new inodes, new mtimes) keeps the agent's provenance: an
+/// outside edit is a change of the bytes, never of the file's times or identity.
+@Suite(.serialized) struct CopiedWorkspaceTests {
+    let notes = NotesRunner()
+
+    /// Writes `files` as the agent, over MCP (raw JSON-RPC to `notes mcp`).
+    func writeAsAgent(_ files: [String: String]) throws {
+        var requests = [
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"copy-test","version":"1"}}}"#,
+            #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ]
+        for (n, (path, text)) in files.sorted(by: { $0.key < $1.key }).enumerated() {
+            let arguments = try JSONSerialization.data(withJSONObject: [
+                "path": path, "content": text,
+            ])
+            requests.append(
+                #"{"jsonrpc":"2.0","id":\#(n + 2),"method":"tools/call","params":{"name":"write_file","arguments":"#
+                    + String(decoding: arguments, as: UTF8.self) + "}}")
+        }
+        let session = notes(
+            "mcp", "-w", notes.workspace, stdin: requests.joined(separator: "\n") + "\n")
+        #expect(!session.stdout.contains(#""isError":true"#), "\(session.stdout)")
+    }
+
+    @Test func copyingTheWorkspaceIsNoEditByThePerson() throws {
+        try writeAsAgent([
+            "Research/agent-note.md": "# Agent note\n\nWritten by the agent.\n",
+            "Research/agent-data.txt": "plain text the agent wrote\n",
+        ])
+        #expect(notes("index").status == 0)
+        let copy = notes.dir.path + "/copy"
+        #expect(run("/bin/cp", ["-r", notes.workspace, copy]).status == 0)
+        // Later times than any the log holds, whatever cp kept.
+        let later = Date().addingTimeInterval(3600)
+        for name in ["agent-note.md", "agent-data.txt"] {
+            try FileManager.default.setAttributes(
+                [.modificationDate: later], ofItemAtPath: copy + "/Research/" + name)
+        }
+        let index = ["--index-dir", notes.dir.path + "/copy-index"]
+        for (indexArguments, label) in [
+            ([String](), "the original's index"), (index, "a new index"),
+        ] {
+            let listed = run(
+                Repository.notesBinary,
+                ["-w", copy, "list", "Research", "--json"] + indexArguments,
+                environment: notes.environment)
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any],
+                "\(listed.stderr)")
+            let files = try #require(json["files"] as? [[String: Any]])
+            for name in ["Research/agent-note.md", "Research/agent-data.txt"] {
+                let file = try #require(files.first { $0["path"] as? String == name }, "\(name)")
+                let provenance = file["provenance"] as? [String: Any]
+                #expect(provenance?["last_modified_by"] as? String == "agent", "\(name), \(label)")
+            }
+            let history = run(
+                Repository.notesBinary,
+                ["-w", copy, "history", "Research/agent-data.txt"] + indexArguments,
+                environment: notes.environment)
+            #expect(history.stdout.contains("← current"), "\(history.stdout)")
+            #expect(!history.stdout.contains("edited outside notes"), "\(label)")
+        }
+        let log = run(
+            Repository.notesBinary, ["-w", copy, "log", "--json"], environment: notes.environment)
+        #expect(!log.stdout.contains("external"), "\(log.stdout)")
+    }
+}
