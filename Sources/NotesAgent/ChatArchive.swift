@@ -125,10 +125,10 @@ public struct ChatArchive: Sendable {
         let path = folder + "/" + id + ".lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw NotesError(
-                .internal,
-                "cannot open the session lock \(path) (\(String(cString: strerror(errno))))",
-                hint: "check permissions on .notes/")
+            let code = errno
+            throw NotesError.system(
+                code, "cannot open the session lock \(path) (\(String(cString: strerror(code))))",
+                hint: "check permissions on .notes/", path: path)
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)

@@ -43,8 +43,9 @@
             scanner = FileScanner(workspace: workspace)
             let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard fd >= 0 else {
-                throw NotesError(
-                    .internal, "inotify is not available: \(String(cString: strerror(errno)))",
+                let code = errno
+                throw NotesError.system(
+                    code, "inotify is not available: \(String(cString: strerror(code)))",
                     hint: "use notes watch --poll")
             }
             fileDescriptor = fd
@@ -145,8 +146,8 @@
                 let code = errno
                 // gone already, or not ours to read
                 if code == ENOENT || code == ENOTDIR || code == EACCES { return }
-                throw NotesError(
-                    .internal,
+                throw NotesError.system(
+                    code,
                     code == ENOSPC
                         ? "too many folders to watch (fs.inotify.max_user_watches)"
                         : "cannot watch \(full): \(String(cString: strerror(code)))",

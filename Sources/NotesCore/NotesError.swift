@@ -20,7 +20,8 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         case tooLarge = "too_large"
         case notText = "not_text"
         case offline = "offline"
-        /// The disk refused: full, read-only, permissions, a path of the wrong kind. The
+        /// The disk or the system refused: full, read-only, permissions, a path of the wrong
+        /// kind (a file where a folder should be, or the reverse), a system limit. The
         /// message says which and the hint what to do; nothing was changed.
         case ioError = "io_error"
         /// Another process holds what this call needs (the workspace lock, the search index
@@ -97,9 +98,9 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `errno` names a condition the person can fix: space, quota, a read-only
-    /// disk, permissions.
+    /// disk, permissions, a file where a folder should be or a folder where a file should.
     public static func isActionable(errno code: Int32) -> Bool {
-        [ENOSPC, EDQUOT, EROFS, EACCES, EPERM].contains(code)
+        [ENOSPC, EDQUOT, EROFS, EACCES, EPERM, ENOTDIR, EISDIR].contains(code)
     }
 
     /// The system's error number behind this error, when it came from a system call.

@@ -91,7 +91,24 @@ public struct TemplateCatalog: Sendable {
             text = String(
                 decoding: try FileBytes.read(path: manifest, maxBytes: 1 << 20), as: UTF8.self)
         } catch {
-            throw NotesError(.internal, "cannot read \(manifest)", hint: "check the file")
+            switch error {
+            case .notFound:
+                throw NotesError(
+                    .notFound, "\(manifest) is gone", hint: "restore it, or remove its folder")
+            case .notRegularFile:
+                throw NotesError(
+                    .ioError, "\(manifest) is not a file",
+                    hint: "make it a file, or remove it to use the shipped templates",
+                    details: ErrorDetails(path: manifest))
+            case .tooLarge(let size):
+                throw NotesError(
+                    .tooLarge, "\(manifest) is \(size >> 20) MB, over 1 MB",
+                    hint: "a template manifest lists templates; keep it small")
+            case .unreadable(let code):
+                throw NotesError.system(
+                    code, "cannot read \(manifest) (\(String(cString: strerror(code))))",
+                    hint: "check the file", path: manifest)
+            }
         }
         let node: Node?
         do { node = try Yams.compose(yaml: text) } catch {

@@ -191,7 +191,9 @@ public enum WorkspaceSkeleton {
                 TemplateText(String(decoding: bytes, as: UTF8.self)).render(values).utf8)
             guard FileManager.default.createFile(atPath: to, contents: Data(rendered)) else {
                 throw NotesError(
-                    .internal, "cannot create \(to)", hint: "check that the folder is writable")
+                    .ioError, "cannot create \(to)",
+                    hint: "check that the folder is writable and the disk has space",
+                    details: ErrorDetails(path: to))
             }
             result.created.append(relative)
         }

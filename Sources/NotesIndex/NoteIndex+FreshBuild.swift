@@ -157,8 +157,8 @@ extension NoteIndex {
         // A WAL database takes a backup only from a source of its own page size.
         guard pageSizes.0 == pageSizes.1 else {
             throw NotesError(
-                .internal,
-                "cannot copy the rebuilt index into place (page size \(pageSizes.0 ?? 0) vs \(pageSizes.1 ?? 0))",
+                .busy,
+                "cannot copy the rebuilt index into place while other processes use it (page size \(pageSizes.0 ?? 0) vs \(pageSizes.1 ?? 0))",
                 hint:
                     "stop the other notes processes using this workspace and run `notes index --rebuild` again"
             )

@@ -192,7 +192,9 @@ public final class NoteIndex: Sendable {
             return try Self.open(path: path, root: root, policy: policy, mapped: mapped)
         } catch {
             let wrapped = Self.wrap(error, directory: directory)
-            if wrapped.cause == .indexUnusable { throw wrapped }
+            // A folder that refuses, a disk that is full, a lock held past the wait: the
+            // caller can act on those as they are.
+            if wrapped.cause == .indexUnusable || wrapped.code != .internal { throw wrapped }
             throw NotesError(
                 .internal, "cannot create the search index at \(path): \(error)",
                 hint: "check that folder, or set NOTES_INDEX_DIR to another folder")

@@ -138,7 +138,12 @@ final class FolderHandle {
         do {
             bytes = try FileBytes.read(descriptor: file, size: size)
         } catch {
-            throw NotesError(.internal, "cannot read \(path(name)) (\(error))")
+            guard case .unreadable(let code) = error else {
+                throw NotesError(.internal, "cannot read \(path(name)) (\(error))")
+            }
+            throw NotesError.system(
+                code, "cannot read \(path(name)) (\(errorText(code)))",
+                hint: "check the file and the disk", path: path(name))
         }
         return (bytes, info)
     }

@@ -87,7 +87,7 @@ extension NotesCommand {
                 // The person may still want what they typed: kept, never written silently.
                 guard edited != original else {
                     throw NotesError(
-                        .internal,
+                        .invalidArgument,
                         "the editor (\(session.editor)) exited with status \(session.status); nothing was written",
                         hint: "set $EDITOR to an editor that waits, e.g. 'code --wait'")
                 }
@@ -95,7 +95,7 @@ extension NotesCommand {
                     edited, base: original, baseVersion: existing?.version ?? "", relative, ws,
                     temporary: session.file, keepTemporary: &keepTemporary)
                 throw NotesError(
-                    .internal,
+                    .invalidArgument,
                     "the editor (\(session.editor)) exited with status \(session.status); nothing was written, and your text is kept in \(kept)",
                     hint: "to save it: `\(resumeCommand(ws, relative, from: kept))`")
             }
@@ -297,7 +297,8 @@ struct EditorSession {
             unlink(file)
             rmdir((file as NSString).deletingLastPathComponent)
             throw NotesError(
-                .internal, "cannot start the editor (\(editor)): \(error)", hint: "set $EDITOR")
+                .invalidArgument, "cannot start the editor (\(editor)): \(error)",
+                hint: "set $EDITOR")
         }
         process.waitUntilExit()
         let data = FileManager.default.contents(atPath: file)
@@ -319,7 +320,7 @@ struct EditorSession {
                 atPath: file, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
         else {
             throw NotesError(
-                .internal, "cannot create a temporary file for the editor",
+                .ioError, "cannot create a temporary file for the editor",
                 hint: "check \(NSTemporaryDirectory())")
         }
         return file

@@ -142,7 +142,7 @@ extension NotesCommand {
             if let session, session.status != 0 {
                 throw kept(
                     NotesError(
-                        .internal,
+                        .invalidArgument,
                         "the editor (\(session.editor)) exited with status \(session.status); nothing was written"
                     ))
             }

@@ -53,9 +53,9 @@ extension NotesCommand {
             }
             let argv = arguments.map { strdup($0) } + [nil]
             execv(server, argv)
-            let problem = String(cString: strerror(errno))
-            throw NotesError(
-                .internal, "cannot start the MCP server \(server): \(problem)",
+            let code = errno
+            throw NotesError.system(
+                code, "cannot start the MCP server \(server): \(String(cString: strerror(code)))",
                 hint: "reinstall notes so that notes-mcp sits next to notes")
         }
 
@@ -67,7 +67,7 @@ extension NotesCommand {
             let server = folder + "/notes-mcp"
             guard access(server, X_OK) == 0 else {
                 throw NotesError(
-                    .internal,
+                    .notFound,
                     "the MCP server notes-mcp is not installed next to notes (\(server))",
                     hint:
                         "build it with scripts/build-release, or `swift build --product notes-mcp`")

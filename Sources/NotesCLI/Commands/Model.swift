@@ -209,7 +209,7 @@ extension NotesCommand {
                         at: file, to: staged.appendingPathComponent(name))
                 } catch {
                     throw NotesError(
-                        .internal, "cannot copy \(file.path): \(error.localizedDescription)",
+                        .ioError, "cannot copy \(file.path): \(error.localizedDescription)",
                         hint: "check free space and permissions")
                 }
                 copied.append(name)
@@ -248,7 +248,7 @@ extension NotesCommand {
                     try Data(response.body).write(to: staged.appendingPathComponent(name))
                 } catch {
                     throw NotesError(
-                        .internal,
+                        .ioError,
                         "cannot write \(name) in \(staged.path): \(error.localizedDescription)",
                         hint: "check free space")
                 }
@@ -278,9 +278,10 @@ extension NotesCommand {
                 (parent.path + "/.install-\(ModelLocation.modelName)-XXXXXX").utf8CString)
             guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil
             else {
-                throw NotesError(
-                    .internal,
-                    "cannot create a temporary folder in \(parent.path): \(String(cString: strerror(errno)))",
+                let code = errno
+                throw NotesError.system(
+                    code,
+                    "cannot create a temporary folder in \(parent.path): \(String(cString: strerror(code)))",
                     hint: "check permissions")
             }
             return URL(
@@ -315,18 +316,20 @@ extension NotesCommand {
                     ".old-\(ModelLocation.modelName)-\(getpid())")
                 try? fm.removeItem(at: old)
                 guard rename(target.path, old.path) == 0 else {
-                    throw NotesError(
-                        .internal,
-                        "cannot move the old model aside (\(target.path)): \(String(cString: strerror(errno)))",
+                    let code = errno
+                    throw NotesError.system(
+                        code,
+                        "cannot move the old model aside (\(target.path)): \(String(cString: strerror(code)))",
                         hint: "check permissions")
                 }
                 aside = old
             }
             guard rename(staged.path, target.path) == 0 else {
-                let why = String(cString: strerror(errno))
+                let code = errno
                 if let aside { _ = rename(aside.path, target.path) }
-                throw NotesError(
-                    .internal, "cannot move the model into \(target.path): \(why)",
+                throw NotesError.system(
+                    code,
+                    "cannot move the model into \(target.path): \(String(cString: strerror(code)))",
                     hint: "check permissions")
             }
             if let aside { try? fm.removeItem(at: aside) }

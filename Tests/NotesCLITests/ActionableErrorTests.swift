@@ -1,0 +1,54 @@
+import Foundation
+import NotesCore
+import NotesTestSupport
+import Testing
+
+/// A condition the person can act on answers with its own code, never `internal`, which means
+/// a bug (issue 33, docs/decisions.md D224). Produced with real files: a folder where a file
+/// should be (the tests may run as root, whom permissions never refuse).
+@Suite struct ActionableErrorTests {
+    /// The `error` object of a `--json` failure.
+    func error(_ result: ProcessResult) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?[
+            "error"] as? [String: Any]
+    }
+
+    @Test func aFolderWhereTheWorkspaceLockShouldBeIsAnIOError() throws {
+        let notes = NotesRunner()
+        let lock = notes.workspace + "/.notes/lock"
+        try? FileManager.default.removeItem(atPath: lock)
+        try FileManager.default.createDirectory(atPath: lock, withIntermediateDirectories: false)
+        let result = notes("write", "Research/locked.md", "--json", stdin: "# Locked\n")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(error(result)?["code"] as? String == "io_error", "\(result.stdout)")
+        #expect(
+            (error(result)?["details"] as? [String: Any])?["errno"] as? Int == Int(EISDIR),
+            "\(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: notes.workspace + "/Research/locked.md"))
+    }
+
+    @Test func aFolderWhereTheTemplateManifestShouldBeIsAnIOError() throws {
+        let notes = NotesRunner()
+        try FileManager.default.createDirectory(
+            atPath: notes.workspace + "/.notes/templates/templates.yml",
+            withIntermediateDirectories: true)
+        let result = notes("templates", "--json")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(error(result)?["code"] as? String == "io_error", "\(result.stdout)")
+        #expect((error(result)?["message"] as? String)?.contains("templates.yml") == true)
+    }
+
+    @Test func anEditorThatFailsIsBadInputNotABug() throws {
+        let notes = NotesRunner()
+        #expect(notes("write", "Research/edited.md", stdin: "# Edited\n").status == 0)
+        let result = run(
+            Repository.notesBinary, ["edit", "Research/edited.md", "--json"],
+            environment: notes.environment.merging(["EDITOR": "false", "VISUAL": ""]) { $1 },
+            directory: notes.workspace)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(error(result)?["code"] as? String == "invalid_argument", "\(result.stdout)")
+        #expect(
+            try String(contentsOfFile: notes.workspace + "/Research/edited.md", encoding: .utf8)
+                .contains("# Edited"))
+    }
+}
