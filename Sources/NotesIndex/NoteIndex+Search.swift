@@ -33,202 +33,289 @@ extension NoteIndex {
         // paths alone: every match may be asked for
         let limit = max(1, query.withSnippets ? min(query.limit, 10_000) : query.limit)
         let policy = workspace.config.policy
-        // Which sides run: meaning too when a model is at hand and vectors exist. The query's
-        // vector is made on another thread while the words are ranked.
-        var mode = SearchMode.lexical
-        var pendingVector: PendingQueryVector?
-        var coverage: SemanticCoverage?
-        // By default the meaning side answers questions and several words; a single word
-        // or a query with operators keeps its exact meaning (a word's vector alone finds
-        // near-anything above the floor: `xyzzy`), unless a mode is asked for.
-        let meaningByDefault = plainWords.map { $0.count >= 2 } ?? false
-        if query.mode != .lexical, query.mode != nil || meaningByDefault,
-            match != nil || query.mode == .semantic, !query.semanticText.isEmpty
-        {
-            if let embedder = query.embedder {
-                let known = try quickCoverage()
-                coverage = known
-                if known.embeddedFiles > 0, let model = known.model {
-                    pendingVector = PendingQueryVector(
-                        embedder, text: query.semanticText, storedModel: model)
-                    mode = query.mode ?? .hybrid
-                }
-            }
-            if query.mode == .semantic && pendingVector == nil { throw Self.noMeaningSide(query) }
-        }
+        let meaning = try startMeaningSide(query, plainWords: plainWords, match: match)
         do {
             return try pool.read { db in
-                // Files the agent may not see: usually none, read from their flags; the
-                // policy is asked per file only when the flags were set under another.
-                let hidden =
-                    query.filters.hideProtected ? try HiddenFiles.ids(db, policy: policy) : nil
-                let hiding: Hiding
-                if !query.filters.hideProtected {
-                    hiding = .nothing
-                } else if hidden == nil {
-                    hiding = .askingThePolicy
-                } else {
-                    // ranked results drop `hidden` below
-                    hiding = match == nil ? .byFlag : .inSwift
-                }
-                var (filterSQL, filterArgs) = Self.filterClause(query.filters, hiding: hiding)
-                if let exclusion = FTSExpression.exclusion(for: query.terms) {
-                    filterSQL +=
-                        " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
-                    filterArgs.append(exclusion)
-                }
+                let scope = try Self.scope(of: query, policy: policy, ranking: match != nil, db)
                 guard let match else {
-                    // Nothing to rank by: relevance lists the most recently modified first.
-                    let sql =
-                        "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(filterSQL)"
-                        + " ORDER BY \(Self.orderClause(query.sort)) LIMIT ?"
-                    let rows = try Row.fetchAll(
-                        db, sql: sql, arguments: StatementArguments(filterArgs + [limit]))
-                    let hits = rows.map { Self.hit($0, score: nil, snippets: []) }
-                    return SearchResults(
-                        query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
+                    return try Self.mostRecent(query, in: scope, limit: limit, db)
                 }
-                var ranked =
-                    mode == .semantic
-                    ? RankedFiles()
-                    : try RankedFiles(match: match, plainWords: plainWords?.count, db)
-                var titled = Set<Int64>()
-                if plainWords != nil && mode != .semantic {
-                    // Known-item search: a title holding every word typed, common ones too
-                    // ("kubectl get", "reading list"), names the note the query is after.
-                    let expression = query.terms.map { "title : " + FTSExpression.render($0) }
-                        .joined(separator: " AND ")
-                    titled = Set(
-                        try Int64.fetchAll(
-                            db,
-                            sql:
-                                "SELECT DISTINCT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?",
-                            arguments: [expression]))
-                    ranked.boost(titled, by: Self.titleBoost)
-                }
-                if let hidden, !hidden.isEmpty { ranked.drop(hidden) }
-                if filterSQL != "1" {
-                    ranked.keep(try Self.allowed(ranked.files.map(\.id), filterSQL, filterArgs, db))
-                }
-                // The meaning side: the files whose passages are nearest the query's vector.
-                var nearest: [Int64: (rank: Int, passage: PassageMatch)] = [:]
-                var embeddedFiles: Set<Int64>?
-                let queryVector = try pendingVector?.wait()
-                if pendingVector != nil && queryVector == nil {
-                    // The installed model is not the one the passages were embedded with.
-                    if query.mode == .semantic { throw Self.noMeaningSide(query) }
-                    mode = .lexical
-                }
-                if let queryVector {
-                    let table = try vectors(db)
-                    embeddedFiles = table.files
-                    var found = try Self.current(
-                        table.bestPerFile(queryVector, limit: Self.semanticDepth), table, db)
-                    if let hidden, !hidden.isEmpty { found.removeAll { hidden.contains($0.file) } }
-                    if filterSQL != "1" {
-                        let allowed = try Self.allowed(found.map(\.file), filterSQL, filterArgs, db)
-                        found.removeAll { !allowed.contains($0.file) }
-                    }
-                    let floor = Self.meaningOnlyFloor
-                    for (rank, passage) in found.enumerated()
-                    where passage.similarity >= floor || ranked.file(passage.file) != nil {
-                        nearest[passage.file] = (rank, passage)
-                    }
-                }
+                var mode = meaning.mode
+                let words = try Self.rankByWords(
+                    query, match: match, plainWords: plainWords, mode: mode, in: scope, db)
+                let nearest = try nearestByMeaning(meaning, query, words.ranked, in: scope, db)
+                if nearest.modelDiffers { mode = .lexical }
                 let order = Self.fused(
-                    ranked, nearest, mode: mode,
-                    wordsFirst: plainWords == nil || plainWords!.count < 2, titled: titled,
-                    embedded: embeddedFiles)
-                var page: [(row: Row, entry: FusedEntry)] = []
-                if query.sort == .relevance {
-                    // The best files and any tied with the last of them: ties are broken by
-                    // path, which needs the rows.
-                    var end = min(limit, order.count)
-                    while end < order.count && order[end].key == order[end - 1].key { end += 1 }
-                    let best = Array(order[..<end])
-                    let rows = try Row.fetchAll(
-                        db,
-                        sql:
-                            "SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))",
-                        arguments: [RankedFiles.json(best.map(\.file))])
-                    let byID = Dictionary(uniqueKeysWithValues: best.map { ($0.file, $0) })
-                    page = rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
-                    page.sort {
-                        ($0.entry.key, $0.row["path"] as String) < (
-                            $1.entry.key, $1.row["path"] as String
-                        )
-                    }
-                    page = Array(page.prefix(limit))
-                } else {
-                    let byID = Dictionary(uniqueKeysWithValues: order.map { ($0.file, $0) })
-                    let rows = try Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))
-                            ORDER BY \(Self.orderClause(query.sort)) LIMIT ?
-                            """, arguments: [RankedFiles.json(order.map(\.file)), limit])
-                    page = rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
-                }
-                var snippetsBySection: [Int64: Snippet] = [:]
-                if query.withSnippets {
-                    snippetsBySection = try Self.snippets(
-                        sections: page.flatMap { $0.entry.words?.sections.map(\.id) ?? [] },
-                        match: match, db)
-                }
-                // Scores relative to the best hit of this answer (1 = as good as the best).
-                let best = page.map(\.entry.relevance).max() ?? 0
-                var hits = try page.map { row, entry in
-                    var snippets: [Snippet] = []
-                    if query.withSnippets {
-                        if let file = entry.words {
-                            snippets = file.sections.compactMap { snippetsBySection[$0.id] }
-                            if snippets.contains(where: { $0.spans.isEmpty }) {
-                                snippets =
-                                    try Self.matchingSnippets(file: file.id, match: match, db)
-                                    ?? Array(snippets.prefix(1))
-                            }
-                        } else if let meaning = entry.meaning {
-                            snippets =
-                                try Self.passageSnippet(
-                                    meaning, words: query.terms.filter { !$0.negated }.map(\.text),
-                                    db
-                                ).map { [$0] } ?? []
-                        }
-                    }
-                    // Never 0 for a hit: a far weaker one still matched.
-                    var hit = Self.hit(
-                        row, score: best > 0 ? max(0.001, entry.relevance / best) : 1,
-                        snippets: snippets)
-                    if queryVector != nil {
-                        hit.matchedBy =
-                            entry.words == nil ? .meaning : entry.meaning == nil ? .words : .both
-                    }
-                    return hit
-                }
+                    words.ranked, nearest.files, mode: mode,
+                    wordsFirst: plainWords == nil || plainWords!.count < 2, titled: words.titled,
+                    embedded: nearest.embeddedFiles)
+                let page = try Self.page(of: order, sort: query.sort, limit: limit, db)
+                let hits = try Self.hits(
+                    page, query: query, match: match, byMeaning: nearest.searched, db)
                 var results = SearchResults(query: query.text, total: order.count, hits: hits)
                 results.mode = mode
                 if let plainWords, mode != .semantic {
-                    let all: Int64 = (1 << Int64(plainWords.count)) - 1
-                    for (i, (_, entry)) in page.enumerated() {
-                        guard let file = entry.words, file.matched & all != all else { continue }
-                        hits[i].missing = plainWords.indices.filter {
-                            file.matched & (1 << Int64($0)) == 0
-                        }.map { plainWords[$0].shownText }
-                    }
-                    results.hits = hits
-                    if !hits.isEmpty {
-                        results.matching =
-                            hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning }
-                            ? .allWords : .mostWords
-                    }
-                    results.words = plainWords.map(\.shownText)
+                    Self.markMissingWords(plainWords, page: page, in: &results)
                 }
-                results.semantic = coverage
+                results.semantic = meaning.coverage
                 return results
             }
         } catch {
             throw wrap(error)
         }
+    }
+
+    /// Which sides of a search run, and the query's vector being made meanwhile.
+    struct MeaningSide {
+        var mode = SearchMode.lexical
+        var pendingVector: PendingQueryVector?
+        var coverage: SemanticCoverage?
+    }
+
+    /// Decides whether meaning is searched too (a model at hand and vectors stored), and if
+    /// so starts making the query's vector on another thread while the words are ranked.
+    private func startMeaningSide(
+        _ query: SearchQuery, plainWords: [QueryTerm]?, match: String?
+    ) throws(NotesError) -> MeaningSide {
+        var side = MeaningSide()
+        // By default the meaning side answers questions and several words; a single word
+        // or a query with operators keeps its exact meaning (a word's vector alone finds
+        // near-anything above the floor: `xyzzy`), unless a mode is asked for.
+        let meaningByDefault = plainWords.map { $0.count >= 2 } ?? false
+        guard query.mode != .lexical, query.mode != nil || meaningByDefault,
+            match != nil || query.mode == .semantic, !query.semanticText.isEmpty
+        else { return side }
+        if let embedder = query.embedder {
+            let known = try quickCoverage()
+            side.coverage = known
+            if known.embeddedFiles > 0, let model = known.model {
+                side.pendingVector = PendingQueryVector(
+                    embedder, text: query.semanticText, storedModel: model)
+                side.mode = query.mode ?? .hybrid
+            }
+        }
+        if query.mode == .semantic && side.pendingVector == nil { throw Self.noMeaningSide(query) }
+        return side
+    }
+
+    /// The files a search may answer with: the filters as SQL, and the files the agent may
+    /// not see (nil when none are hidden by flag).
+    struct SearchScope {
+        var hidden: Set<Int64>?
+        var filterSQL: String
+        var filterArgs: [(any DatabaseValueConvertible)?]
+    }
+
+    /// The query's filters and exclusions as SQL, and the hidden files for an agent: usually
+    /// none, read from their flags; the policy is asked per file only when the flags were set
+    /// under another. `ranking`: the ranked results drop the hidden files in Swift.
+    private static func scope(
+        of query: SearchQuery, policy: PathPolicy, ranking: Bool, _ db: Database
+    ) throws -> SearchScope {
+        let hidden = query.filters.hideProtected ? try HiddenFiles.ids(db, policy: policy) : nil
+        let hiding: Hiding
+        if !query.filters.hideProtected {
+            hiding = .nothing
+        } else if hidden == nil {
+            hiding = .askingThePolicy
+        } else {
+            hiding = ranking ? .inSwift : .byFlag
+        }
+        var (filterSQL, filterArgs) = Self.filterClause(query.filters, hiding: hiding)
+        if let exclusion = FTSExpression.exclusion(for: query.terms) {
+            filterSQL +=
+                " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
+            filterArgs.append(exclusion)
+        }
+        return SearchScope(hidden: hidden, filterSQL: filterSQL, filterArgs: filterArgs)
+    }
+
+    /// A query with nothing to rank by: the files in scope, the most recently modified first
+    /// (or in the order asked for).
+    private static func mostRecent(
+        _ query: SearchQuery, in scope: SearchScope, limit: Int, _ db: Database
+    ) throws -> SearchResults {
+        let sql =
+            "SELECT f.*, COUNT(*) OVER () AS total FROM files f WHERE f.indexed = 1 AND \(scope.filterSQL)"
+            + " ORDER BY \(Self.orderClause(query.sort)) LIMIT ?"
+        let rows = try Row.fetchAll(
+            db, sql: sql, arguments: StatementArguments(scope.filterArgs + [limit]))
+        let hits = rows.map { Self.hit($0, score: nil, snippets: []) }
+        return SearchResults(query: query.text, total: rows.first?["total"] ?? 0, hits: hits)
+    }
+
+    /// The words side: the files in scope ranked by their best sections, and the files whose
+    /// title holds every word of a plain-words query (boosted).
+    private static func rankByWords(
+        _ query: SearchQuery, match: String, plainWords: [QueryTerm]?, mode: SearchMode,
+        in scope: SearchScope, _ db: Database
+    ) throws -> (ranked: RankedFiles, titled: Set<Int64>) {
+        var ranked =
+            mode == .semantic
+            ? RankedFiles()
+            : try RankedFiles(match: match, plainWords: plainWords?.count, db)
+        var titled = Set<Int64>()
+        if plainWords != nil && mode != .semantic {
+            // Known-item search: a title holding every word typed, common ones too
+            // ("kubectl get", "reading list"), names the note the query is after.
+            let expression = query.terms.map { "title : " + FTSExpression.render($0) }
+                .joined(separator: " AND ")
+            titled = Set(
+                try Int64.fetchAll(
+                    db,
+                    sql:
+                        "SELECT DISTINCT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?",
+                    arguments: [expression]))
+            ranked.boost(titled, by: Self.titleBoost)
+        }
+        if let hidden = scope.hidden, !hidden.isEmpty { ranked.drop(hidden) }
+        if scope.filterSQL != "1" {
+            ranked.keep(
+                try Self.allowed(ranked.files.map(\.id), scope.filterSQL, scope.filterArgs, db))
+        }
+        return (ranked, titled)
+    }
+
+    /// What the meaning side found: the files whose passages are nearest the query's vector.
+    struct MeaningMatches {
+        var files: [Int64: (rank: Int, passage: PassageMatch)] = [:]
+        /// The files that have vectors (nil when meaning was not searched).
+        var embeddedFiles: Set<Int64>?
+        /// Whether meaning was searched (a query vector was made).
+        var searched = false
+        /// The installed model is not the one the passages were embedded with: words only.
+        var modelDiffers = false
+    }
+
+    /// Waits for the query's vector and finds the files in scope whose passages are nearest
+    /// it: those above the meaning-only floor, and any the words side found.
+    private func nearestByMeaning(
+        _ side: MeaningSide, _ query: SearchQuery, _ ranked: RankedFiles,
+        in scope: SearchScope, _ db: Database
+    ) throws -> MeaningMatches {
+        var matches = MeaningMatches()
+        let queryVector = try side.pendingVector?.wait()
+        if side.pendingVector != nil && queryVector == nil {
+            if query.mode == .semantic { throw Self.noMeaningSide(query) }
+            matches.modelDiffers = true
+        }
+        guard let queryVector else { return matches }
+        matches.searched = true
+        let table = try vectors(db)
+        matches.embeddedFiles = table.files
+        var found = try Self.current(
+            table.bestPerFile(queryVector, limit: Self.semanticDepth), table, db)
+        if let hidden = scope.hidden, !hidden.isEmpty {
+            found.removeAll { hidden.contains($0.file) }
+        }
+        if scope.filterSQL != "1" {
+            let allowed = try Self.allowed(
+                found.map(\.file), scope.filterSQL, scope.filterArgs, db)
+            found.removeAll { !allowed.contains($0.file) }
+        }
+        let floor = Self.meaningOnlyFloor
+        for (rank, passage) in found.enumerated()
+        where passage.similarity >= floor || ranked.file(passage.file) != nil {
+            matches.files[passage.file] = (rank, passage)
+        }
+        return matches
+    }
+
+    /// The page of the fused order to answer with, each entry with its `files` row: by
+    /// relevance, the best `limit` with ties broken by path; else in the order asked for.
+    private static func page(
+        of order: [FusedEntry], sort: SearchSort, limit: Int, _ db: Database
+    ) throws -> [(row: Row, entry: FusedEntry)] {
+        guard sort == .relevance else {
+            let byID = Dictionary(uniqueKeysWithValues: order.map { ($0.file, $0) })
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))
+                    ORDER BY \(Self.orderClause(sort)) LIMIT ?
+                    """, arguments: [RankedFiles.json(order.map(\.file)), limit])
+            return rows.compactMap { row in byID[row["id"]].map { (row, $0) } }
+        }
+        // The best files and any tied with the last of them: ties are broken by
+        // path, which needs the rows.
+        var end = min(limit, order.count)
+        while end < order.count && order[end].key == order[end - 1].key { end += 1 }
+        let best = Array(order[..<end])
+        let rows = try Row.fetchAll(
+            db,
+            sql: "SELECT f.* FROM files f WHERE f.id IN (SELECT value FROM json_each(?))",
+            arguments: [RankedFiles.json(best.map(\.file))])
+        let byID = Dictionary(uniqueKeysWithValues: best.map { ($0.file, $0) })
+        var page: [(row: Row, entry: FusedEntry)] = rows.compactMap { row in
+            byID[row["id"]].map { (row, $0) }
+        }
+        page.sort {
+            ($0.entry.key, $0.row["path"] as String) < ($1.entry.key, $1.row["path"] as String)
+        }
+        return Array(page.prefix(limit))
+    }
+
+    /// The hits of `page`: scores relative to its best (1 = as good as the best), snippets
+    /// from the matching sections or the nearest passage, and which side matched each when
+    /// meaning was searched.
+    private static func hits(
+        _ page: [(row: Row, entry: FusedEntry)], query: SearchQuery, match: String,
+        byMeaning: Bool, _ db: Database
+    ) throws -> [SearchHit] {
+        var snippetsBySection: [Int64: Snippet] = [:]
+        if query.withSnippets {
+            snippetsBySection = try Self.snippets(
+                sections: page.flatMap { $0.entry.words?.sections.map(\.id) ?? [] },
+                match: match, db)
+        }
+        let best = page.map(\.entry.relevance).max() ?? 0
+        return try page.map { row, entry in
+            var snippets: [Snippet] = []
+            if query.withSnippets {
+                if let file = entry.words {
+                    snippets = file.sections.compactMap { snippetsBySection[$0.id] }
+                    if snippets.contains(where: { $0.spans.isEmpty }) {
+                        snippets =
+                            try Self.matchingSnippets(file: file.id, match: match, db)
+                            ?? Array(snippets.prefix(1))
+                    }
+                } else if let meaning = entry.meaning {
+                    snippets =
+                        try Self.passageSnippet(
+                            meaning, words: query.terms.filter { !$0.negated }.map(\.text), db
+                        ).map { [$0] } ?? []
+                }
+            }
+            // Never 0 for a hit: a far weaker one still matched.
+            var hit = Self.hit(
+                row, score: best > 0 ? max(0.001, entry.relevance / best) : 1, snippets: snippets)
+            if byMeaning {
+                hit.matchedBy =
+                    entry.words == nil ? .meaning : entry.meaning == nil ? .words : .both
+            }
+            return hit
+        }
+    }
+
+    /// For a plain-words query: the words each hit lacks, whether every hit holds all of
+    /// them, and the words searched for.
+    private static func markMissingWords(
+        _ plainWords: [QueryTerm], page: [(row: Row, entry: FusedEntry)],
+        in results: inout SearchResults
+    ) {
+        let all: Int64 = (1 << Int64(plainWords.count)) - 1
+        for (i, (_, entry)) in page.enumerated() {
+            guard let file = entry.words, file.matched & all != all else { continue }
+            results.hits[i].missing = plainWords.indices.filter {
+                file.matched & (1 << Int64($0)) == 0
+            }.map { plainWords[$0].shownText }
+        }
+        if !results.hits.isEmpty {
+            results.matching =
+                results.hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning }
+                ? .allWords : .mostWords
+        }
+        results.words = plainWords.map(\.shownText)
     }
 
     static func hit(_ row: Row, score: Double?, snippets: [Snippet]) -> SearchHit {
