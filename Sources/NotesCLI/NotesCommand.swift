@@ -33,6 +33,11 @@ struct NotesCommand: ParsableCommand {
             Agent.self, Fetch.self, Watch.self, Model.self, Related.self,
         ])
 
+    /// `-w`, `--index-dir` and `--color` before the command (`notes -w DIR read …`): the
+    /// commands' own groups of the same type take these values, and the completion scripts
+    /// know them there.
+    @OptionGroup var workspace: WorkspaceOptions
+
     /// Runs the command line with the exit-status contract of docs/spec.md §12: errors are one line
     /// `notes: <what went wrong> (<what to do>)` on stderr and exit 2; `--json` errors are
     /// JSON on stdout with the same codes as the agent tools.
@@ -127,6 +132,19 @@ struct NotesCommand: ParsableCommand {
     static func checkCommand(_ arguments: [String]) throws(NotesError) {
         guard let first = arguments.first, !first.hasPrefix("-") else { return }
         let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        if first == "init" {
+            // The root takes `-w` for every command; `init` makes a workspace of its argument.
+            let options = arguments.prefix { $0 != "--" }
+            if options.contains(where: {
+                ["-w", "--workspace", "--index-dir"].contains($0)
+                    || $0.hasPrefix("--workspace=") || $0.hasPrefix("--index-dir=")
+            }) {
+                throw NotesError(
+                    .invalidArgument,
+                    "notes init takes the folder to set up as its argument, not -w",
+                    hint: "notes init DIR")
+            }
+        }
         guard !names.contains(first) else { return }
         if let near = CommandSuggestion.nearest(to: first, among: names) {
             throw NotesError(

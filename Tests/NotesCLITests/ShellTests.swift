@@ -45,6 +45,9 @@ import Testing
         // With -w the paths are the workspace's, from wherever the command is typed.
         #expect(
             complete("notes read -w ws Research/m", in: notes.dir.path) == ["Research/moby-dick/"])
+        #expect(
+            complete("notes -w ws read Research/m", in: notes.dir.path) == ["Research/moby-dick/"])
+        #expect(complete("notes --workspace ws se", in: notes.dir.path) == ["search"])
     }
 
     @Test func ignoredNamesAndFilesForFolderArgumentsAreLeftOut() throws {
@@ -161,6 +164,17 @@ import Testing
         let far = notes("xyzzy")
         #expect(far.status == 2 && far.stderr.hasPrefix("notes: unknown command 'xyzzy'"))
         #expect(!far.stderr.contains("did you mean") && far.stderr.contains("search, read"))
+    }
+
+    @Test func initTakesItsFolderAsAnArgumentNotW() {
+        let target = notes.dir.path + "/new-workspace"
+        for arguments in [["init", "-w", notes.workspace, target], ["-w", target, "init"]] {
+            let result = run(
+                Repository.notesBinary, arguments, environment: notes.environment,
+                directory: notes.dir.path)
+            #expect(result.status == 2 && result.stderr.contains("notes init DIR"), "\(arguments)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: target))
     }
 
     @Test func indexPrintsItsSummaryOnAPipe() {
