@@ -4,7 +4,7 @@ driven through the official Python MCP client — orient, search, read, draft, t
 edits the draft on disk, merge, remember, journal — against a fresh copy of
 sample-workspace/ per run, for each binary given. It reports the characters sent to the
 model per tool and in all (the text content of every answer, and tools/list once per
-session), and the p50 latency per call.
+session), the characters of a search hit on average, and the p50 latency per call.
 
 Both binaries play the same session for the same information: every step asks for the same
 thing, and where a binary refuses (an older `on_conflict: "merge"` that conflicts) the agent
@@ -209,6 +209,10 @@ def main() -> None:
           + " | ".join(f"{statistics.median(latency[b]) * 1000:.1f} (every call)" for b in args.binaries) + " |")
     without = [sum(v for k, v in chars[b].items() if k != "tools/list") for b in args.binaries]
     print("| total without tools/list | " + " | ".join(f"{t:,}" for t in without) + " | " + blank + " |")
+    for i, b in enumerate(args.binaries):
+        n = sum(len(h) for h in hits[b])
+        print(f"\nbinary {i + 1}: {n} search hits, {chars[b].get('search', 0) / max(n, 1):.0f} characters a hit (the whole answer)", end="")
+    print()
     same = all(hits[b] == hits[args.binaries[0]] for b in args.binaries)
     print(f"\nthe searches found the same files in every binary: {'yes' if same else 'NO'}")
     if len(totals) > 1:

@@ -162,13 +162,13 @@ public struct NotesMCPServer: Sendable {
         Tool(
             name: definition.name, title: definition.title, description: definition.description,
             inputSchema: ValueBridge.value(definition.inputSchema),
-            // The title is the tool's own; hints at their defaults are left out (destructive means
-            // nothing for a reading tool; idempotent defaults to false), openWorldHint always
-            // said, as its default is true.
+            // The title is the tool's own; hints at their defaults are left out (readOnly and
+            // idempotent default to false; destructive and idempotent mean nothing for a
+            // reading tool), openWorldHint always said, as its default is true.
             annotations: .init(
-                readOnlyHint: definition.readOnly,
+                readOnlyHint: definition.readOnly ? true : nil,
                 destructiveHint: definition.readOnly ? nil : definition.destructive,
-                idempotentHint: definition.idempotent ? true : nil,
+                idempotentHint: definition.idempotent && !definition.readOnly ? true : nil,
                 openWorldHint: definition.openWorld))
     }
 }

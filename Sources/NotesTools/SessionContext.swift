@@ -6,10 +6,14 @@ import NotesStore
 
 /// What `get_context` answers (docs/spec.md §7, §8.1): what an agent needs at the start of a
 /// session — context.md, the shape of the workspace, what the person changed since the
-/// agent's last action, proposals awaiting review and the index's state.
+/// agent's last action, proposals awaiting review and the index's state. Each fact once
+/// (issue 32, item 10): a field at its usual value is left out (`exists` and `over_limit`
+/// only when they are the exception, an edit's `operation`, empty lists and zero counts),
+/// and the rules of the workspace are the server's instructions and the tools'
+/// descriptions, not repeated here.
 struct SessionContext: Encodable {
+    /// context.md (its path goes without saying).
     struct ContextFile: Encodable {
-        var path: String
         var exists: Bool
         var content: String?
         var version: String?
@@ -19,8 +23,19 @@ struct SessionContext: Encodable {
         var note: String?
 
         enum CodingKeys: String, CodingKey {
-            case path, exists, content, version, size, note
+            case exists, content, version, size, note
             case maxBytes = "max_bytes", overLimit = "over_limit"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            if !exists { try c.encode(false, forKey: .exists) }
+            try c.encodeIfPresent(content, forKey: .content)
+            try c.encodeIfPresent(version, forKey: .version)
+            try c.encode(size, forKey: .size)
+            try c.encode(maxBytes, forKey: .maxBytes)
+            if overLimit { try c.encode(true, forKey: .overLimit) }
+            try c.encodeIfPresent(note, forKey: .note)
         }
     }
 
@@ -37,11 +52,22 @@ struct SessionContext: Encodable {
         }
     }
 
+    /// A change by the person; `operation` only when it is not an edit.
     struct Change: Encodable {
         var path: String
         var operation: String
         var time: String
         var version: String?
+
+        enum CodingKeys: String, CodingKey { case path, operation, time, version }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(path, forKey: .path)
+            if operation != "edit" { try c.encode(operation, forKey: .operation) }
+            try c.encode(time, forKey: .time)
+            try c.encodeIfPresent(version, forKey: .version)
+        }
     }
 
     struct PendingProposal: Encodable {
@@ -57,14 +83,25 @@ struct SessionContext: Encodable {
         }
     }
 
+    /// The index: files indexed (of the overview's `files`), problems and what the refresh
+    /// at this call found, when there were any, and search by meaning.
     struct IndexState: Encodable {
-        var files: Int
         var indexed: Int
-        var sections: Int
         var problems: Int
         var refreshed: [String: Int]
         /// Search by meaning: "by meaning in N of M files", or why search runs by words alone.
         var semantic: String
+
+        enum CodingKeys: String, CodingKey { case indexed, problems, refreshed, semantic }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(indexed, forKey: .indexed)
+            if problems > 0 { try c.encode(problems, forKey: .problems) }
+            let found = refreshed.filter { $0.value > 0 }
+            if !found.isEmpty { try c.encode(found, forKey: .refreshed) }
+            try c.encode(semantic, forKey: .semantic)
+        }
     }
 
     var workspace: String
@@ -77,21 +114,26 @@ struct SessionContext: Encodable {
     var moreUserChanges: Int
     var pendingProposals: [PendingProposal]
     var index: IndexState
-    var rules: [String]
 
     enum CodingKeys: String, CodingKey {
-        case workspace, now, context, overview, index, rules
+        case workspace, now, context, overview, index
         case lastAgentActivity = "last_agent_activity", userChanges =
             "user_changes_since_last_session"
         case moreUserChanges = "more_user_changes", pendingProposals = "pending_proposals"
     }
 
-    static let rules = [
-        "Read a file before changing it and pass its version as expected_version.",
-        "The person may have improved your draft: a user_edited answer means stop and ask them, or merge, or propose.",
-        "Add to the journal and context.md with append_file and remember; they are append-only for you.",
-        "Search finds content; list_files finds names.",
-    ]
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(workspace, forKey: .workspace)
+        try c.encode(now, forKey: .now)
+        try c.encode(context, forKey: .context)
+        try c.encode(overview, forKey: .overview)
+        try c.encodeIfPresent(lastAgentActivity, forKey: .lastAgentActivity)
+        try c.encode(userChanges, forKey: .userChanges)
+        if moreUserChanges > 0 { try c.encode(moreUserChanges, forKey: .moreUserChanges) }
+        if !pendingProposals.isEmpty { try c.encode(pendingProposals, forKey: .pendingProposals) }
+        try c.encode(index, forKey: .index)
+    }
 }
 
 extension Toolbox {
@@ -106,7 +148,7 @@ extension Toolbox {
         // context.md
         let limit = workspace.config.contextMaxBytes
         var file = SessionContext.ContextFile(
-            path: ContextFacts.path, exists: false, size: 0, maxBytes: limit, overLimit: false)
+            exists: false, size: 0, maxBytes: limit, overLimit: false)
         do {
             let read = try store.read(ContextFacts.path, by: author)
             file.exists = true
@@ -168,8 +210,7 @@ extension Toolbox {
                 reason: $0.reason)
         }
         let state = SessionContext.IndexState(
-            files: status.files, indexed: status.indexed, sections: status.sections,
-            problems: status.diagnostics.count,
+            indexed: status.indexed, problems: status.diagnostics.count,
             refreshed: [
                 "added": report.added, "modified": report.modified,
                 "removed": report.removed + report.renames.count,
@@ -182,7 +223,7 @@ extension Toolbox {
             context: file, overview: overview, lastAgentActivity: lastAgent?.time,
             userChanges: Array(sorted.prefix(Self.changesShown)),
             moreUserChanges: max(0, sorted.count - Self.changesShown),
-            pendingProposals: proposals, index: state, rules: SessionContext.rules)
+            pendingProposals: proposals, index: state)
     }
 }
 

@@ -36,6 +36,13 @@ public struct ToolArguments: Sendable {
         }
     }
 
+    /// A string argument exactly as passed, unchecked (nil when absent or not a string): for
+    /// telling what an answer need not repeat.
+    func given(_ name: String) -> String? {
+        if case .string(let s)? = values[name] { return s }
+        return nil
+    }
+
     /// A string argument; `required` ones must be present and non-null.
     public func string(
         _ name: String, required: Bool = false, maxBytes: Int = ToolArguments.maxNameBytes

@@ -26,24 +26,24 @@ public enum ToolCatalog {
     static let readFile = ToolDefinition(
         name: "read_file", title: "Read a file",
         description: """
-            Read a file: its text, version (pass it as expected_version when you change the file), provenance (who created and \
-            last changed it: agent or user) and total_lines. Long files come in windows of 2,000 lines or 64 KB: truncated true \
-            means more follows; pass next_offset as offset to go on. Use search to find which file to read.
+            A file's text, version (pass it as expected_version to change the file), by (who last changed it: agent or user; \
+            created_by if another) and total_lines. Long files come in windows of 2,000 lines or 64 KB: truncated means more \
+            follows; pass next_offset as offset.
             """,
         parameters: [
             .string(
                 "path",
-                "Relative to the workspace root, with /, e.g. \"Research/moby-dick/introduction.md\".",
+                "From the workspace root, e.g. \"Research/moby-dick/notes.md\".",
                 required: true),
             .integer("offset", "First line, 1-based (default 1).", minimum: 1),
-            .integer("limit", "Most lines to return (default: the window).", minimum: 0),
+            .integer("limit", "Lines to return (default: the window).", minimum: 0),
         ],
         readOnly: true, destructive: false, idempotent: true)
 
     static let readFiles = ToolDefinition(
         name: "read_files", title: "Read several files",
         description: """
-            Read up to 20 files in one call; each answer is read_file's (or its error), each in a window, 256 KB in all.
+            Up to 20 files in one call, each answered as read_file would (or with its error), 256 KB in all.
             """,
         parameters: [],
         readOnly: true, destructive: false, idempotent: true,
@@ -58,9 +58,9 @@ public enum ToolCatalog {
     static let listFiles = ToolDefinition(
         name: "list_files", title: "List files",
         description: """
-            List files and folders by name (not content: use search for that), 200 per page; next_cursor, passed as cursor, gives \
-            the next page. A file has kind, size, title, modified, version and by (who last changed it). depth N goes N folders \
-            down (recursive: all); tree: only folders, with file counts, to get your bearings; glob filters paths (\"**/*.md\").
+            Files and folders by name (search looks inside files), 200 a page: pass next_cursor as cursor for the next. A file \
+            has kind, size, title, modified, version, by. depth N: N folders down (recursive: all); tree: folders only, with \
+            file counts; glob filters paths (\"**/*.md\").
             """,
         parameters: [
             .string("path", "A folder (default: the root)."),
@@ -76,8 +76,8 @@ public enum ToolCatalog {
     static let search = ToolDefinition(
         name: "search", title: "Search the workspace",
         description: """
-            Search by words and meaning; a question works: files holding most words rank first (missing: words lacked; \
-            matched_by: what found it). "phrase", AND, OR, -word, prefix*, title:word are exact. list_files browses names.
+            Search inside files by words and meaning (names: list_files); a question works: files with most words rank first \
+            (missing: words lacked; matched_by: what found it). "phrase", AND, OR, -word, prefix*, title:word are exact.
             """,
         parameters: [
             .string("query", nil, required: true),
@@ -103,8 +103,8 @@ public enum ToolCatalog {
     static let fileHistory = ToolDefinition(
         name: "file_history", title: "A file's history",
         description: """
-            A file's versions, newest first: operation (create, write, append, edit, delete, move, restore; external = edited \
-            outside notes), actor (agent or user), client, time. restore_file brings one back; deleted files keep their history.
+            A file's versions, newest first: operation (external: edited outside notes), actor, client, time. restore_file \
+            brings one back; a deleted file keeps its history.
             """,
         parameters: [path],
         readOnly: true, destructive: false, idempotent: true)
@@ -112,8 +112,8 @@ public enum ToolCatalog {
     static let getContext = ToolDefinition(
         name: "get_context", title: "Session context",
         description: """
-            Call this first. Returns context.md (what you learned about the person before), the workspace's folders with file \
-            counts, what the person changed since your last session, proposals awaiting their review, and the index's state.
+            Call this first: context.md (what you learned about the person), the folders, what the person changed since your \
+            last session, proposals awaiting their review, the index's state.
             """,
         parameters: [],
         readOnly: true, destructive: false, idempotent: true)
@@ -121,20 +121,18 @@ public enum ToolCatalog {
     static let writeFile = ToolDefinition(
         name: "write_file", title: "Write a file",
         description: """
-            Create a file, or replace a whole file (needs expected_version; changed since: stale_version). Replacing lines the \
-            person wrote since your last write fails with user_edited, showing them; then edit other lines, or on_conflict \
-            "merge" (keeps both where they do not overlap) or "propose" (for the person to review; also on append-only paths). \
-            Provenance is stamped for you.
+            Create a file or replace a whole one (needs expected_version; changed since: stale_version). Replacing lines the \
+            person wrote since your last write: user_edited, showing them; then edit other lines, or on_conflict "merge" (keeps \
+            both where they do not overlap) or "propose" (for the person's review; also on append-only paths). Provenance is \
+            stamped for you.
             """,
         parameters: [
             path,
             .string(
                 "content", "The whole new text (Markdown, optional YAML front matter).",
                 required: true),
-            .string("expected_version", "The version read_file (or list_files) gave you."),
-            .string(
-                "on_conflict", "If the person edited the file: fail (default), merge or propose.",
-                choices: ["fail", "merge", "propose"]),
+            .string("expected_version", "The version read_file gave you."),
+            .string("on_conflict", "Default fail.", choices: ["fail", "merge", "propose"]),
             .boolean(
                 "confirm_user_edits",
                 "true only after the person said yes to replacing their text. Never on your own."),
@@ -144,9 +142,9 @@ public enum ToolCatalog {
     static let appendFile = ToolDefinition(
         name: "append_file", title: "Append to a file",
         description: """
-            Add text at the end of a file, or of the section under a heading (section, without #s; created when missing). Creates \
-            the file if needed. Never conflicts, needs no version: the way to add to the journal (Journal/YYYY-MM-DD.md; \
-            plain text becomes a timed entry), context.md and files the person is working on.
+            Add text at the end of a file, or of a section (its heading without #s; made if missing); creates the file if \
+            needed. Needs no version, never conflicts: the way to add to the journal (Journal/YYYY-MM-DD.md: plain text becomes \
+            a timed entry), context.md and files the person is working on.
             """,
         parameters: [
             path,
@@ -158,10 +156,10 @@ public enum ToolCatalog {
     static let editFile = ToolDefinition(
         name: "edit_file", title: "Edit part of a file",
         description: """
-            Change part of a file. An edit is {old_text, new_text}: old_text must occur exactly once (add surrounding words); \
-            or {section, mode, new_text}: section is a heading's text, mode replace (its body), append or prepend (inside it), \
-            insert_after (after the section). Needs expected_version; a file changed since still takes edits away from the \
-            changes. The person's lines: user_edited unless on_conflict merge/propose or confirm_user_edits. dry_run: diff only.
+            Change part of a file. Each edit is {old_text, new_text} (old_text must occur exactly once) or {section, mode, \
+            new_text}: section a heading's text, mode replace (its body), append or prepend (inside it), insert_after (after \
+            it). Needs expected_version; a file changed since still takes edits away from the changes. The person's lines: \
+            user_edited unless on_conflict or confirm_user_edits. dry_run: the diff only.
             """,
         parameters: [
             path,
@@ -193,8 +191,8 @@ public enum ToolCatalog {
     static let deleteFile = ToolDefinition(
         name: "delete_file", title: "Delete a file",
         description: """
-            Delete a file (history keeps it: restore_file brings it back). Needs expected_version. A file the person edited since \
-            your last write: user_edited unless they agreed (confirm_user_edits).
+            Delete a file (restore_file brings it back). Needs expected_version. A file the person edited since your last \
+            write: user_edited unless they agreed (confirm_user_edits).
             """,
         parameters: [path, expectedVersion, confirmUserEdits],
         readOnly: false, destructive: true, idempotent: false,
@@ -203,7 +201,7 @@ public enum ToolCatalog {
     static let moveFile = ToolDefinition(
         name: "move_file", title: "Move or rename a file",
         description: """
-            Move or rename a file in the workspace (folders are created). Needs expected_version. Fails if the target exists.
+            Move or rename a file (folders are created). Needs expected_version. Fails if the target exists.
             """,
         parameters: [
             .string("from", nil, required: true),
@@ -215,8 +213,8 @@ public enum ToolCatalog {
     static let restoreFile = ToolDefinition(
         name: "restore_file", title: "Restore a version",
         description: """
-            Bring back a version from file_history, or a deleted file. A restore is a change too (undo it the same way). Pass \
-            expected_version when the file exists.
+            Bring back a version from file_history, or a deleted file; a restore is a change too. Pass expected_version when \
+            the file exists.
             """,
         parameters: [
             path,
@@ -229,7 +227,7 @@ public enum ToolCatalog {
         name: "remember", title: "Remember a fact",
         description: """
             Record what you learned about the person in context.md (a dated bullet under section, default "Learned") for later \
-            sessions. A fact already there answers duplicate: true. Short and specific: "Prefers British spelling".
+            sessions; a fact already there, even reworded: duplicate true. Short and specific: "Prefers British spelling".
             """,
         parameters: [
             .string("fact", nil, required: true),
@@ -241,7 +239,7 @@ public enum ToolCatalog {
         name: "fetch_url", title: "Fetch a web page into the workspace",
         description: """
             Download a web page or text (http/https) into a file, e.g. a Gutenberg book into Research/moby-dick/full_text.txt \
-            (default Fetched/<host>/<name>). An unchanged page is not fetched again (cached: true). Replacing a file follows \
+            (default Fetched/<host>/<name>). An unchanged page is not fetched again (cached true). Replacing a file follows \
             write_file's rules. offline: nothing written.
             """,
         parameters: [
@@ -253,7 +251,7 @@ public enum ToolCatalog {
     static let listProposals = ToolDefinition(
         name: "list_proposals", title: "Your pending proposals",
         description: """
-            Your proposals still waiting for the person's review: id, path, operation, time, reason.
+            Your proposals waiting for the person's review: id, path, operation, time, reason.
             """,
         parameters: [],
         readOnly: true, destructive: false, idempotent: true)
@@ -261,7 +259,7 @@ public enum ToolCatalog {
     static let withdrawProposal = ToolDefinition(
         name: "withdraw_proposal", title: "Withdraw a proposal",
         description: """
-            Take back one of your pending proposals (id from list_proposals). The file is not touched.
+            Take back one of your pending proposals (id from list_proposals); the file is not touched.
             """,
         parameters: [.string("id", nil, required: true)],
         readOnly: false, destructive: false, idempotent: false)
@@ -269,8 +267,8 @@ public enum ToolCatalog {
     static let listTemplates = ToolDefinition(
         name: "list_templates", title: "List templates",
         description: """
-            The templates for new_from_template, each with description, target and variables (all also get title, slug, date, \
-            datetime, actor).
+            Templates for new_from_template: description, target and variables (title, slug, date, datetime, actor are given \
+            too).
             """,
         parameters: [],
         readOnly: true, destructive: false, idempotent: true)

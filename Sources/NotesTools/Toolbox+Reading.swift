@@ -21,25 +21,43 @@ struct ListedEntry: Encodable {
         case path, kind, files, size, title, modified, version, by
         case createdBy = "created_by"
     }
+
+    /// A file's title as list_files and search show it: nil when it is only the file's name
+    /// (the path says it already).
+    static func title(_ title: String, of path: String) -> String? {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
+        return title.isEmpty || title == stem || title == name ? nil : title
+    }
 }
 
-/// The answer to `list_files`: one page of entries.
+/// The answer to `list_files`: one page of entries (each with its full path, so the folder
+/// listed is not repeated).
 struct FileListing: Encodable {
-    var path: String
     var entries: [ListedEntry]
     /// Entries in all pages.
     var total: Int
-    /// More entries follow: pass `next_cursor` as `cursor`.
+    /// More entries follow: pass `next_cursor` as `cursor` (absent on the last page).
     var truncated: Bool
     var nextCursor: String?
 
     enum CodingKeys: String, CodingKey {
-        case path, entries, total, truncated
+        case entries, total, truncated
         case nextCursor = "next_cursor"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(entries, forKey: .entries)
+        try c.encode(total, forKey: .total)
+        if truncated { try c.encode(true, forKey: .truncated) }
+        try c.encodeIfPresent(nextCursor, forKey: .nextCursor)
     }
 }
 
-/// One version in `file_history`, newest first.
+/// One version in `file_history`, newest first. `path` only when it is not the file asked
+/// about (before a move); `previous_version` only when it is not the version of the entry
+/// below it (the usual chain says it already).
 struct HistoryEntry: Encodable {
     var version: String?
     var previousVersion: String?
@@ -47,7 +65,7 @@ struct HistoryEntry: Encodable {
     var actor: String
     var client: String
     var time: String
-    var path: String
+    var path: String?
     var to: String?
 
     enum CodingKeys: String, CodingKey {
@@ -57,7 +75,8 @@ struct HistoryEntry: Encodable {
 }
 
 struct FileHistoryResult: Encodable {
-    var path: String
+    /// Only when it is not the path asked for (a name normalised on the way in).
+    var path: String?
     /// The file's version now (nil when it does not exist).
     var currentVersion: String?
     var versions: [HistoryEntry]
@@ -139,7 +158,7 @@ extension Toolbox {
                     window: ReadWindow(lines: window.lines, bytes: min(window.bytes, budget)),
                     author)
                 budget -= result.content.utf8.count
-                files.append(Self.json(result))
+                files.append(Self.json(ReadAnswer(result, asked: nil)))
             } catch {
                 var object: [String: JSONValue] = ["path": .string(path)]
                 if case .object(let fields)? = try? JSONValue.parse(
@@ -241,7 +260,7 @@ extension Toolbox {
             fileEntries.append(
                 ListedEntry(
                     path: file.path, kind: file.kind.rawValue, size: file.size,
-                    title: file.title.isEmpty ? nil : file.title,
+                    title: ListedEntry.title(file.title, of: file.path),
                     modified: file.modified, version: file.version, by: by,
                     createdBy: created == by ? nil : created))
         }
@@ -251,9 +270,7 @@ extension Toolbox {
         let total = entries.count
         let page = Array(entries.dropFirst(start).prefix(limit))
         let next = start + page.count < total ? String(start + page.count) : nil
-        return FileListing(
-            path: folder.relative, entries: page, total: total, truncated: next != nil,
-            nextCursor: next)
+        return FileListing(entries: page, total: total, truncated: next != nil, nextCursor: next)
     }
 
     func search(_ args: ToolArguments) throws(NotesError) -> SearchAnswer {
@@ -320,30 +337,37 @@ extension Toolbox {
                 .notFound, "\(path) does not exist and has no history",
                 hint: "check the path with list_files or search")
         }
-        let versions = records.reversed().map { record in
+        var versions = records.reversed().map { record in
             HistoryEntry(
                 version: record.after, previousVersion: record.before,
                 operation: record.operation.rawValue,
                 actor: record.actor.rawValue, client: record.client, time: record.time,
-                path: record.path, to: record.to)
+                path: record.path == path.relative ? nil : record.path, to: record.to)
+        }
+        for i in versions.indices.dropLast()
+        where versions[i].previousVersion == versions[i + 1].version {
+            versions[i].previousVersion = nil
         }
         return FileHistoryResult(
-            path: path.relative, currentVersion: bytes.map { ContentVersion(of: $0).short },
+            path: path.relative == args.given("path") ? nil : path.relative,
+            currentVersion: bytes.map { ContentVersion(of: $0).short },
             versions: versions)
     }
 }
 
 /// The search tool's answer: the search's results with each hit made compact for a model's
 /// context (who last changed the file as `by`, `created_by` only when someone else made it,
-/// snippets as line and text), unless the call asks for `detail` (the full hit: provenance
-/// with times, size, kind, match spans).
+/// the title only when it is not the file's name,
+/// snippets as line and text, a snippet's section only when it is neither the title's nor
+/// the previous snippet's), unless the call asks for `detail` (the full hit: provenance
+/// with times, size, kind, match spans). The query is not echoed back.
 struct SearchAnswer: Encodable {
     let results: SearchResults
     let detail: Bool
 
     struct CompactHit: Encodable {
         let path: String
-        let title: String
+        let title: String?
         let score: Double?
         let version: String
         let by: String
@@ -370,12 +394,11 @@ struct SearchAnswer: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, total, hits, matching, words, mode, semantic, next
+        case total, hits, matching, words, mode, semantic, next
     }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(results.query, forKey: .query)
         try c.encode(results.total, forKey: .total)
         try c.encodeIfPresent(results.matching, forKey: .matching)
         try c.encodeIfPresent(results.words, forKey: .words)
@@ -388,7 +411,8 @@ struct SearchAnswer: Encodable {
                 results.hits.map { hit in
                     let last = hit.provenance.lastModifiedBy?.rawValue ?? "user"
                     let created = hit.provenance.createdBy?.rawValue ?? "user"
-                    var lastSection: String?
+                    // The title's own section goes without saying.
+                    var lastSection: String? = hit.title
                     let snippets = hit.snippets.map { snippet -> CompactSnippet in
                         // The section is named once for consecutive snippets of one section.
                         defer { lastSection = snippet.section }
@@ -399,7 +423,8 @@ struct SearchAnswer: Encodable {
                             line: snippet.line, section: section, text: snippet.text)
                     }
                     return CompactHit(
-                        path: hit.path, title: hit.title, score: hit.score, version: hit.version,
+                        path: hit.path, title: ListedEntry.title(hit.title, of: hit.path),
+                        score: hit.score, version: hit.version,
                         by: last,
                         createdBy: created == last ? nil : created, snippets: snippets,
                         missing: hit.missing,

@@ -122,21 +122,33 @@ public final class Toolbox: @unchecked Sendable {
     private func run(_ name: String, _ args: ToolArguments, as author: Author) throws(NotesError)
         -> ToolOutcome
     {
+        // Changes answer without echoing the path and version the agent passed.
+        let asked = args.given("path")
+        let change = { (result: ChangeResult) in
+            ToolOutcome.success(
+                ChangeAnswer(
+                    result: result, askedPath: asked,
+                    expectedVersion: args.given("expected_version")))
+        }
         switch name {
-        case "read_file": return .success(try readFile(args, author))
+        case "read_file": return .success(ReadAnswer(try readFile(args, author), asked: asked))
         case "read_files": return .success(try readFiles(args, author))
         case "list_files": return .success(try listFiles(args))
         case "search": return .success(try search(args))
         case "related": return .success(try related(args, author))
         case "file_history": return .success(try fileHistory(args, author))
         case "get_context": return .success(try context(author))
-        case "write_file": return .success(try writeFile(args, author))
-        case "append_file": return .success(try appendFile(args, author))
-        case "edit_file": return .success(try editFile(args, author))
-        case "delete_file": return .success(try deleteFile(args, author))
-        case "move_file": return .success(try moveFile(args, author))
-        case "restore_file": return .success(try restoreFile(args, author))
-        case "remember": return .success(try remember(args, author))
+        case "write_file": return change(try writeFile(args, author))
+        case "append_file": return change(try appendFile(args, author))
+        case "edit_file": return change(try editFile(args, author))
+        case "delete_file": return change(try deleteFile(args, author))
+        case "move_file":
+            return .success(
+                ChangeAnswer(
+                    result: try moveFile(args, author), askedPath: nil,
+                    expectedVersion: args.given("expected_version")))
+        case "restore_file": return change(try restoreFile(args, author))
+        case "remember": return .success(RememberAnswer(result: try remember(args, author)))
         case "list_proposals": return .success(listProposals(author))
         case "withdraw_proposal": return .success(try withdrawProposal(args, author))
         case "list_templates": return .success(try listTemplates())

@@ -54,7 +54,7 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
             self.assertIn("\r\n", first["content"])  # CRLF kept, as in the file
             pages = [first["content"]]
             page = first
-            while page["truncated"]:
+            while page.get("truncated"):
                 page = await call(s, "read_file", path=BOOK, offset=page["next_offset"])
                 self.assertLessEqual(len(page["content"].encode()), 64 * 1024)
                 pages.append(page["content"])
@@ -71,7 +71,7 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
         self.ws.path("crlf.md").write_bytes(b"# Title\r\n\r\nfirst\r\nsecond\r\nlast line without break")
         async with session(self.ws) as s:
             whole = await call(s, "read_file", path="crlf.md")
-            self.assertFalse(whole["truncated"])
+            self.assertNotIn("truncated", whole)  # said only when true
             self.assertNotIn("next_offset", whole)
             paged = [(await call(s, "read_file", path="crlf.md", offset=i, limit=1))["content"] for i in range(1, whole["total_lines"] + 1)]
             self.assertEqual("".join(paged), whole["content"])
@@ -357,6 +357,96 @@ class InputHygieneAndAnnotations(unittest.IsolatedAsyncioTestCase):
                         seen[description] = f"{tool.name}.{name}"
 
 
+class CompactAnswers(unittest.IsolatedAsyncioTestCase):
+    """Item 10: each fact once. Answers do not echo what the agent passed (the path, the
+    version it expected, the query), leave fields at their usual values out, and give
+    provenance as `by` (+ `created_by` when someone else made the file)."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_reads_and_changes_say_each_fact_once(self):
+        path = "Research/moby-dick/themes.md"
+        async with session(self.ws) as s:
+            notes = await call(s, "read_file", path="Research/moby-dick/notes.md")
+            self.assertEqual(set(notes), {"content", "version", "by", "total_lines"})
+            intro = await call(s, "read_file", path="Research/moby-dick/introduction.md")
+            self.assertEqual((intro["by"], intro["created_by"]), ("user", "agent"))
+            window = await call(s, "read_file", path=BOOK, offset=1, limit=60)
+            self.assertEqual((window["offset"], window["lines"], window["truncated"], window["next_offset"]), (1, 60, True, 61))
+            self.assertGreater(window["size"], 1_000_000)
+            self.assertNotIn("path", window)
+            # read_files names each file: several share one answer.
+            self.assertEqual([f["path"] for f in (await call(s, "read_files", paths=["reading-list.md"]))["files"]], ["reading-list.md"])
+
+            created = await call(s, "write_file", path=path, content="# Themes\n\nOne.\n\nTwo.\n")
+            self.assertEqual(set(created), {"created", "version"})
+            edited = await call(s, "edit_file", path=path, expected_version=created["version"],
+                                edits=[{"old_text": "Two.", "new_text": "Two, better."}])
+            self.assertEqual(set(edited), {"diff", "version"})  # previous_version was the expected_version
+            self.assertTrue(edited["diff"].startswith("@@ "), edited["diff"])
+            self.assertIn("+Two, better.", edited["diff"])
+            same = await call(s, "write_file", path=path, content=(self.ws.path(path).read_text()), expected_version=edited["version"])
+            self.assertIs(same["changed"], False)
+            appended = await call(s, "append_file", path=path, content="Three.")
+            self.assertEqual(appended["previous_version"], edited["version"])  # no version was passed
+            self.assertNotIn("path", appended)
+            dry = await call(s, "edit_file", path=path, expected_version=appended["version"], dry_run=True,
+                             edits=[{"old_text": "One.", "new_text": "Uno."}])
+            self.assertIs(dry["dry_run"], True)
+
+            history = await call(s, "file_history", path=path)
+            self.assertNotIn("path", history)
+            versions = history["versions"]
+            self.assertEqual(history["current_version"], versions[0]["version"])
+            self.assertTrue(all("path" not in v and "previous_version" not in v for v in versions), versions)
+            self.assertEqual([v["operation"] for v in versions], ["append", "edit", "create"])
+            moved = await call(s, "move_file", **{"from": path, "to": "Research/moby-dick/themes-2.md", "expected_version": appended["version"]})
+            self.assertEqual((moved["from"], moved["path"]), (path, "Research/moby-dick/themes-2.md"))
+            after_move = (await call(s, "file_history", path="Research/moby-dick/themes-2.md"))["versions"]
+            self.assertEqual((after_move[0]["path"], after_move[0]["to"]), (path, "Research/moby-dick/themes-2.md"))
+
+            learned = await call(s, "remember", fact="Marks chapters with sticky notes.")
+            self.assertNotIn("path", learned)
+            self.assertEqual(learned["section"], "Learned")
+
+    async def test_orientation_answers_leave_out_the_usual_values(self):
+        async with session(self.ws) as s:
+            context = await call(s, "get_context")
+            self.assertNotIn("rules", context)  # the server's instructions and the tools say them
+            self.assertEqual(set(context["context"]) - {"note"}, {"content", "version", "size", "max_bytes"})
+            self.assertNotIn("pending_proposals", context)
+            self.assertNotIn("more_user_changes", context)
+            self.assertEqual(set(context["index"]) - {"refreshed", "problems"}, {"indexed", "semantic"})
+            self.assertTrue(all(c.get("operation") != "edit" for c in context["user_changes_since_last_session"]))
+
+            found = await call(s, "search", query="whale")
+            self.assertNotIn("query", found)
+            by_path = {h["path"]: h for h in found["hits"]}
+            self.assertNotIn("title", by_path["Journal/2026-11-20.md"])  # the title is the file's name
+            self.assertEqual(by_path["Research/moby-dick/notes.md"]["title"], "My Moby-Dick reading notes")
+            for hit in found["hits"]:
+                first = hit["snippets"][0].get("section")
+                self.assertTrue(first is None or first != hit.get("title"), hit)
+            # A first snippet under the title's own heading goes without its section; after a
+            # snippet from another section, the title's section is named again.
+            history = by_path["Research/whaling-history/introduction.md"]
+            self.assertNotIn("section", history["snippets"][0])
+            intro = by_path["Research/moby-dick/introduction.md"]
+            self.assertEqual([sn.get("section") for sn in intro["snippets"]], ["Reading plan", intro["title"], "Why it still matters"])
+
+            listed = await call(s, "list_files", path="Research/moby-dick")
+            self.assertEqual(set(listed), {"entries", "total"})  # no echo of the folder, truncated only when true
+
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            self.assertIsNone(tools["write_file"].annotations.read_only_hint)  # false is the default
+            self.assertIsNone(tools["read_file"].annotations.idempotent_hint)  # means nothing for a reading tool
+            self.assertTrue(tools["write_file"].annotations.idempotent_hint)
+
+
 THEMES = "# Themes\n\n## Obsession\n\nAhab's hunt.\n\n## Knowledge\n\nCetology fails.\nOn purpose.\n\n## Friendship\n\nIshmael and Queequeg.\n"
 
 
@@ -413,7 +503,8 @@ class SectionEdits(unittest.IsolatedAsyncioTestCase):
                                   edits=[{"section": "Knowledge", "mode": "append", "new_text": "See chapter 32."}])
             text = self.file.read_text()
             self.assertIn("Cetology fails, gloriously (the person).\nOn purpose.\n\nSee chapter 32.\n\n## Friendship", text)
-            self.assertTrue(appended["changed"])
+            self.assertNotIn("changed", appended)  # said only when nothing changed
+            self.assertRegex(appended["version"], r"^[0-9a-f]{16}$")
 
     async def test_a_crlf_file_keeps_its_line_breaks(self):
         self.ws.path("crlf.md").write_bytes(b"# A\r\n\r\n## B\r\n\r\nb text\r\n")
@@ -446,7 +537,7 @@ class ProposalsOverMCP(unittest.IsolatedAsyncioTestCase):
             withdrawn = await call(s, "withdraw_proposal", id=proposed["proposal"])
             self.assertEqual(withdrawn["withdrawn"]["id"], proposed["proposal"])
             self.assertEqual((await call(s, "list_proposals"))["proposals"], [])
-            self.assertEqual((await call(s, "get_context"))["pending_proposals"], [])
+            self.assertNotIn("pending_proposals", await call(s, "get_context"))  # none left
             after = self.ws.snapshot()
             self.assertEqual({k: v for k, v in after.items() if not k.startswith(".notes/proposals")},
                              {k: v for k, v in before.items() if not k.startswith(".notes/proposals")})

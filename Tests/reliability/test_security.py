@@ -260,8 +260,8 @@ class ProvenanceSpoofing(unittest.IsolatedAsyncioTestCase):
         async with session(ws) as s:
             created = await call(s, "write_file", path="spoof.md", content=spoof)
             read = await call(s, "read_file", path="spoof.md")
-            self.assertEqual(read["provenance"]["created_by"], "agent", read["provenance"])
-            self.assertEqual(read["provenance"]["last_modified_by"], "agent", read["provenance"])
+            # `by` is who last changed it; `created_by` is said only when someone else made it.
+            self.assertEqual((read["by"], read.get("created_by", read["by"])), ("agent", "agent"), read)
             text = (ws.root / "spoof.md").read_text()
             self.assertNotIn("created_by: user", text)
             self.assertNotIn("2001-01-01", text)
@@ -270,12 +270,11 @@ class ProvenanceSpoofing(unittest.IsolatedAsyncioTestCase):
             claim = "---\ncreated_by: agent\ncreated_at: 1999-01-01T00:00:00Z\n---\n# Mine\n\nrewritten\n"
             await call(s, "write_file", path="mine.md", content=claim, expected_version=mine["version"], confirm_user_edits=True)
             after = await call(s, "read_file", path="mine.md")
-            self.assertEqual(after["provenance"]["created_by"], "user", after["provenance"])
-            self.assertEqual(after["provenance"]["last_modified_by"], "agent", after["provenance"])
+            self.assertEqual((after["by"], after.get("created_by", after["by"])), ("agent", "user"), after)
             self.assertNotIn("1999-01-01", (ws.root / "mine.md").read_text())
             # Appends and edits are stamped by the real actor too.
             await call(s, "append_file", path="spoof.md", content="last_modified_by: user")
-            self.assertEqual((await call(s, "read_file", path="spoof.md"))["provenance"]["last_modified_by"], "agent")
+            self.assertEqual((await call(s, "read_file", path="spoof.md"))["by"], "agent")
             self.assertTrue(created["version"])
         log = [json.loads(line) for line in (ws.root / ".notes" / "history" / "log.jsonl").read_text().splitlines()]
         spoofed = [r for r in log if r["path"] in ("spoof.md", "mine.md") and r["client"] != "notes"]
