@@ -66,6 +66,26 @@ import Testing
         #expect(complete("notes search whale --in R") == ["Research/"])
     }
 
+    @Test func versionsComeFromTheFilesHistory() throws {
+        #expect(notes("append", "reading-list.md", "- Typee").status == 0)
+        #expect(notes("append", "reading-list.md", "- Omoo").status == 0)
+        let history = notes("history", "reading-list.md", "--json")
+        let records = try #require(
+            try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let versions = records.compactMap { $0["after"] as? String }
+        #expect(versions.count >= 2, "\(history.stdout)")
+        let offered = complete("notes restore reading-list.md --version ")
+        #expect(
+            offered
+                == Array(Set(versions)).sorted { a, b in
+                    versions.lastIndex(of: a)! > versions.lastIndex(of: b)!
+                }, "newest first: \(offered) \(versions)")
+        #expect(complete("notes diff reading-list.md ") == offered)
+        let research = notes.workspace + "/Research"
+        #expect(complete("notes diff ../reading-list.md ", in: research) == offered)
+        #expect(complete("notes restore context.md --version ").isEmpty, "no history yet")
+    }
+
     @Test func optionValuesAreCompleted() {
         #expect(complete("notes search whale --mode ") == ["lexical", "semantic", "hybrid"])
         #expect(complete("notes search --sort m") == ["modified"])

@@ -38,6 +38,46 @@ enum Completion {
         return NoteStore(workspace: workspace).proposals.list().map(\.id)
     }
 
+    /// The versions of the file the command line names (`diff PATH V1 V2`, `restore PATH
+    /// --version V`), newest first, that history still holds a copy of (the log, not the index).
+    static let versions = CompletionKind.custom { words, _, _ in
+        guard let base = Completion.workspace(words: words),
+            let typed = Completion.firstPath(in: words),
+            let path = try? base.resolve(typed)
+        else { return [] }
+        let history = NoteStore(workspace: base.workspace).history
+        var seen: Set<String> = []
+        return history.history(of: path.relative).records.reversed().compactMap(\.after)
+            .filter { seen.insert($0).inserted && history.hasObject($0) }
+    }
+
+    /// The options whose value is the next word.
+    static let valueOptions: Set<String> = [
+        "-w", "--workspace", "--index-dir", "--color", "--version", "--expected-version",
+    ]
+
+    /// The command's first argument that is neither an option nor an option's value
+    /// (`notes -w DIR restore PATH --version …` → PATH).
+    static func firstPath(in words: [String]) -> String? {
+        var positionals: [String] = []
+        var i = 1  // after the program's name
+        while i < words.count {
+            let word = unquoted(words[i])
+            if word == "--" {
+                positionals += words[(i + 1)...].map(unquoted)
+                break
+            }
+            if valueOptions.contains(word) {
+                i += 2
+                continue
+            }
+            if !word.hasPrefix("-") { positionals.append(word) }
+            i += 1
+        }
+        guard positionals.count > 1, !positionals[1].isEmpty else { return nil }
+        return positionals[1]
+    }
+
     /// The values of an option that takes one of a fixed set.
     static func values<T: CaseIterable & RawRepresentable>(_: T.Type) -> CompletionKind
     where T.RawValue == String {
@@ -110,7 +150,7 @@ enum Completion {
             return []
         }
         var candidates: [String] = []
-        for name in names.sorted() where name.hasPrefix(namePart) {
+        for name in names.filter({ $0.hasPrefix(namePart) }).sorted() {
             let path = relative.isEmpty ? name : relative + "/" + name
             guard rules.verdict(name: name, path: path) == .include else { continue }
             var info = stat()

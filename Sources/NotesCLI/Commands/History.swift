@@ -112,9 +112,12 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file.", completion: Completion.paths) var path: String
-        @Argument(help: "The old version (default: the one before the last change).") var from:
-            String?
-        @Argument(help: "The new version (default: the file as it is now).") var to: String?
+        @Argument(
+            help: "The old version (default: the one before the last change).",
+            completion: Completion.versions) var from: String?
+        @Argument(
+            help: "The new version (default: the file as it is now).",
+            completion: Completion.versions) var to: String?
         @Flag(name: .long, help: "Print path, from, to and the unified diff as JSON.") var json =
             false
 

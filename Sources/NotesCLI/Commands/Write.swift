@@ -239,7 +239,8 @@ extension NotesCommand {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "The version to bring back (see `notes history`).", valueName: "version"))
+                "The version to bring back (see `notes history`).", valueName: "version"),
+            completion: Completion.versions)
         var version: String?
         @OptionGroup var output: ChangeOutputOptions
 
