@@ -351,7 +351,12 @@ final class LayoutSnapshot: @unchecked Sendable {
         _ = copy(token, to: tokenAt)
         _ = copy(fingerprint, to: tokenAt + token.utf8.count)
         store(checksum(UnsafeRawBufferPointer(rebasing: bytes[16...])), at: 8)
+        replaceFile(in: directory, with: UnsafeRawBufferPointer(bytes))
+    }
 
+    /// Writes `bytes` into a file of its own in `directory`, then renames it over the
+    /// snapshot; on any failure the file goes and the old snapshot stays.
+    private static func replaceFile(in directory: String, with bytes: UnsafeRawBufferPointer) {
         let target = path(in: directory)
         // A process killed between creating its file and renaming it left one behind.
         FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")

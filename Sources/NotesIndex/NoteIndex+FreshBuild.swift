@@ -52,26 +52,12 @@ extension NoteIndex {
         racyBefore: Int64, report: inout RefreshReport,
         progress: (@Sendable (RefreshProgress) -> Void)?
     ) throws(NotesError) -> FreshBuild {
-        // This process's connections close first: a failed upgrade to the exclusive lock
-        // drops the shared one (Linux), and no process may have the file open without it.
-        let closed = currentPool.withLock { (pool: inout DatabasePool?) -> Bool in
-            guard let open = pool else { return true }
-            guard (try? open.close()) != nil else { return false }
-            pool = nil
-            return true
-        }
-        guard closed else { return .declined }
         let copiesIn: Bool
-        switch try useLock.tryExclusive() {
-        case .exclusive:
-            copiesIn = false
-        case .othersHaveItOpen:
-            reopen()
-            guard replacing else { return .declined }
-            copiesIn = true
-        case .anotherProcessBuilt:
-            reopen()
-            return .builtElsewhere
+        switch try takeForBuilding(replacing: replacing) {
+        case .alone: copiesIn = false
+        case .besideOthers: copiesIn = true
+        case .declined: return .declined
+        case .builtElsewhere: return .builtElsewhere
         }
         defer { useLock.share() }
         let temporary = copiesIn ? rebuildingPath : buildingPath
@@ -81,29 +67,7 @@ extension NoteIndex {
                 in: directory, prefix: Self.databaseFileName + Self.rebuildingInfix)
         }
         Self.removeDatabase(at: temporary)
-        let queue: DatabaseQueue
-        do {
-            var configuration = Configuration()
-            // the writer's one transaction spans its batches
-            configuration.allowsUnsafeTransactions = true
-            configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA journal_mode = OFF")
-                try db.execute(sql: "PRAGMA synchronous = OFF")
-                try TokenReplay.register(db)
-            }
-            IndexFolder.createPrivateFile(temporary)
-            queue = try DatabaseQueue(path: temporary, configuration: configuration)
-            try queue.write { db in
-                try IndexSchema.create(db, secondaryIndexes: false)
-                try db.execute(
-                    sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)",
-                    arguments: [IndexSchema.version, workspace.root])
-            }
-        } catch {
-            Self.removeDatabase(at: temporary)
-            reopen()
-            return .declined
-        }
+        guard let queue = createBuildingDatabase(at: temporary) else { return .declined }
         let writer = IndexWriter(
             pool: queue, mode: .freshBuild, racyBefore: racyBefore, policy: workspace.config.policy)
         report.outsideEdits = index(work, with: writer, report: &report, progress: progress)
@@ -111,16 +75,7 @@ extension NoteIndex {
         do {
             if let failure = writer.failure { throw failure }
             let began = Timestamp.now()
-            try queue.write { db in
-                try IndexSchema.createSecondaryIndexes(db)
-                // No other process can have touched this file: the walk's listings stand (a
-                // file that vanished before it was read moved its folder's ctime). Only a
-                // walk that listed every folder has every stamp; else the next walk makes them.
-                if stamps.listedEverything && stamps.stamped {
-                    try FolderStamps.record(stamps, rules: rules, checking: false, db)
-                }
-                try IndexSchema.createLayoutTriggers(db)
-            }
+            try completeSchema(queue, stamps: stamps, rules: rules)
             if copiesIn {
                 try copyIntoLive(queue)
                 try queue.close()
@@ -142,6 +97,87 @@ extension NoteIndex {
         }
         try swapIn(temporary)
         return .built(writer)
+    }
+
+    /// How ``takeForBuilding(replacing:)`` found the index.
+    private enum BuildAccess {
+        /// No other process has it open: build aside and rename into place.
+        case alone
+        /// Others have it open and this is a rebuild: build aside and copy in.
+        case besideOthers
+        /// Others have it open (not a rebuild), or a connection would not close.
+        case declined
+        /// Another process built it while this one waited.
+        case builtElsewhere
+    }
+
+    /// Closes this process's connections, then asks for the index alone (``IndexUseLock``):
+    /// a failed upgrade to the exclusive lock drops the shared one (Linux), and no process
+    /// may have the file open without it. Unless alone, the connections open again.
+    private func takeForBuilding(replacing: Bool) throws(NotesError) -> BuildAccess {
+        let closed = currentPool.withLock { (pool: inout DatabasePool?) -> Bool in
+            guard let open = pool else { return true }
+            guard (try? open.close()) != nil else { return false }
+            pool = nil
+            return true
+        }
+        guard closed else { return .declined }
+        switch try useLock.tryExclusive() {
+        case .exclusive:
+            return .alone
+        case .othersHaveItOpen:
+            reopen()
+            return replacing ? .besideOthers : .declined
+        case .anotherProcessBuilt:
+            reopen()
+            return .builtElsewhere
+        }
+    }
+
+    /// A private database at `temporary` with the schema but no secondary indexes, no
+    /// journal and no fsyncs. Nil when it cannot be made: the file is removed and this
+    /// process's connections open again.
+    private func createBuildingDatabase(at temporary: String) -> DatabaseQueue? {
+        do {
+            var configuration = Configuration()
+            // the writer's one transaction spans its batches
+            configuration.allowsUnsafeTransactions = true
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = OFF")
+                try db.execute(sql: "PRAGMA synchronous = OFF")
+                try TokenReplay.register(db)
+            }
+            IndexFolder.createPrivateFile(temporary)
+            let queue = try DatabaseQueue(path: temporary, configuration: configuration)
+            try queue.write { db in
+                try IndexSchema.create(db, secondaryIndexes: false)
+                try db.execute(
+                    sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)",
+                    arguments: [IndexSchema.version, workspace.root])
+            }
+            return queue
+        } catch {
+            Self.removeDatabase(at: temporary)
+            reopen()
+            return nil
+        }
+    }
+
+    /// After the files are written: the secondary indexes, the walk's folder stamps and the
+    /// layout triggers, in one transaction.
+    private func completeSchema(_ queue: DatabaseQueue, stamps: WorkspaceScan, rules: IgnoreRules)
+        throws
+    {
+        try queue.write { db in
+            try IndexSchema.createSecondaryIndexes(db)
+            // No other process can have touched this file: the walk's listings stand (a
+            // file that vanished before it was read moved its folder's ctime). Only a
+            // walk that listed every folder has every stamp; else the next walk makes them.
+            if stamps.listedEverything && stamps.stamped {
+                try FolderStamps.record(stamps, rules: rules, checking: false, db)
+            }
+            try IndexSchema.createLayoutTriggers(db)
+        }
     }
 
     /// Replaces the live database's content with `built`'s in one write transaction

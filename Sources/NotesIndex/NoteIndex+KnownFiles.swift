@@ -20,45 +20,6 @@ extension NoteIndex {
             return try pool.read { db in
                 let hiddenFlagsCurrent = try HiddenFiles.isCurrent(db, policy: policy)
                 var result: [KnownFile] = []
-                // Raw column reads: this loads every file of a 100k-note workspace on each
-                // no-change refresh, where decoding through `Row` was a seventh of the time.
-                // The whole workspace's read leaves the digests out (a third of the time;
-                // only changed and gone files need theirs: ``withDigests``).
-                func collect(
-                    _ statement: Statement, digests: Bool, feeding prefetch: StatPrefetch? = nil
-                ) throws {
-                    let raw = statement.sqliteStatement
-                    var chunk: [String] = []
-                    while true {
-                        let code = sqlite3_step(raw)
-                        if code == SQLITE_DONE {
-                            if !chunk.isEmpty { prefetch?.statFiles(chunk) }
-                            break
-                        }
-                        guard code == SQLITE_ROW else {
-                            throw DatabaseError(resultCode: ResultCode(rawValue: code))
-                        }
-                        guard let text = sqlite3_column_text(raw, 1) else { continue }
-                        let digest =
-                            digests
-                            ? sqlite3_column_text(raw, 5).map { String(cString: $0) } ?? "" : ""
-                        let path = String(cString: text)
-                        if let prefetch {
-                            chunk.append(path)
-                            if chunk.count == StatPrefetch.chunkSize {
-                                prefetch.statFiles(chunk)
-                                chunk.removeAll(keepingCapacity: true)
-                            }
-                        }
-                        result.append(
-                            KnownFile(
-                                id: sqlite3_column_int64(raw, 0), path: path,
-                                size: Int(sqlite3_column_int64(raw, 2)),
-                                mtimeNanos: sqlite3_column_int64(raw, 3),
-                                inode: UInt64(bitPattern: sqlite3_column_int64(raw, 4)),
-                                digest: digest))
-                    }
-                }
                 let columns = "SELECT id, path, size, mtime_ns, inode, digest FROM files"
                 guard let paths else {
                     // Read in the same transaction as the files, so both are one moment's.
@@ -68,7 +29,7 @@ extension NoteIndex {
                     let statement = try db.makeStatement(
                         sql: "SELECT id, path, size, mtime_ns, inode FROM files")
                     try statement.setArguments([])
-                    try collect(statement, digests: false, feeding: feeding)
+                    try Self.collect(statement, digests: false, feeding: feeding, into: &result)
                     var known = KnownFiles(
                         files: result, folders: folders, hasDigests: false,
                         hiddenFlagsCurrent: hiddenFlagsCurrent)
@@ -80,7 +41,7 @@ extension NoteIndex {
                     sql: columns + " WHERE path = ? OR (path > ? AND path < ?)")
                 for path in paths {
                     try statement.setArguments([path, path + "/", path + "0"])
-                    try collect(statement, digests: true)
+                    try Self.collect(statement, digests: true, into: &result)
                 }
                 return KnownFiles(
                     files: result, folders: nil, hasDigests: true,
@@ -88,6 +49,46 @@ extension NoteIndex {
             }
         } catch {
             throw wrap(error)
+        }
+    }
+
+    /// Appends the `files` rows `statement` yields to `result`, read column by column: this
+    /// loads every file of a large workspace on each no-change refresh, where decoding
+    /// through `Row` was a seventh of the time. The whole workspace's read leaves the
+    /// digests out (a third of the time; only changed and gone files need theirs:
+    /// ``withDigests``). With `prefetch`, the paths are handed to it in chunks as they come.
+    private static func collect(
+        _ statement: Statement, digests: Bool, feeding prefetch: StatPrefetch? = nil,
+        into result: inout [KnownFile]
+    ) throws {
+        let raw = statement.sqliteStatement
+        var chunk: [String] = []
+        while true {
+            let code = sqlite3_step(raw)
+            if code == SQLITE_DONE {
+                if !chunk.isEmpty { prefetch?.statFiles(chunk) }
+                break
+            }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code))
+            }
+            guard let text = sqlite3_column_text(raw, 1) else { continue }
+            let digest =
+                digests ? sqlite3_column_text(raw, 5).map { String(cString: $0) } ?? "" : ""
+            let path = String(cString: text)
+            if let prefetch {
+                chunk.append(path)
+                if chunk.count == StatPrefetch.chunkSize {
+                    prefetch.statFiles(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            result.append(
+                KnownFile(
+                    id: sqlite3_column_int64(raw, 0), path: path,
+                    size: Int(sqlite3_column_int64(raw, 2)),
+                    mtimeNanos: sqlite3_column_int64(raw, 3),
+                    inode: UInt64(bitPattern: sqlite3_column_int64(raw, 4)), digest: digest))
         }
     }
 

@@ -132,25 +132,15 @@ enum TextChange {
         return (result, lines)
     }
 
-    /// The byte range a section edit replaces and what it puts there. The heading must occur
-    /// once (its text compared without #s, case and surrounding spaces); blank lines keep
-    /// Markdown blocks apart.
-    static func sectionSpan(
-        _ section: String, mode: SectionMode, text: String, in bytes: [UInt8], path: String,
-        newline: [UInt8],
-        label: String
-    ) throws(NotesError) -> (range: Range<Int>, replacement: [UInt8]) {
-        guard FileFormat(path: path) == .markdown else {
-            throw NotesError(
-                .invalidArgument,
-                "\(label)section edits are for Markdown files; \(path) is not one",
-                hint: "use old_text and new_text")
-        }
+    /// Where `section` is among `headings`: it must occur once, its text compared without
+    /// #s, case and surrounding spaces.
+    static func headingIndex(
+        _ section: String, in headings: [DocumentHeading], path: String, label: String
+    ) throws(NotesError) -> Int {
         func key(_ s: String) -> String {
             s.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased()
         }
         let wanted = key(section)
-        let headings = DocumentParser.parse(path: path, bytes: bytes).document?.headings ?? []
         let matches = headings.indices.filter { key(headings[$0].text) == wanted }
         guard matches.count == 1, let index = matches.first else {
             let known = headings.prefix(30).map { "\"\($0.text)\"" }.joined(separator: ", ")
@@ -165,6 +155,25 @@ enum TextChange {
                 .invalidArgument, "\(label)\(path) has \(matches.count) headings \"\(section)\"",
                 hint: "use old_text and new_text to say which")
         }
+        return index
+    }
+
+    /// The byte range a section edit replaces and what it puts there. The heading must occur
+    /// once (its text compared without #s, case and surrounding spaces); blank lines keep
+    /// Markdown blocks apart.
+    static func sectionSpan(
+        _ section: String, mode: SectionMode, text: String, in bytes: [UInt8], path: String,
+        newline: [UInt8],
+        label: String
+    ) throws(NotesError) -> (range: Range<Int>, replacement: [UInt8]) {
+        guard FileFormat(path: path) == .markdown else {
+            throw NotesError(
+                .invalidArgument,
+                "\(label)section edits are for Markdown files; \(path) is not one",
+                hint: "use old_text and new_text")
+        }
+        let headings = DocumentParser.parse(path: path, bytes: bytes).document?.headings ?? []
+        let index = try headingIndex(section, in: headings, path: path, label: label)
         // Where each line starts; a line runs to the next start (or the end).
         var starts: [Int] = bytes.isEmpty ? [] : [0]
         for (i, b) in bytes.enumerated() where b == 0x0A && i + 1 < bytes.count {
