@@ -83,6 +83,19 @@ final class FolderHandle {
         return FolderHandle(fd: fd, relative: walked.joined(separator: "/"))
     }
 
+    /// Opens, creating them when missing, folders notes keeps its own files in (`.notes/…`,
+    /// `Chats`), `components` below `root`. A file where one of them should be is an
+    /// `io_error` to move out of the way: the caller chose no path.
+    static func openOwn(root: String, components: [String]) throws(NotesError) -> FolderHandle {
+        do {
+            return try open(root: root, components: components, create: true)
+        } catch  where error.code == .invalidArgument {
+            throw NotesError(
+                .ioError, error.message + ", where notes keeps its own files",
+                hint: "move that file out of the way", details: ErrorDetails(errno: ENOTDIR))
+        }
+    }
+
     /// What is at `name` in this folder, without following a symlink.
     enum Entry {
         case missing

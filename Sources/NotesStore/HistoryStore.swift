@@ -49,9 +49,8 @@ public final class HistoryStore: @unchecked Sendable {
         let version = known ?? ContentVersion(of: bytes).short
         let objectMode = 0o444 & (source.map { $0.st_mode } ?? 0o444)
         let folderMode: mode_t = 0o700 | ((objectMode & 0o044) | ((objectMode & 0o044) >> 2))
-        let folder = try FolderHandle.open(
-            root: workspace.root, components: Self.folder + ["objects", String(version.prefix(2))],
-            create: true)
+        let folder = try FolderHandle.openOwn(
+            root: workspace.root, components: Self.folder + ["objects", String(version.prefix(2))])
         let owner = source.flatMap {
             geteuid() == 0 && $0.st_uid != 0 ? (uid: $0.st_uid, gid: $0.st_gid) : nil
         }
@@ -177,7 +176,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// the new line starts with a newline, and the torn line stays where it is for the
     /// person to see (``logProblems()``: `notes status`, `notes index --check`).
     public func append(_ record: ChangeRecord) throws(NotesError) {
-        _ = try FolderHandle.open(root: workspace.root, components: Self.folder, create: true)
+        _ = try FolderHandle.openOwn(root: workspace.root, components: Self.folder)
         let fd =
             WriteFaults.injected(.open)
             ? -1 : open(logPath, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -409,8 +408,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// Notes the record of a change about to be made visible, so that a crash between the
     /// rename and the log append is completed by the next writer (``recover(currentVersion:)``).
     func writeIntent(_ record: ChangeRecord) throws(NotesError) {
-        let folder = try FolderHandle.open(
-            root: workspace.root, components: Self.folder, create: true)
+        let folder = try FolderHandle.openOwn(root: workspace.root, components: Self.folder)
         do {
             try folder.replace("intent.json", with: Self.encode(record), mode: nil)
         } catch {

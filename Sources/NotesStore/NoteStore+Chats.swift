@@ -14,8 +14,7 @@ extension NoteStore {
             throw NotesError(
                 .invalidArgument, "'\(name)' is not a chat file name", hint: "report this as a bug")
         }
-        let folder = try FolderHandle.open(
-            root: workspace.root, components: [Self.chatsFolder], create: true)
+        let folder = try FolderHandle.openOwn(root: workspace.root, components: [Self.chatsFolder])
         try folder.replace(name, with: bytes, mode: nil)
     }
 }

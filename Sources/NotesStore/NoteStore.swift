@@ -190,7 +190,7 @@ public final class NoteStore: Sendable {
     /// Runs `body` holding the workspace lock, after completing any change a crashed
     /// writer left half-recorded.
     func locked<T>(_ body: () throws(NotesError) -> T) throws(NotesError) -> T {
-        _ = try FolderHandle.open(root: workspace.root, components: [".notes"], create: true)
+        _ = try FolderHandle.openOwn(root: workspace.root, components: [".notes"])
         let lock = try WorkspaceLock(stateDirectory: workspace.stateDirectory)
         defer { withExtendedLifetime(lock) {} }
         try history.recover { [self] path in

@@ -16,8 +16,7 @@ public struct ProposalStore: Sendable {
         path: String, operation: ChangeOperation, baseVersion: String?, content: String,
         author: Author, reason: String
     ) throws(NotesError) -> Proposal {
-        let folder = try FolderHandle.open(
-            root: workspace.root, components: Self.folder, create: true)
+        let folder = try FolderHandle.openOwn(root: workspace.root, components: Self.folder)
         let now = Timestamp.now()
         let day = Timestamp.format(now).prefix(10).replacingOccurrences(of: "-", with: "")
         var id = ""
@@ -58,8 +57,7 @@ public struct ProposalStore: Sendable {
 
     /// Removes a proposal once it has been accepted or rejected.
     func remove(_ id: String) throws(NotesError) {
-        let folder = try FolderHandle.open(
-            root: workspace.root, components: Self.folder, create: true)
+        let folder = try FolderHandle.openOwn(root: workspace.root, components: Self.folder)
         try folder.remove(id + ".json")
     }
 }

@@ -27,6 +27,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: notes.workspace + "/Research/locked.md"))
     }
 
+    /// A file where notes keeps its own folder is not a path the caller chose: `io_error`,
+    /// while a file in the way of a path the caller gave stays `invalid_argument`.
+    @Test func aFileWhereTheHistoryFolderShouldBeIsAnIOError() throws {
+        let notes = NotesRunner()
+        let history = notes.workspace + "/.notes/history"
+        try? FileManager.default.removeItem(atPath: history)
+        #expect(FileManager.default.createFile(atPath: history, contents: Data()))
+        let result = notes("write", "Research/unlogged.md", "--json", stdin: "# Unlogged\n")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(error(result)?["code"] as? String == "io_error", "\(result.stdout)")
+        #expect(
+            (error(result)?["details"] as? [String: Any])?["errno"] as? Int == Int(ENOTDIR),
+            "\(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: notes.workspace + "/Research/unlogged.md"))
+        let chosen = notes("write", "reading-list.md/inside.md", "--json", stdin: "# Inside\n")
+        #expect(error(chosen)?["code"] as? String == "invalid_argument", "\(chosen.stdout)")
+    }
+
     @Test func aFolderWhereTheTemplateManifestShouldBeIsAnIOError() throws {
         let notes = NotesRunner()
         try FileManager.default.createDirectory(
