@@ -1,14 +1,14 @@
 import ArgumentParser
 import Foundation
 import NotesCore
-import NotesIndex
 import NotesStore
 
 /// What the shell completions (`notes --generate-completion-script bash|zsh|fish`) offer
 /// besides command and option names (docs/cli.md "Shell completion"). Paths, template
-/// names and proposal ids are asked of `notes` itself when Tab is pressed (ArgumentParser's
-/// `---completion` call back into the binary) and answered from the workspace's folders as
-/// they are: no index is opened or refreshed, so a Tab press costs a few directory reads.
+/// names, proposal ids and versions are asked of `notes` itself when Tab is pressed
+/// (ArgumentParser's `---completion` call back into the binary) and answered from the
+/// workspace's folders and history as they are: no index is opened or refreshed, so a Tab
+/// press costs a few directory reads.
 enum Completion {
     /// Files and folders, typed as the commands take them (``PathBase``: relative to the
     /// current folder, or to the root with `-w`); the names the index leaves out (`.notes/`,
