@@ -304,8 +304,8 @@ public final class HistoryStore: @unchecked Sendable {
             throw NotesError(
                 .internal,
                 "the change to \(record.path) was made, but its history log line could not be written (\(error.message)); the next notes write adds it",
-                hint: "free disk space or fix the permissions of .notes/history", cause: .changeMade
-            )
+                hint: "free disk space or fix the permissions of .notes/history",
+                details: error.details, cause: .changeMade)
         }
     }
 

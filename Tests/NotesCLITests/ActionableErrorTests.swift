@@ -45,6 +45,25 @@ import Testing
         #expect(error(chosen)?["code"] as? String == "invalid_argument", "\(chosen.stdout)")
     }
 
+    /// A log line lost after the change became visible stays `internal` ("the change was
+    /// made, but…": `io_error` would read as "nothing changed", D224) and keeps its errno.
+    @Test func aLogLineLostAfterTheChangeKeepsItsErrno() throws {
+        let notes = NotesRunner()
+        // The fourth write of a new file's save: the history object, the intent, the file,
+        // then the log line.
+        let result = run(
+            Repository.notesBinary, ["write", "Research/visible.md", "--json"],
+            environment: notes.environment.merging(["NOTES_FAIL_IO": "write:4:ENOSPC"]) { $1 },
+            directory: notes.workspace, stdin: "# Visible\n")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(error(result)?["code"] as? String == "internal", "\(result.stdout)")
+        #expect((error(result)?["message"] as? String)?.contains("was made, but") == true)
+        #expect(
+            (error(result)?["details"] as? [String: Any])?["errno"] as? Int == Int(ENOSPC),
+            "\(result.stdout)")
+        #expect(FileManager.default.fileExists(atPath: notes.workspace + "/Research/visible.md"))
+    }
+
     @Test func aFolderWhereTheTemplateManifestShouldBeIsAnIOError() throws {
         let notes = NotesRunner()
         try FileManager.default.createDirectory(
