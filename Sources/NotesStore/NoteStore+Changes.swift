@@ -406,8 +406,10 @@ extension NoteStore {
         result.previousVersion = target.version
         result.warnings = warnings
         if includeDiff || dryRun {
+            // The change asked for: the provenance stamp every write adds is left out (it
+            // would be a hunk of its own whenever the clock has moved on).
             result.diff = diff(
-                target.bytes ?? [], final, "\(target.path)@\(target.version ?? "")",
+                target.bytes ?? [], bytes, "\(target.path)@\(target.version ?? "")",
                 target.path.relative, &result)
         }
         if dryRun {

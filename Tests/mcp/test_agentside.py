@@ -413,6 +413,20 @@ class CompactAnswers(unittest.IsolatedAsyncioTestCase):
             self.assertNotIn("path", learned)
             self.assertEqual(learned["section"], "Learned")
 
+    async def test_an_edit_diff_is_the_change_asked_for_without_the_stamp(self):
+        path = "Research/stamp.md"
+        async with session(self.ws) as s:
+            await call(s, "write_file", path=path, content="# Stamp\n\nOne.\n\nTwo.\n")
+            # An older last_modified_at (the clock moved on, as between any two real calls).
+            text = self.ws.path(path).read_text()
+            stamp = next(line for line in text.splitlines() if line.startswith("last_modified_at: "))
+            self.ws.path(path).write_text(text.replace(stamp, "last_modified_at: 2001-01-01T00:00:00Z"))
+            fresh = await call(s, "read_file", path=path)
+            edited = await call(s, "edit_file", path=path, expected_version=fresh["version"],
+                                edits=[{"old_text": "Two.", "new_text": "Two, better."}])
+            self.assertEqual(edited["diff"], "@@ -8,4 +8,4 @@\n \n One.\n \n-Two.\n+Two, better.\n")
+            self.assertNotIn("2001-01-01", self.ws.path(path).read_text())  # the file is stamped all the same
+
     async def test_orientation_answers_leave_out_the_usual_values(self):
         async with session(self.ws) as s:
             context = await call(s, "get_context")
