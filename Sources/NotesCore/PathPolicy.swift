@@ -1,19 +1,5 @@
 import Foundation
 
-/// What the agent may do at a path (docs/spec.md §10, config `policy:`).
-public enum AccessRule: String, Sendable, Codable, CaseIterable {
-    /// Read and change (the default).
-    case write
-    /// Read and append only.
-    case append
-    /// Read; changes become proposals for the person to review.
-    case ask
-    /// Read only.
-    case read
-    /// Invisible: not read, listed or searched.
-    case deny
-}
-
 /// Protected paths and the agent's path policy (docs/spec.md §10).
 ///
 /// Matching happens on a canonical form of the path: Unicode NFC, case-folded, with the

@@ -1,8 +1,3 @@
-/// Who did something to a file: the person or the agent (docs/spec.md §3.1).
-public enum Actor: String, Sendable, Codable, CaseIterable {
-    case agent, user
-}
-
 /// The four provenance keys of the shared-workspace convention (docs/spec.md §3.1).
 ///
 /// Timestamps are kept as written (ISO 8601 text) so that output shows what the file says;

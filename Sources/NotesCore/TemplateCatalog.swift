@@ -1,45 +1,6 @@
 import Foundation
 import Yams
 
-/// A variable a template takes beyond the built-in ones.
-public struct TemplateVariable: Codable, Sendable, Equatable {
-    public var name: String
-    public var description: String
-    public var required: Bool
-}
-
-/// One template of the catalog (docs/spec.md §8.3): a file or a folder of files, where it goes, and
-/// the variables it takes.
-public struct TemplateDefinition: Encodable, Sendable, Equatable {
-    public var name: String
-    public var description: String
-    /// Workspace-relative target path, itself a template (`Research/{{slug}}`).
-    public var target: String
-    /// A folder template creates several files below its target folder.
-    public var isFolder: Bool
-    public var variables: [TemplateVariable]
-    /// Where its text is (absolute); not shown to agents.
-    var sourcePath: String
-
-    enum CodingKeys: String, CodingKey {
-        case name, description, target, variables
-        case isFolder = "folder"
-    }
-}
-
-/// A template rendered for one title: the files to create, workspace-relative.
-public struct RenderedTemplate: Sendable, Equatable {
-    public var template: String
-    /// The main file (a folder template's first file) or the folder.
-    public var path: String
-    public var files: [(path: String, text: String)]
-
-    public static func == (a: RenderedTemplate, b: RenderedTemplate) -> Bool {
-        a.template == b.template && a.path == b.path && a.files.map(\.path) == b.files.map(\.path)
-            && a.files.map(\.text) == b.files.map(\.text)
-    }
-}
-
 /// The templates a workspace can use: the shipped ones (`templates/templates.yml`), with
 /// the workspace's `.notes/templates/` overriding or adding (docs/spec.md §8.3).
 public struct TemplateCatalog: Sendable {

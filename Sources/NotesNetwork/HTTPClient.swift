@@ -2,24 +2,6 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// Set from anywhere (a signal handler's queue, say) to stop a transfer in progress: curl
-/// checks it at least once a second and on every chunk received.
-public final class Cancellation: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    public init() {}
-
-    public func cancel() { flag.store(true, ordering: .relaxed) }
-    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
-}
-
-/// What a streaming consumer says after each chunk.
-public enum StreamDecision: Sendable {
-    case proceed
-    /// End the transfer now (the caller has what it needs, or gave up).
-    case stop
-}
-
 /// HTTP over libcurl (one easy handle per exchange): timeouts, redirects, a response size
 /// limit, compressed bodies, proxies from the environment (`https_proxy`, `http_proxy`,
 /// `no_proxy`, as curl reads them), http and https only, and cancellation. Bodies either
@@ -176,35 +158,6 @@ public struct HTTPClient: Sendable {
             return .failed("too many redirects from \(host) (more than \(timeouts.maxRedirects))")
         default: return .failed("\(host): \(text)")
         }
-    }
-}
-
-/// The scheme and host of a URL, for messages and cache keys (no full parsing needed).
-public struct URLParts: Sendable {
-    public var scheme: String
-    public var host: String
-    /// The path without query or fragment ("/" when empty).
-    public var path: String
-
-    public init(_ url: String) {
-        var rest = Substring(url)
-        if let range = rest.range(of: "://") {
-            scheme = rest[..<range.lowerBound].lowercased()
-            rest = rest[range.upperBound...]
-        } else {
-            scheme = ""
-        }
-        let hostEnd =
-            rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        var authority = rest[..<hostEnd]
-        if let at = authority.lastIndex(of: "@") {
-            authority = authority[authority.index(after: at)...]
-        }
-        host = String(authority).lowercased()
-        let afterHost = rest[hostEnd...]
-        let pathEnd = afterHost.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? afterHost.endIndex
-        let p = String(afterHost[..<pathEnd])
-        path = p.isEmpty ? "/" : p
     }
 }
 

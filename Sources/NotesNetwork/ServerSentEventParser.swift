@@ -1,15 +1,3 @@
-/// One server-sent event: its `event:` name (empty when the server sent none) and its
-/// `data:` lines joined with newlines.
-public struct ServerSentEvent: Sendable, Equatable {
-    public var event: String
-    public var data: String
-
-    public init(event: String = "", data: String) {
-        self.event = event
-        self.data = data
-    }
-}
-
 /// Turns a byte stream into server-sent events as chunks arrive, whatever the chunk
 /// boundaries (mid-line, mid-UTF-8 character). Lines end in LF, CRLF or CR; a blank line
 /// ends an event; `:` lines are comments; `id` and `retry` are ignored.
