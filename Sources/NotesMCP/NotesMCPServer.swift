@@ -42,7 +42,8 @@ public struct NotesMCPServer: Sendable {
         notes: a folder of Markdown notes shared by a person and their agents. Start with get_context. Find content with \
         search, names with list_files; read_file before changing a file and pass its version as expected_version. The person \
         may have refined what you wrote: a user_edited answer means ask them, merge, or propose, never overwrite. Add to the \
-        journal and context.md with append_file and remember. Every change is kept in history (file_history, restore_file).
+        journal and context.md with append_file and remember (they are append-only for you). Every change is kept in \
+        history (file_history, restore_file).
         """
 
     /// Serves until the client closes stdin.
