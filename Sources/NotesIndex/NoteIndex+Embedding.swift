@@ -140,12 +140,18 @@ extension NoteIndex {
         }
     }
 
-    /// How many indexed files have vectors for every section.
+    /// Indexed files with at least one section: what search by meaning can cover (a file of
+    /// front matter alone, or an empty one, has no text to embed and never counts as missing).
+    static func filesWithText(_ db: Database) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM files WHERE indexed = 1 AND section_count > 0") ?? 0
+    }
+
+    /// How many indexed files with text have vectors for every section.
     public func semanticCoverage() throws(NotesError) -> SemanticCoverage {
         do {
             return try pool.read { db in
-                let files =
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
+                let files = try Self.filesWithText(db)
                 // Files whose every section has passages (a file edited since keeps its old
                 // ones until the next pass, and counts: its search by meaning skips the
                 // changed sections); a pass stopped mid-file leaves that file uncounted.

@@ -53,6 +53,7 @@ extension NoteIndex {
                 let hits = try Self.hits(
                     page, query: query, match: match, byMeaning: nearest.searched, db)
                 var results = SearchResults(query: query.text, total: order.count, hits: hits)
+                if nearest.saturated && mode != .lexical { results.totalAtLeast = true }
                 results.mode = mode
                 if let plainWords, mode != .semantic {
                     Self.markMissingWords(plainWords, page: page, in: &results)
@@ -185,6 +186,8 @@ extension NoteIndex {
         var searched = false
         /// The installed model is not the one the passages were embedded with: words only.
         var modelDiffers = false
+        /// Every file the meaning side ranked was close enough to list: more may be.
+        var saturated = false
     }
 
     /// Waits for the query's vector and finds the files in scope whose passages are nearest
@@ -203,8 +206,11 @@ extension NoteIndex {
         matches.searched = true
         let table = try vectors(db)
         matches.embeddedFiles = table.files
-        var found = try Self.current(
-            table.bestPerFile(queryVector, limit: Self.semanticDepth), table, db)
+        let nearest = table.bestPerFile(queryVector, limit: Self.semanticDepth)
+        matches.saturated =
+            nearest.count == Self.semanticDepth
+            && (nearest.last?.similarity ?? 0) >= Self.meaningOnlyFloor
+        var found = try Self.current(nearest, table, db)
         if let hidden = scope.hidden, !hidden.isEmpty {
             found.removeAll { hidden.contains($0.file) }
         }

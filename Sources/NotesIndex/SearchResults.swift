@@ -6,6 +6,9 @@ public struct SearchResults: Sendable, Codable {
     public var query: String
     /// How many files match (hits are the first `limit` of them).
     public var total: Int
+    /// The meaning side ranks at most ``NoteIndex/semanticDepth`` files; when all of those
+    /// were close enough to be listed, more may be, and `total` is a lower bound (nil: exact).
+    public var totalAtLeast: Bool? = nil
     public var hits: [SearchHit]
     /// For a plain-words query: whether every hit holds all the ``words`` or some hits hold
     /// only some of them (absent for a query with operators, which must match exactly).
@@ -16,6 +19,10 @@ public struct SearchResults: Sendable, Codable {
     public var mode: SearchMode = .lexical
     /// How many files have passage vectors, when the meaning side ran or could have.
     public var semantic: SemanticCoverage? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case query, total, totalAtLeast = "total_at_least", hits, matching, words, mode, semantic
+    }
 
     public enum Matching: String, Sendable, Codable {
         case allWords = "all words"

@@ -6,7 +6,7 @@ import NotesCore
 public struct SemanticCoverage: Sendable, Codable, Equatable {
     /// Indexed files with vectors for every section.
     public var embeddedFiles: Int
-    /// Indexed files.
+    /// Indexed files with text (front matter alone or an empty file has nothing to embed).
     public var files: Int
     /// The model the vectors came from (nil: none yet).
     public var model: String?

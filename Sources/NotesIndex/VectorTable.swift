@@ -234,8 +234,7 @@ extension NoteIndex {
         do {
             return try pool.read { db in
                 let table = try vectors(db)
-                let files =
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE indexed = 1") ?? 0
+                let files = try Self.filesWithText(db)
                 let model = try String.fetchOne(
                     db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
                 let embedded = table.fileCount

@@ -394,12 +394,13 @@ struct SearchAnswer: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case total, hits, matching, words, mode, semantic, next
+        case total, totalAtLeast = "total_at_least", hits, matching, words, mode, semantic, next
     }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(results.total, forKey: .total)
+        try c.encodeIfPresent(results.totalAtLeast, forKey: .totalAtLeast)
         try c.encodeIfPresent(results.matching, forKey: .matching)
         try c.encodeIfPresent(results.words, forKey: .words)
         try c.encode(results.mode, forKey: .mode)
@@ -433,7 +434,8 @@ struct SearchAnswer: Encodable {
         }
         if results.total > results.hits.count {
             try c.encode(
-                "\(results.total - results.hits.count) more file(s) match: raise limit, or narrow with path, tags or kind",
+                (results.totalAtLeast == true ? "at least " : "")
+                    + "\(results.total - results.hits.count) more file(s) match: raise limit, or narrow with path, tags or kind",
                 forKey: .next)
         } else if results.hits.isEmpty {
             // Zero hits is not proof that nothing is written about it.

@@ -76,6 +76,42 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(embedder.embedded.count == first)
     }
 
+    /// A note of front matter alone (Dendron and Obsidian have many) or an empty file has no
+    /// text to embed: coverage is complete without it, in the count and in a search's report.
+    @Test func filesWithoutTextNeverCountAsWaitingForVectors() throws {
+        fixture.write(
+            "notes/only-front-matter.md", "---\ntitle: Only front matter\ntags: [a]\n---\n")
+        fixture.write("notes/empty.md", "")
+        let (index, _) = try embedded()
+        let coverage = try index.semanticCoverage()
+        #expect(coverage.files == 9 && coverage.embeddedFiles == 9 && coverage.isComplete)
+        let results = try fixture.search("what keeps a car running", index) {
+            $0.embedder = ConceptEmbedder()
+        }
+        #expect(results.semantic?.files == 9 && results.semantic?.isComplete == true)
+    }
+
+    /// The meaning side ranks a bounded number of files: when every one of them is close
+    /// enough to list, the total is marked as a lower bound instead of posing as a count.
+    @Test func aTotalCutByTheMeaningSidesDepthSaysAtLeast() throws {
+        for i in 0..<(NoteIndex.semanticDepth + 20) {
+            fixture.write(
+                "cars/car\(i).md", "# Note \(i)\n\nThe vehicle number \(i) and its engine.\n")
+        }
+        let (index, _) = try embedded()
+        let many = try fixture.search("automobile", index) {
+            $0.embedder = ConceptEmbedder()
+            $0.mode = .semantic
+        }
+        #expect(many.total >= NoteIndex.semanticDepth && many.totalAtLeast == true)
+        let few = try fixture.search("cetacean", index) {
+            $0.embedder = ConceptEmbedder()
+            $0.mode = .semantic
+        }
+        #expect(few.hits.first?.path == "sea/whales.md")
+        #expect(few.totalAtLeast == nil)
+    }
+
     @Test func anEditReEmbedsOnlyTheChangedSectionAndADeleteDropsVectors() throws {
         fixture.write(
             "notes/two.md",

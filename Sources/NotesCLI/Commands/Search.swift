@@ -252,7 +252,8 @@ extension NotesCommand {
         private func reportMore(_ results: SearchResults) {
             guard results.total > results.hits.count else { return }
             let more =
-                "\(grouped(results.total - results.hits.count)) more file(s) match; use --limit N to see more, --limit 0 for all."
+                (results.totalAtLeast == true ? "at least " : "")
+                + "\(grouped(results.total - results.hits.count)) more file(s) match; use --limit N to see more, --limit 0 for all."
             StandardStreams.writeError(more + "\n")
         }
 
