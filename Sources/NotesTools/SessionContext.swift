@@ -197,12 +197,24 @@ extension Toolbox {
         }
         recent.sort = .modified
         recent.limit = Self.changesShown
-        for hit in try index.search(recent).hits where changes[hit.path] == nil {
+        let edited = try index.search(recent)
+        for hit in edited.hits where changes[hit.path] == nil {
+            // A file the person made since (or, in a first session, never changed after
+            // making it) was created, not edited.
+            let created = hit.provenance.createdAt.flatMap(Timestamp.parse)
+            let isNew: Bool
+            if let since {
+                isNew = created.map { $0 >= since } ?? false
+            } else {
+                isNew = hit.provenance.createdAt == hit.provenance.lastModifiedAt
+            }
             changes[hit.path] = SessionContext.Change(
-                path: hit.path, operation: "edit", time: hit.provenance.lastModifiedAt ?? "",
-                version: hit.version)
+                path: hit.path, operation: isNew ? "create" : "edit",
+                time: hit.provenance.lastModifiedAt ?? "", version: hit.version)
         }
         let sorted = changes.values.sorted { ($0.time, $0.path) > ($1.time, $1.path) }
+        // The index's page is `changesShown` long; its total counts every file edited since.
+        let changedFiles = max(sorted.count, edited.total)
 
         let proposals = store.proposals.list().map {
             SessionContext.PendingProposal(
@@ -222,7 +234,7 @@ extension Toolbox {
             now: Timestamp.format(Timestamp.now()),
             context: file, overview: overview, lastAgentActivity: lastAgent?.time,
             userChanges: Array(sorted.prefix(Self.changesShown)),
-            moreUserChanges: max(0, sorted.count - Self.changesShown),
+            moreUserChanges: max(0, changedFiles - Self.changesShown),
             pendingProposals: proposals, index: state)
     }
 }
