@@ -130,8 +130,8 @@ extension Toolbox {
                         restorableVersion: version))
             }
         }
-        // A near miss among the names the agent may see.
-        let suggestions = nearMisses(relative)
+        // A near miss among the names the agent may see (list_files wants a folder).
+        let suggestions = nearMisses(relative, folders: tool == "list_files")
         if !suggestions.isEmpty {
             let shown = suggestions.map { "\"\($0)\"" }.joined(separator: " or ")
             return NotesError(
@@ -141,6 +141,8 @@ extension Toolbox {
                     path: relative, options: suggestions.map { "\(tool) {\"path\": \"\($0)\"}" },
                     didYouMean: suggestions))
         }
+        // list_files' own answer knows folders (a dotted hierarchy's glob).
+        if tool == "list_files", original.hint != nil { return original }
         return NotesError(
             .notFound, original.message.isEmpty ? "no file at \(relative)" : original.message,
             hint: "list_files shows what exists; search finds files by what they say",
@@ -150,20 +152,30 @@ extension Toolbox {
     /// Paths the agent probably meant by `wanted`: another case, a missing or different
     /// extension, the other Unicode normalisation, one letter off, or the same name in
     /// another folder. At most 5, best first.
-    func nearMisses(_ wanted: String) -> [String] {
+    func nearMisses(_ wanted: String, folders: Bool = false) -> [String] {
         _ = try? session.refreshIfNeeded()
         guard
-            let files = try? index.listing(folder: "", recursive: true, glob: nil, sort: .path)
-                .files
+            let listed = try? index.listing(folder: "", recursive: true, glob: nil, sort: .path)
+                .files.map(\.path)
         else { return [] }
+        // For a folder, the folders that hold the files.
+        let candidates =
+            folders
+            ? Set(
+                listed.flatMap { path in
+                    let parts = path.split(separator: "/").dropLast()
+                    return parts.indices.map { parts[...$0].joined(separator: "/") }
+                }
+            ).sorted() : listed
         let policy = workspace.config.policy
         let lower = wanted.lowercased()
         let stem = Self.withoutExtension(lower)
         let name = String(lower.split(separator: "/").last ?? "")
         var ranked: [(rank: Int, path: String)] = []
-        for file in files
-        where policy.rule(for: file.path) != .deny && !policy.isProtected(file.path) {
-            let candidate = file.path
+        for candidate in candidates
+        where policy.rule(for: candidate) != .deny && !policy.isProtected(candidate)
+            && !(folders && policy.hidesFolder(candidate))
+        {
             guard !candidate.utf8.elementsEqual(wanted.utf8) else { continue }
             let folded = candidate.lowercased()
             let rank: Int

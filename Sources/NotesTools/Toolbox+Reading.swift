@@ -178,6 +178,21 @@ extension Toolbox {
         (try? ToolOutcome.encoder.encode(value)).flatMap { try? JSONValue.parse($0) } ?? .null
     }
 
+    /// For a folder that does not exist but names a dotted hierarchy (Dendron's
+    /// `dendron.topic.note.md` files live side by side, not in folders), the glob that
+    /// lists it.
+    private func dottedHierarchyHint(_ folder: String) -> String? {
+        let parent = (folder as NSString).deletingLastPathComponent
+        let name = (folder as NSString).lastPathComponent
+        guard
+            let names = try? FileManager.default.contentsOfDirectory(
+                atPath: workspace.absolutePath(parent)),
+            names.contains(where: { $0.hasPrefix(name + ".") && $0 != name + ".md" })
+        else { return nil }
+        let path = parent.isEmpty ? "" : "path \"\(parent)\" and "
+        return "its notes are files named \(name).*: list_files with \(path)glob \"\(name).*\""
+    }
+
     func listFiles(_ args: ToolArguments) throws(NotesError) -> FileListing {
         let raw = try optionalPath(args) ?? ""
         let recursive = try args.bool("recursive")
@@ -214,7 +229,8 @@ extension Toolbox {
                 }
                 throw NotesError(
                     .notFound, "no folder \(folder) in the workspace",
-                    hint: "call list_files without a path to see the top-level folders")
+                    hint: dottedHierarchyHint(folder.relative)
+                        ?? "call list_files without a path to see the top-level folders")
             }
         }
         let depth =
