@@ -56,6 +56,8 @@ struct NotesCommand: ParsableCommand {
             finishOutput(command: name, status: 0)
         } catch let error as NotesError {
             fail(error, json: wantsJSON)
+        } catch let labeled as LabeledConflicts {
+            fail(labeled.error, json: wantsJSON, sides: labeled.sides)
         } catch let exit as ExitCode {
             finishOutput(command: name, status: exit.rawValue)
         } catch {
@@ -292,7 +294,11 @@ struct NotesCommand: ParsableCommand {
         Foundation.exit(2)
     }
 
-    static func fail(_ error: NotesError, json: Bool) -> Never {
+    /// `sides`: what the conflicts' `theirs` and `ours` are, in the person's words.
+    static func fail(
+        _ error: NotesError, json: Bool,
+        sides: LabeledConflicts.Sides = .init(theirs: "the file now", ours: "the change")
+    ) -> Never {
         let error = PersonWording.forPerson(error)
         if json {
             struct Body: Encodable {
@@ -311,9 +317,13 @@ struct NotesCommand: ParsableCommand {
             // A refusal's diff or conflicts help the person decide what to do.
             if let details = error.details {
                 if let conflicts = details.conflicts {
+                    let width = max(sides.theirs.count, sides.ours.count) + 1
+                    func label(_ text: String) -> String {
+                        (text + ":").padding(toLength: width, withPad: " ", startingAt: 0)
+                    }
                     for c in conflicts.prefix(10) {
                         StandardStreams.writeError(
-                            "  conflict at line \(c.line):\n    theirs: \(c.theirs.trimmingCharacters(in: .newlines))\n    ours:   \(c.ours.trimmingCharacters(in: .newlines))\n"
+                            "  conflict at line \(c.line):\n    \(label(sides.theirs)) \(c.theirs.trimmingCharacters(in: .newlines))\n    \(label(sides.ours)) \(c.ours.trimmingCharacters(in: .newlines))\n"
                         )
                     }
                 } else if let diff = details.diff, !diff.isEmpty {
@@ -322,5 +332,26 @@ struct NotesCommand: ParsableCommand {
             }
         }
         Foundation.exit(2)
+    }
+}
+
+/// A `merge_conflict` with the names of its two sides for the person: a merge's `theirs` is
+/// the file on disk and `ours` the incoming text, which are "yours" and "the agent's
+/// proposal" in `notes review`, and the other way round in `notes edit`.
+struct LabeledConflicts: Error {
+    struct Sides {
+        var theirs: String
+        var ours: String
+    }
+    var error: NotesError
+    var sides: Sides
+
+    /// Runs `body`, naming the sides of a `merge_conflict` it throws.
+    static func naming<T>(theirs: String, ours: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as NotesError where error.code == .mergeConflict {
+            throw LabeledConflicts(error: error, sides: Sides(theirs: theirs, ours: ours))
+        }
     }
 }

@@ -1,8 +1,10 @@
 /// Line-based three-way merge (docs/spec.md §6.2): each side's changes against the base are hunks
 /// (base lines replaced, or a point where lines are inserted); hunks of one side are taken
-/// as they are, identical hunks of both sides are taken once, and only hunks that overlap
-/// — change a base line in common, insert at the same point, or insert strictly inside the
-/// other's changed lines — are conflicts. Changes on different lines merge even when
+/// as they are, identical hunks of both sides are taken once, different insertions at one
+/// point are both taken (the file's, `theirs`, first: it was there first), and hunks that
+/// overlap — change a base line in common, or insert strictly inside the other's changed
+/// lines — are conflicts, as is a change that grows its lines right where the other side
+/// inserts (the new lines could go above or below the insertion). Changes on different lines merge even when
 /// adjacent (a paragraph inserted right below a reworded line touches no line the rewording
 /// changed). Works on bytes, so line endings and encodings pass through untouched.
 public enum ThreeWayMerge {
@@ -61,12 +63,16 @@ public enum ThreeWayMerge {
             }
             if oursText == theirsText {
                 output += oursText.joined()
-            } else if !overlapping {
+            } else if !overlapping && !growsIntoInsertion(group, ours: a, theirs: b) {
                 output += adjacent(group, over: extent, base: o, ours: a, theirs: b).joined()
-            } else if extent.isEmpty, let longer = containing(oursText, theirsText) {
+            } else if overlapping, extent.isEmpty, let longer = containing(oursText, theirsText) {
                 // Both inserted at one point and one insertion holds the other at its start
                 // or end: the same lines, taken once, and the rest.
                 output += longer.joined()
+            } else if overlapping, extent.isEmpty {
+                // Both inserted different text at one point: the file's text first (it was
+                // there first), then the incoming change's.
+                output += (theirsText + oursText).joined()
             } else {
                 conflicts.append(
                     MergeConflict(
@@ -77,6 +83,24 @@ public enum ThreeWayMerge {
         }
         output += o.lines[cursor...].joined()
         return conflicts.isEmpty ? .merged(output) : .conflicts(conflicts)
+    }
+
+    /// Whether a change of one side that replaces lines with more lines ends right where
+    /// the other side inserts text (other than the lines it already ends with): the added
+    /// lines may belong above or below the insertion (a reworded last line plus a new
+    /// section, next to the other side's new paragraph), so the group is a conflict rather
+    /// than one side's text pushed under the other's heading.
+    static func growsIntoInsertion(_ group: [Hunk], ours: ByteLines, theirs: ByteLines) -> Bool {
+        group.contains { grown in
+            !grown.base.isEmpty && grown.lines.count > grown.base.count
+                && group.contains { insertion in
+                    insertion.ours != grown.ours && insertion.base.isEmpty
+                        && insertion.base.lowerBound == grown.base.upperBound
+                        && !(grown.ours ? ours : theirs).lines[grown.lines].reversed().starts(
+                            with: (insertion.ours ? ours : theirs).lines[insertion.lines].reversed()
+                        )
+                }
+        }
     }
 
     /// Base lines `extent` with every hunk of `group` applied in order, the hunks touching

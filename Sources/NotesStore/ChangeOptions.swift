@@ -16,8 +16,9 @@ public struct ChangeOptions: Sendable {
 
     /// Create only: an existing file is an error (`notes new`, templates).
     public var mustNotExist = false
-    /// The text is a template's, nobody's writing: the agent may replace it later as if it
-    /// had written it (the person's later edits are theirs as usual).
+    /// The text is a template's (nobody's writing) or an accepted proposal's (the agent's):
+    /// the agent may replace it later as if it had written it (the person's later edits are
+    /// theirs as usual).
     public var templateText = false
 
     public init(

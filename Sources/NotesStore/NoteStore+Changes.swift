@@ -113,8 +113,19 @@ extension NoteStore {
             }
             let check = guardFor(target, author: author, rule: rule)
             try WriteGuard.checkEdits(edits, path: path, by: author)
-            let (edited, editedLines) = try TextChange.apply(
-                edits, to: current, path: path.relative)
+            let edited: [UInt8]
+            let editedLines: [ClosedRange<Int>]
+            do throws(NotesError) {
+                (edited, editedLines) = try TextChange.apply(
+                    edits, to: current, path: path.relative)
+            } catch {
+                // Text that no longer matches a file changed since the caller's version:
+                // the change is the news (`stale_version`, with its diff), not the text.
+                if let expected = options.expectedVersion, !expected.isEmpty, expected != version {
+                    throw check.stale(expected)
+                }
+                throw error
+            }
             if let decision = check.decideAppendOnly(
                 edited, onConflict: options.onConflict, baseVersion: options.expectedVersion)
             {

@@ -1,7 +1,9 @@
 import NotesCore
 
 /// Acting on proposals (docs/spec.md §6.5): the person accepts, rejects or merges what the agent
-/// proposed. An accepted text is recorded as the agent's (it wrote it; the person agreed).
+/// proposed. Accepting is the person's change (the log's actor is the person); the lines
+/// the proposal changed become the agent's own text, and the person's other lines stay
+/// theirs (``WriteGuard/agentTextAfterAccepting(_:)``).
 extension NoteStore {
     /// The diff of a proposal against the file as it is now.
     public func diff(of proposal: Proposal) -> String {
@@ -22,14 +24,17 @@ extension NoteStore {
             let target = try open(try WorkspacePath(proposal.path, in: workspace), create: true)
             guard target.version == proposal.baseVersion else {
                 throw NotesError(
-                    .staleVersion, "\(proposal.path) changed since proposal \(id) was made",
-                    hint: "use `notes review \(id) --merge`, or --reject",
+                    .staleVersion,
+                    "\(proposal.path) changed since proposal \(id) was made; nothing was written",
+                    hint:
+                        "combine the two with `notes review \(id) --merge`, or drop it with --reject",
                     details: ErrorDetails(
                         path: proposal.path, currentVersion: target.version,
                         expectedVersion: proposal.baseVersion))
             }
             let result = try apply(
-                proposal, bytes: Array(proposal.content.utf8), to: target, operation: .accept)
+                proposal, bytes: Array(proposal.content.utf8), to: target, operation: .accept,
+                by: person)
             try proposals.remove(id)
             return result
         }
@@ -57,15 +62,18 @@ extension NoteStore {
             }
             switch ThreeWayMerge.merge(base: base, ours: ours, theirs: target.bytes ?? []) {
             case .merged(let bytes):
-                var result = try apply(proposal, bytes: bytes, to: target, operation: .merge)
+                var result = try apply(
+                    proposal, bytes: bytes, to: target, operation: .merge, by: person)
                 result.merged = true
                 try proposals.remove(id)
                 return result
             case .conflicts(let hunks):
+                // Not "accept": it needs the version the proposal was made against.
                 throw NotesError(
                     .mergeConflict,
-                    "proposal \(id) and the current \(proposal.path) change the same lines in \(hunks.count) place(s)",
-                    hint: "accept or reject it, or edit the file yourself",
+                    "proposal \(id) and your \(proposal.path) as it is now change the same lines in \(hunks.count) place(s); nothing was written",
+                    hint:
+                        "keep yours with `notes review \(id) --reject`, or copy the wording you want from it with `notes edit \(proposal.path)` and then reject it",
                     details: ErrorDetails(
                         path: proposal.path, currentVersion: target.version, conflicts: hunks))
             }
@@ -101,20 +109,26 @@ extension NoteStore {
         return proposal
     }
 
+    /// Writes the accepted `bytes` as `person`'s change. A new file is the agent's text
+    /// whole; over an existing file the agent's own text becomes the accepted lines
+    /// without the person's untouched ones.
     private func apply(
-        _ proposal: Proposal, bytes: [UInt8], to target: Target, operation: ChangeOperation
+        _ proposal: Proposal, bytes: [UInt8], to target: Target, operation: ChangeOperation,
+        by person: Author
     ) throws(NotesError) -> ChangeResult {
-        let author = Author(proposal.actor, client: proposal.client)
         if target.bytes == nil {
+            var options = ChangeOptions()
+            options.templateText = true
             var result = try create(
-                target, bytes: bytes, rule: .write, options: ChangeOptions(), author: author,
+                target, bytes: bytes, rule: .write, options: options, author: person,
                 operation: operation)
             result.proposal = proposal.id
             return result
         }
+        let own = guardFor(target, author: person, rule: .write).agentTextAfterAccepting(bytes)
         var result = try finish(
-            target, bytes: bytes, operation: operation, author: author, proposal: proposal.id,
-            agentBase: "")
+            target, bytes: bytes, operation: operation, author: person, proposal: proposal.id,
+            agentBase: try history.store(own))
         result.proposal = proposal.id
         return result
     }

@@ -109,7 +109,12 @@ public struct PathHistory: Sendable {
             createdBy = record.actor
             createdAt = record.time
         }
-        if record.actor == .agent || (record.agentBase != nil && record.agentBase == record.after) {
+        // An accepted proposal is common to both sides too: the base of the agent's next merge.
+        let accepted =
+            record.proposal != nil && (record.operation == .accept || record.operation == .merge)
+        if record.actor == .agent || accepted
+            || (record.agentBase != nil && record.agentBase == record.after)
+        {
             agentWritten = record.after
         }
         switch record.actor {

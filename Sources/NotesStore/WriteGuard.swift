@@ -128,14 +128,24 @@ struct WriteGuard {
         return result
     }
 
-    /// The `user_edited` refusal for a call that would lose `lost` lines.
-    func userEditedError(proposed: [UInt8], lost: [Int], operation: String) -> NotesError {
+    /// The `user_edited` refusal for a call that would lose `lost` lines (`merged`: the
+    /// call asked for a merge, and its result still would).
+    func userEditedError(
+        proposed: [UInt8], lost: [Int], operation: String, merged: Bool = false
+    ) -> NotesError {
         let lines = ByteLines(current)
         let shown = lost.prefix(50).map { "\($0 + 1): \(lines.text($0))" }
         // Only ways the refused tool (or another tool, by name) can take.
         let ways: String
         let options: [String]
         switch operation {
+        case _ where merged:
+            ways =
+                "on_conflict \"merge\" was tried and combining your text with theirs still drops those lines (your text leaves out lines they kept), so nothing was written. Use on_conflict \"propose\" to let them review it, edit_file on lines they did not change, append_file to add text, or ask them and retry with confirm_user_edits true only after they say yes."
+            options = [
+                "on_conflict: propose", "edit_file on lines the person did not change",
+                "append_file", "confirm_user_edits: true (only after the person agrees)",
+            ]
         case "delete":
             ways =
                 "keep the file, or ask them and retry delete_file with confirm_user_edits true only after they say yes."
@@ -289,7 +299,8 @@ struct WriteGuard {
                         if !dropped.isEmpty && !options.confirmUserEdits {
                             return .refuse(
                                 userEditedError(
-                                    proposed: bytes, lost: dropped, operation: operation.rawValue))
+                                    proposed: bytes, lost: dropped, operation: operation.rawValue,
+                                    merged: true))
                         }
                     case .propose:
                         return .propose(
@@ -377,6 +388,22 @@ struct WriteGuard {
             }
             return .text(own)
         }
+    }
+
+    /// The agent's own text once the person accepts `accepted` (a proposal, or its merge
+    /// with the file) over the current text: the accepted text without the person's lines
+    /// it left as they were. The lines the proposal changed or added become the agent's;
+    /// the person's other lines stay theirs, so accepting one change lifts no protection.
+    func agentTextAfterAccepting(_ accepted: [UInt8]) -> [UInt8] {
+        let person = personLines()
+        let lines = ByteLines(accepted)
+        let theirs = Set(
+            LineDiff.matches(ByteLines(current), lines).filter { person.contains($0.0) }.map(\.1))
+        var own: [UInt8] = []
+        for index in 0..<lines.count where !theirs.contains(index) {
+            own.append(contentsOf: lines.lines[index])
+        }
+        return own
     }
 
     /// What the agent's baseline becomes after a change (``nextAgentBaseline(after:confirmed:)``).

@@ -139,14 +139,34 @@ import Testing
                 == .merged(Array("a\nx\nB\nc\n".utf8)))
     }
 
-    @Test func onlyOverlappingChangesConflict() {
-        // Different insertions at one point.
-        guard case .conflicts(let inserted) = merge("a\nb\n", "a\nours\nb\n", "a\ntheirs\nb\n")
+    @Test func differentInsertionsAtOnePointTakeTheFilesFirst() {
+        // The file's text (theirs) was there first; the incoming change's follows it.
+        #expect(
+            merge("a\nb\n", "a\nours\nb\n", "a\ntheirs\nb\n")
+                == .merged(Array("a\ntheirs\nours\nb\n".utf8)))
+        #expect(
+            merge("a\n", "a\n\n## Section\n\ntext\n", "a\n\npara\n")
+                == .merged(Array("a\n\npara\n\n## Section\n\ntext\n".utf8)))
+    }
+
+    @Test func aChangeThatGrowsWhereTheOtherInsertsConflicts() {
+        // The reworded last line plus a new section could go above or below the paragraph
+        // the other side appended: not one side's heading over the other's text.
+        guard
+            case .conflicts(let grown) = merge(
+                "# M\n\nA.\n", "# M\n\nA, reworded.\n\n## S\n", "# M\n\nA.\n\npara\n")
         else {
             Issue.record("expected a conflict")
             return
         }
-        #expect(inserted == [MergeConflict(line: 2, base: "", ours: "ours\n", theirs: "theirs\n")])
+        #expect(
+            grown == [
+                MergeConflict(
+                    line: 3, base: "A.\n", ours: "A, reworded.\n\n## S\n", theirs: "A.\n\npara\n")
+            ])
+    }
+
+    @Test func onlyOverlappingChangesConflict() {
         // An insertion strictly inside lines the other side replaced.
         guard case .conflicts(let inside) = merge("a\nb\nc\nd\n", "a\nBC\nd\n", "a\nb\nnew\nc\nd\n")
         else {

@@ -83,6 +83,47 @@ class MergeAsTheSpecSays(unittest.IsolatedAsyncioTestCase):
                              ("Line B.\n", "Line B, the agent's way.\n", "Line B, the person's way.\n"))
             self.assertEqual(self.ws.snapshot(), before)
 
+    async def test_both_appending_keeps_the_persons_paragraph_first(self):
+        async with session(self.ws) as s:
+            written = await call(s, "write_file", path=PATH, content=DRAFT)
+            self.file.write_text(self.file.read_text() + "\nThe person's paragraph.\n")
+            merged = await call(s, "write_file", path=PATH, content=DRAFT + "\n## Whiteness\n\nWhite words.\n",
+                                expected_version=written["version"], on_conflict="merge")
+            self.assertTrue(merged["merged"])
+            self.assertEqual(self.body(), DRAFT + "\nThe person's paragraph.\n\n## Whiteness\n\nWhite words.\n")
+
+    async def test_a_section_grown_from_the_last_line_next_to_the_persons_paragraph_conflicts(self):
+        async with session(self.ws) as s:
+            written = await call(s, "write_file", path=PATH, content=DRAFT)
+            self.file.write_text(self.file.read_text() + "\nThe person's paragraph.\n")
+            before = self.ws.snapshot()
+            agents = DRAFT.replace("Line C.\n", "Line C, reworded.\n\n## Whiteness\n\nWhite words.\n")
+            conflict = await fail(s, "write_file", {"path": PATH, "content": agents, "expected_version": written["version"],
+                                                    "on_conflict": "merge"})
+            self.assertEqual(conflict["code"], "merge_conflict")
+            self.assertIn("The person's paragraph.", conflict["conflicts"][0]["theirs"])
+            self.assertEqual(self.ws.snapshot(), before)
+
+    async def test_a_merge_that_still_drops_the_persons_lines_says_it_was_tried(self):
+        async with session(self.ws) as s:
+            await call(s, "write_file", path=PATH, content=DRAFT)
+            self.file.write_text(self.file.read_text() + "\nThe person's paragraph.\n")
+            # The agent edits its own line: the version it writes holds the person's paragraph.
+            read = await call(s, "read_file", path=PATH)
+            await call(s, "edit_file", path=PATH, expected_version=read["version"],
+                       edits=[{"old_text": "Line B.", "new_text": "Line B, the agent's."}])
+            read = await call(s, "read_file", path=PATH)
+            without = read["content"].replace("\nThe person's paragraph.\n", "")
+            refused = await fail(s, "write_file", {"path": PATH, "content": without, "expected_version": read["version"],
+                                                   "on_conflict": "merge"})
+            self.assertEqual(refused["code"], "user_edited")
+            self.assertIn("merge\" was tried", refused["message"])
+            self.assertNotIn("on_conflict: merge", refused["options"])
+            self.assertIn("on_conflict: propose", refused["options"])
+            proposed = await call(s, "write_file", path=PATH, content=without, expected_version=read["version"],
+                                  on_conflict="propose")
+            self.assertIn("proposal", proposed)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -78,8 +78,11 @@ extension NotesCommand {
                     base: workspace.pathBase(store.workspace))
             }
             if merge {
+                let merged = try LabeledConflicts.naming(
+                    theirs: "yours (the file as you have it)", ours: "the agent's proposal"
+                ) { try store.mergeProposal(id) }
                 return try ChangeRenderer.render(
-                    try store.mergeProposal(id), verb: "merged into", options: output,
+                    merged, verb: "merged into", options: output,
                     base: workspace.pathBase(store.workspace))
             }
             guard let proposal = store.proposals.proposal(id) else {
