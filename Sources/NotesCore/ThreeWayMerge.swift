@@ -24,9 +24,49 @@ public enum ThreeWayMerge {
 
     /// Merges `ours` and `theirs`, both derived from `base`.
     public static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8]) -> Outcome {
-        if ours == theirs { return .merged(ours) }
-        if ours == base { return .merged(theirs) }
-        if theirs == base { return .merged(ours) }
+        let (output, conflicts) = combine(base: base, ours: ours, theirs: theirs, markers: nil)
+        return conflicts.isEmpty ? .merged(output) : .conflicts(conflicts)
+    }
+
+    /// The labels of the marker lines around a conflict in ``marked(base:ours:theirs:markers:)``.
+    public struct Markers: Sendable {
+        public var theirs: String
+        public var ours: String
+
+        public init(theirs: String, ours: String) {
+            self.theirs = theirs
+            self.ours = ours
+        }
+    }
+
+    /// The merge of `ours` and `theirs` for a person to finish in an editor: each conflict
+    /// written out as `<<<<<<< theirs`, their text, `=======`, ours, `>>>>>>> ours`; and the
+    /// conflicts (none: the text is the clean merge).
+    public static func marked(base: [UInt8], ours: [UInt8], theirs: [UInt8], markers: Markers)
+        -> (text: [UInt8], conflicts: [MergeConflict])
+    {
+        combine(base: base, ours: ours, theirs: theirs, markers: markers)
+    }
+
+    /// The 1-based number of the first line of `text` that is a conflict marker a marked
+    /// merge writes (`<<<<<<< ` or `>>>>>>> `; `=======` alone is also a Markdown heading's
+    /// underline), or nil.
+    public static func firstMarkerLine(_ text: [UInt8]) -> Int? {
+        let lines = ByteLines(text)
+        return (0..<lines.count).first {
+            let line = lines.text($0)
+            return line.hasPrefix("<<<<<<< ") || line.hasPrefix(">>>>>>> ")
+        }.map { $0 + 1 }
+    }
+
+    /// The merge's text and conflicts; a conflict's place holds the file's text (`theirs`),
+    /// or both sides between marker lines when `markers` are given.
+    static func combine(base: [UInt8], ours: [UInt8], theirs: [UInt8], markers: Markers?)
+        -> ([UInt8], [MergeConflict])
+    {
+        if ours == theirs { return (ours, []) }
+        if ours == base { return (theirs, []) }
+        if theirs == base { return (ours, []) }
         let o = ByteLines(base)
         let a = ByteLines(ours)
         let b = ByteLines(theirs)
@@ -78,11 +118,24 @@ public enum ThreeWayMerge {
                     MergeConflict(
                         line: extent.lowerBound + 1, base: string(o.lines[extent]),
                         ours: string(oursText[...]), theirs: string(theirsText[...])))
-                output += theirsText.joined()
+                if let markers {
+                    output += marker("<<<<<<< " + markers.theirs, after: output)
+                    output += theirsText.joined()
+                    output += marker("=======", after: output)
+                    output += oursText.joined()
+                    output += marker(">>>>>>> " + markers.ours, after: output)
+                } else {
+                    output += theirsText.joined()
+                }
             }
         }
         output += o.lines[cursor...].joined()
-        return conflicts.isEmpty ? .merged(output) : .conflicts(conflicts)
+        return (output, conflicts)
+    }
+
+    /// A marker line, on a line of its own after `text`.
+    static func marker(_ line: String, after text: [UInt8]) -> [UInt8] {
+        (text.isEmpty || text.last == 0x0A ? [] : [0x0A]) + Array((line + "\n").utf8)
     }
 
     /// Whether a change of one side that replaces lines with more lines ends right where

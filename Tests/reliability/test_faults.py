@@ -157,6 +157,40 @@ class KeptEdits(unittest.TestCase):
         self.assertIn("TYPED-IN-THE-EDITOR", text)
         self.assertIn("A line changed while the kept copy waited.", text)
 
+    def test_a_colliding_resume_marks_both_versions_and_saves_once_resolved(self):
+        # The person rewords a sentence; the editor fails; the same sentence is changed
+        # another way meanwhile. Resuming collides every time unless the collision can be resolved.
+        rewording = write_script(self.tools, "reword.sh", "sed -i 's/Going to sea is/MY-WORDING: going to sea is/' \"$1\"\nexit 1\n")
+        self.assertEqual(notes("edit", self.path, ws=self.ws, env={"EDITOR": rewording}).returncode, 2)
+        notes("edit", self.path, "--old", "Going to sea is", "--new", "OTHER-WORDING: going to sea is", ws=self.ws, check=True)
+        before = self.file_text()
+        collided = notes("edit", self.path, "--resume", ws=self.ws)
+        self.assertEqual(collided.returncode, 2)
+        self.assertIn("conflict markers", collided.stderr)
+        self.assertIn("the file now:", collided.stderr)
+        self.assertIn("your edit:", collided.stderr)
+        self.assertEqual(self.file_text(), before, "nothing was written")
+        [kept] = self.kept_files()
+        marked = kept.read_text()
+        self.assertIn("<<<<<<< the file now\n", marked)
+        self.assertIn(">>>>>>> your edit\n", marked)
+        # Markers left in: refused, nothing written.
+        again = notes("edit", self.path, "--resume", ws=self.ws)
+        self.assertEqual(again.returncode, 2)
+        self.assertIn("still has conflict markers", again.stderr)
+        self.assertEqual(self.file_text(), before)
+        # The person keeps their wording and deletes the markers: the next resume saves it.
+        lines = marked.splitlines(keepends=True)
+        start = next(i for i, line in enumerate(lines) if line.startswith("<<<<<<< "))
+        middle = next(i for i, line in enumerate(lines) if line == "=======\n")
+        end = next(i for i, line in enumerate(lines) if line.startswith(">>>>>>> "))
+        kept.write_text("".join(lines[:start] + lines[middle + 1:end] + lines[end + 1:]))
+        resumed = notes("edit", self.path, "--resume", ws=self.ws)
+        self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        self.assertIn("MY-WORDING: going to sea is", self.file_text())
+        self.assertNotIn("OTHER-WORDING", self.file_text())
+        self.assertEqual(self.kept_files(), [])
+
     def test_a_second_failure_never_overwrites_the_first_kept_copy(self):
         self.assertEqual(self.edit(env={"EXIT": "1"}).returncode, 2)
         second = write_script(self.tools, "second.sh", "printf 'SECOND-TYPING\\n' >> \"$1\"\nexit 1\n")

@@ -16,7 +16,9 @@ extension NotesCommand {
                 file meanwhile, the two are merged. If the save fails for any reason (the editor
                 exits with an error, a full or read-only disk, the workspace lock held too long, a
                 collision), nothing is written and your edited copy is kept in .notes/recovery/;
-                `notes edit PATH --resume` saves it later with the same rules.
+                `notes edit PATH --resume` saves it later with the same rules. If it collides
+                again, the kept copy gets both versions of each place between conflict markers;
+                edit it, then --resume saves it.
 
                   notes edit Research/moby-dick/introduction.md
                   notes edit Research/moby-dick/introduction.md --resume
@@ -126,11 +128,45 @@ extension NotesCommand {
                     file: kept.file, edited: kept.edited, base: existing?.content ?? "",
                     baseVersion: existing?.version ?? "")
             }
+            let retry = resumeCommand(ws, relative, from: kept.file)
+            if let line = ThreeWayMerge.firstMarkerLine(Array(kept.edited.utf8)) {
+                throw NotesError(
+                    .invalidArgument,
+                    "your kept copy \(kept.file) still has conflict markers (line \(line)); nothing was written",
+                    hint:
+                        "edit it: at each place keep the text you want and delete the <<<<<<<, ======= and >>>>>>> lines, then `\(retry)`"
+                )
+            }
+            if let existing, existing.version != kept.baseVersion {
+                let marked = ThreeWayMerge.marked(
+                    base: Array(kept.base.utf8), ours: Array(kept.edited.utf8),
+                    theirs: Array(existing.content.utf8), markers: Self.markers)
+                if !marked.conflicts.isEmpty,
+                    kept.rewritten(
+                        String(decoding: marked.text, as: UTF8.self), base: existing.content,
+                        baseVersion: existing.version, relative: relative) != nil
+                {
+                    throw LabeledConflicts(
+                        error: NotesError(
+                            .mergeConflict,
+                            "\(relative) changed since your edit and \(marked.conflicts.count) place(s) collide; nothing was written, and your kept copy \(kept.file) now holds both versions of each place between conflict markers",
+                            hint:
+                                "edit it: keep the text you want, delete the <<<<<<<, ======= and >>>>>>> lines, then `\(retry)` saves it",
+                            details: ErrorDetails(
+                                path: relative, currentVersion: existing.version,
+                                conflicts: marked.conflicts)),
+                        sides: Self.sides)
+                }
+            }
             var unused = true
             try save(
                 store, ws, relative, edited: kept.edited, base: kept.base,
                 baseVersion: kept.baseVersion, kept: kept, temporary: nil, keepTemporary: &unused)
         }
+
+        /// A collision's two sides, in the marker lines and in the error.
+        static let markers = ThreeWayMerge.Markers(theirs: "the file now", ours: "your edit")
+        static let sides = LabeledConflicts.Sides(theirs: "the file now", ours: "your edit")
 
         /// Saves `edited`; merges with a change made since `baseVersion`. On any failure
         /// that left the file without the edit, the typing is kept and the error says where.
@@ -159,10 +195,14 @@ extension NotesCommand {
                     edited, base: base, baseVersion: baseVersion, relative, ws,
                     temporary: temporary, keepTemporary: &keepTemporary)
             let retry = "`\(resumeCommand(ws, relative, from: place))`"
-            throw NotesError(
+            let kept = NotesError(
                 failure.code, failure.message + "; your edited text is kept in \(place)",
                 hint: failure.hint.map { "\($0), then \(retry)" } ?? "retry with \(retry)",
                 details: failure.details, cause: failure.cause)
+            if kept.code == .mergeConflict {
+                throw LabeledConflicts(error: kept, sides: Self.sides)
+            }
+            throw kept
         }
 
         /// Writes `edited` expecting `baseVersion`; merges when the file changed since.

@@ -14,7 +14,9 @@ import NotesCore
 /// The copy goes to `.notes/recovery/<path with / as %2F>` (the edited text, readable as
 /// it is) with a sidecar `….notes-base.json` naming the version and text the edit started
 /// from, so `notes edit PATH --resume` applies the same rules as a normal save (a change
-/// made meanwhile is merged; collisions refused). When the workspace cannot take the copy
+/// made meanwhile is merged). A collision on resume turns the copy into the person's text
+/// with both versions between conflict markers, based on the file as it is then: once the
+/// person has resolved the markers, the next `--resume` saves it. When the workspace cannot take the copy
 /// (the disk that failed the save is full or read-only), the editor's own temporary file is
 /// left where it is, with the sidecar beside it when possible, and its path is printed with
 /// `--resume --from FILE`. The typing is removed only after it is in the file.
@@ -88,6 +90,22 @@ struct KeptEdit {
         }
         // No record of what the edit started from: the file as it is now is the base.
         return KeptEdit(file: file, edited: edited, base: "", baseVersion: "?")
+    }
+
+    /// The kept copy with `edited` (the person's text with a collision marked in it) based
+    /// on `base` at `baseVersion` (the file as it is now), or nil when it cannot be written.
+    /// The text goes first: a sidecar left behind still names the older base, and the
+    /// markers keep that copy from being saved until they are resolved.
+    func rewritten(_ edited: String, base: String, baseVersion: String, relative: String)
+        -> KeptEdit?
+    {
+        guard
+            let sidecar = try? JSONEncoder().encode(
+                Sidecar(path: relative, version: baseVersion, text: base)),
+            Self.writeWhole(file, Array(edited.utf8)),
+            Self.writeWhole(file + Self.sidecarSuffix, Array(sidecar))
+        else { return nil }
+        return KeptEdit(file: file, edited: edited, base: base, baseVersion: baseVersion)
     }
 
     /// Removes the kept copy once its text is in the file.
