@@ -376,7 +376,8 @@ extension Toolbox {
 /// the title only when it is not the file's name,
 /// snippets as line and text, a snippet's section only when it is neither the title's nor
 /// the previous snippet's), unless the call asks for `detail` (the full hit: provenance
-/// with times, size, kind, match spans). The query is not echoed back.
+/// with times, size, kind, match spans; the meaning side's model and passage count). The
+/// query is not echoed back.
 struct SearchAnswer: Encodable {
     let results: SearchResults
     let detail: Bool
@@ -420,7 +421,14 @@ struct SearchAnswer: Encodable {
         try c.encodeIfPresent(results.matching, forKey: .matching)
         try c.encodeIfPresent(results.words, forKey: .words)
         try c.encode(results.mode, forKey: .mode)
-        try c.encodeIfPresent(results.semantic, forKey: .semantic)
+        if detail {
+            try c.encodeIfPresent(results.semantic, forKey: .semantic)
+        } else if let coverage = results.semantic {
+            // How far the embedding got; the model and passage count only with detail.
+            try c.encode(
+                ["embedded_files": coverage.embeddedFiles, "files": coverage.files],
+                forKey: .semantic)
+        }
         if detail {
             try c.encode(results.hits, forKey: .hits)
         } else {

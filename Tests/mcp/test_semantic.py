@@ -47,6 +47,10 @@ class SearchByMeaning(unittest.TestCase):
                 first = await call(s, "search", query="whale hunting", limit=3)
                 self.assertTrue(first["hits"])
                 self.assertLessEqual(first["semantic"]["embedded_files"], first["semantic"]["files"])
+                # How far the embedding got; the model and passages only when asked (detail).
+                self.assertEqual(set(first["semantic"]), {"embedded_files", "files"})
+                detailed = await call(s, "search", query="whale hunting", limit=1, detail=True)
+                self.assertIn("model", detailed["semantic"])
                 context = await call(s, "get_context")
                 self.assertIn("meaning", context["index"]["semantic"])
                 await self.wait_embedded(s)
