@@ -83,6 +83,42 @@ public enum ContextFacts {
         return best?.line
     }
 
+    /// A list item of `bytes` that `fact`, added, should be read beside: one saying otherwise
+    /// (the same content words, a negation or a number differing), else the most similar
+    /// below the duplicate threshold (at least ``relatedThreshold``, negations and numbers
+    /// aside). The fact is
+    /// still added: only the agent or the person can tell a correction from a new fact.
+    public static func neighbour(of fact: String, in bytes: [UInt8]) -> (
+        line: String, contradicts: Bool
+    )? {
+        let words = Words(fact)
+        var opposite: (line: String, score: Double)?
+        var similar: (line: String, score: Double)?
+        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+        where isListItem(String(line)) {
+            let other = Words(String(line))
+            let text = String(line.drop { $0 == " " || $0 == "\t" })
+            let plain = words.similarity(other, ignoringNegationsAndNumbers: true)
+            if words.negations != other.negations || words.numbers != other.numbers,
+                plain >= nearDuplicateThreshold, plain > (opposite?.score ?? 0)
+            {
+                opposite = (text, plain)
+            }
+            let best = similar?.score ?? 0
+            if plain >= relatedThreshold, plain > best, opposite == nil,
+                words.similarity(other) < nearDuplicateThreshold
+            {
+                similar = (text, plain)
+            }
+        }
+        if let opposite { return (opposite.line, true) }
+        return similar.map { ($0.line, false) }
+    }
+
+    /// How similar a fact must be to an existing one for the answer to name it (below the
+    /// duplicate threshold: maybe the same fact in other words, maybe a new one).
+    public static let relatedThreshold = 0.5
+
     /// How similar two facts must be to be one fact reworded, chosen on the labelled pairs
     /// in Tests/Fixtures/remember/near-duplicates.tsv as the lowest threshold with no
     /// different fact taken for a duplicate (docs/decisions.md).
@@ -126,15 +162,27 @@ public enum ContextFacts {
             }
         }
 
-        func similarity(_ other: Words) -> Double {
-            guard negations == other.negations, numbers == other.numbers, !content.isEmpty,
-                !other.content.isEmpty
+        func similarity(_ other: Words, ignoringNegationsAndNumbers: Bool = false) -> Double {
+            guard
+                ignoringNegationsAndNumbers
+                    || (negations == other.negations && numbers == other.numbers)
             else { return 0 }
-            let common = Set(content).intersection(other.content)
+            let isNumber = { (word: String) in word.contains(where: \.isNumber) }
+            let content =
+                ignoringNegationsAndNumbers ? self.content.filter { !isNumber($0) } : self.content
+            let otherContent =
+                ignoringNegationsAndNumbers ? other.content.filter { !isNumber($0) } : other.content
+            return Self.overlap(content, otherContent)
+        }
+
+        /// The Dice overlap of two word lists, times the share of common words in order.
+        private static func overlap(_ content: [String], _ otherContent: [String]) -> Double {
+            guard !content.isEmpty, !otherContent.isEmpty else { return 0 }
+            let common = Set(content).intersection(otherContent)
             guard !common.isEmpty else { return 0 }
-            let dice = 2 * Double(common.count) / Double(content.count + other.content.count)
+            let dice = 2 * Double(common.count) / Double(content.count + otherContent.count)
             let inOrder = ContextFacts.longestCommonSubsequence(
-                content.filter(common.contains), other.content.filter(common.contains))
+                content.filter(common.contains), otherContent.filter(common.contains))
             return dice * Double(inOrder) / Double(common.count)
         }
     }

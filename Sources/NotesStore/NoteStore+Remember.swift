@@ -46,6 +46,14 @@ extension NoteStore {
                 target, bytes: bytes, rule: rule, author: author, what: "remember")
             result.version = change.version
             result.added = line
+            if let current = target.bytes, let near = ContextFacts.neighbour(of: text, in: current)
+            {
+                if near.contradicts {
+                    result.contradicts = near.line
+                } else {
+                    result.similar = near.line
+                }
+            }
             result.proposal = change.proposal
             return result
         }

@@ -102,7 +102,7 @@ struct RememberAnswer: Encodable {
     let result: RememberResult
 
     enum CodingKeys: String, CodingKey {
-        case version, section, duplicate, matching, added, proposal
+        case version, section, duplicate, matching, added, contradicts, similar, proposal, next
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -112,6 +112,13 @@ struct RememberAnswer: Encodable {
         try c.encode(result.duplicate, forKey: .duplicate)
         try c.encodeIfPresent(result.matching, forKey: .matching)
         try c.encodeIfPresent(result.added, forKey: .added)
+        try c.encodeIfPresent(result.contradicts, forKey: .contradicts)
+        try c.encodeIfPresent(result.similar, forKey: .similar)
         try c.encodeIfPresent(result.proposal, forKey: .proposal)
+        if result.contradicts != nil || result.similar != nil {
+            try c.encode(
+                "if the new fact replaces that line, remove it with edit_file on context.md (its old_text)",
+                forKey: .next)
+        }
     }
 }

@@ -71,4 +71,29 @@ import Testing
         let other = try f.store.remember("Prefers summaries over primary sources", by: f.agent)
         #expect(!other.duplicate && other.added != nil)
     }
+
+    /// A fact added beside one that says otherwise (a negation or a number changed) or that
+    /// is close without being the same is still added, and names that line.
+    @Test func aFactSayingOtherwiseOrAlikeNamesItsNeighbour() {
+        let context = Array(
+            """
+            # Context
+
+            - I teach secondary-school English; drafts should be usable with 16-year-olds.
+            - 2026-11-20: Prefers primary sources over summaries.
+            - 2026-11-21: Reads 3 chapters a night.
+
+            """.utf8)
+        let opposite = ContextFacts.neighbour(
+            of: "Does not prefer primary sources to summaries", in: context)
+        #expect(opposite?.contradicts == true)
+        #expect(opposite?.line == "- 2026-11-20: Prefers primary sources over summaries.")
+        let number = ContextFacts.neighbour(of: "Reads 5 chapters a night", in: context)
+        #expect(number?.contradicts == true && number?.line.contains("3 chapters") == true)
+        let alike = ContextFacts.neighbour(of: "Teaches secondary-school English", in: context)
+        #expect(alike?.contradicts == false && alike?.line.contains("I teach") == true)
+        #expect(ContextFacts.neighbour(of: "Keeps a cat called Ahab", in: context) == nil)
+        // A duplicate is not a neighbour: remember answers it as a duplicate before.
+        #expect(ContextFacts.matching("Prefers primary sources to summaries", in: context) != nil)
+    }
 }

@@ -31,6 +31,23 @@ class RememberNearDuplicates(unittest.IsolatedAsyncioTestCase):
             await call(s, "remember", fact="Wants summaries under 200 words")
             self.assertFalse((await call(s, "remember", fact="Wants summaries under 500 words"))["duplicate"])
 
+    async def test_a_fact_added_beside_one_saying_otherwise_or_alike_names_it(self):
+        async with session(self.ws) as s:
+            # Added (only the agent can tell a correction from a new fact), with the line it
+            # should be read beside and how to remove that line.
+            opposite = await call(s, "remember", fact="Does not prefer primary sources to summaries")
+            self.assertFalse(opposite["duplicate"])
+            self.assertEqual(opposite["contradicts"], "- 2026-11-20: Prefers primary sources over summaries.")
+            self.assertIn("edit_file", opposite["next"])
+            alike = await call(s, "remember", fact="Teaches secondary-school English")
+            self.assertEqual(alike["similar"],
+                             "- I teach secondary-school English; drafts should be usable with 16-year-olds.")
+            other = await call(s, "remember", fact="Keeps a cat called Ahab")
+            self.assertFalse({"contradicts", "similar", "next"} & set(other), other)
+            # A number changed says otherwise too.
+            await call(s, "remember", fact="Wants summaries under 200 words")
+            self.assertIn("200 words", (await call(s, "remember", fact="Wants summaries under 500 words"))["contradicts"])
+
 
 if __name__ == "__main__":
     unittest.main()

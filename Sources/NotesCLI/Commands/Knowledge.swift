@@ -36,6 +36,16 @@ extension NotesCommand {
                 Terminal.write(
                     "remembered under \"\(result.section)\": \(result.added ?? "")"
                         + Terminal.style("  version \(result.version ?? "-")", .dim) + "\n")
+                if let line = result.contradicts ?? result.similar {
+                    Terminal.write(
+                        Terminal.style(
+                            result.contradicts != nil
+                                ? "  context.md says otherwise: "
+                                : "  context.md has a similar line: ",
+                            .yellow) + line
+                            + "\n  (if the new fact replaces it, remove that line: `notes edit context.md`)\n"
+                    )
+                }
             }
         }
     }
