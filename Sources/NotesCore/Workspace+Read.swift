@@ -9,16 +9,19 @@ extension Workspace {
     /// (the history knows more than the front matter); by default the front matter's.
     /// A line range keeps the file's bytes (its line breaks, CRLF included): the pages of a
     /// file put together are the file. With `window`, the answer stops at the window's
-    /// lines or bytes and says so (`truncated`, `next_offset`).
+    /// lines or bytes and says so (`truncated`, `next_offset`); a line longer than the
+    /// window comes in pieces (`line_cut`, `next_column`), `column` (UTF-8 bytes into line
+    /// `offset`) starting a page inside a line. An `offset` past the last line, or a
+    /// `column` past its line's end or inside a character, is `invalid_argument`.
     /// With `lossy`, text that is not valid UTF-8 (a Latin-1 file, say) is decoded as the
     /// index decodes it (NotesDocuments' `DecodedText`: invalid bytes become U+FFFD) instead
     /// of refused, so what search finds can be read; binary files are still refused.
     public func read(
-        _ path: WorkspacePath, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil,
-        lossy: Bool = false,
+        _ path: WorkspacePath, offset: Int? = nil, column: Int? = nil, limit: Int? = nil,
+        window: ReadWindow? = nil, lossy: Bool = false,
         provenance: ((_ bytes: [UInt8], _ mtime: Double) -> Provenance)? = nil
     ) throws(NotesError) -> ReadResult {
-        let paged = offset != nil || limit != nil || window != nil
+        let paged = offset != nil || column != nil || limit != nil || window != nil
         let maxBytes = paged ? Self.pagedReadMaxBytes : Self.readMaxBytes
         let bytes: [UInt8]
         do {
@@ -88,6 +91,9 @@ extension Workspace {
         var truncated: Bool? = nil
         var nextOffset: Int? = nil
         var cut = false
+        var nextColumn: Int? = nil
+        let skip = try Self.checkPlace(
+            path, offset: first, column: column ?? 0, starts: starts, utf8: utf8)
         if !paged {
             content = text
             returned = totalLines
@@ -98,7 +104,7 @@ extension Workspace {
             var bytes = 0
             while end < totalLines && end - from < wanted {
                 let next = end + 1 < totalLines ? starts[end + 1] : utf8.count
-                let size = next - starts[end]
+                let size = next - starts[end] - (end == from ? skip : 0)
                 if let window, end > from, end - from >= window.lines || bytes + size > window.bytes
                 {
                     break
@@ -111,20 +117,31 @@ extension Workspace {
             if returned == 0 {
                 content = ""
             } else {
-                let lower = starts[from]
+                let lower = starts[from] + skip
                 var upper = end < totalLines ? starts[end] : utf8.count
-                // One line longer than the window: its first bytes, cut at a character start.
+                // One line longer than the window: its next bytes, cut at a character start
+                // (at least one character), the rest in the next page.
                 if let window, returned == 1, upper - lower > window.bytes {
+                    let lineEnd = upper
                     upper = lower + window.bytes
                     while upper > lower && utf8[upper] & 0xC0 == 0x80 { upper -= 1 }
-                    cut = true
+                    if upper == lower {
+                        upper += 1
+                        while upper < lineEnd && utf8[upper] & 0xC0 == 0x80 { upper += 1 }
+                    }
+                    cut = upper < lineEnd
+                    if cut { nextColumn = upper - starts[from] }
                 }
                 content = String(decoding: utf8[lower..<upper], as: UTF8.self)
             }
             if window != nil {
                 let more = from + returned < totalLines
                 truncated = more || cut
-                if more { nextOffset = first + returned }
+                if cut {
+                    nextOffset = first
+                } else if more {
+                    nextOffset = first + returned
+                }
             }
         }
         var result = ReadResult(
@@ -133,8 +150,40 @@ extension Workspace {
             totalLines: totalLines, offset: first, lines: returned, truncated: truncated,
             nextOffset: nextOffset)
         if cut { result.lineCut = true }
+        if skip > 0 { result.column = skip }
+        result.nextColumn = nextColumn
         result.invalidUTF8Line = invalidLine
         return result
+    }
+
+    /// Checks that line `offset` exists (an empty file has line 1, empty) and that `column`
+    /// is a character start inside it; returns `column`.
+    static func checkPlace(
+        _ path: WorkspacePath, offset: Int, column: Int, starts: [Int], utf8: [UInt8]
+    ) throws(NotesError) -> Int {
+        let total = starts.count
+        guard offset <= max(total, 1) else {
+            throw NotesError(
+                .invalidArgument,
+                "offset \(offset) is past the end: \(path) has \(total) line\(total == 1 ? "" : "s") (total_lines \(total))",
+                hint: total == 0 ? "the file is empty" : "give an offset from 1 to \(total)")
+        }
+        guard column != 0 else { return 0 }
+        let start = offset - 1 < total ? starts[offset - 1] : utf8.count
+        let end = offset < total ? starts[offset] : utf8.count
+        guard column > 0, column < end - start else {
+            throw NotesError(
+                .invalidArgument,
+                "column \(column) is outside line \(offset) of \(path), which has \(end - start) bytes",
+                hint: "pass the next_column of the previous answer, with its next_offset")
+        }
+        guard utf8[start + column] & 0xC0 != 0x80 else {
+            throw NotesError(
+                .invalidArgument,
+                "column \(column) is inside a character of line \(offset) of \(path)",
+                hint: "pass the next_column of the previous answer, with its next_offset")
+        }
+        return column
     }
 
     /// The 1-based line holding the first byte that is not UTF-8.

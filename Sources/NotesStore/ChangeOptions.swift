@@ -20,6 +20,11 @@ public struct ChangeOptions: Sendable {
     /// the agent may replace it later as if it had written it (the person's later edits are
     /// theirs as usual).
     public var templateText = false
+    /// Markdown text without front matter keeps the file's front matter (title, tags, the
+    /// person's keys, provenance), then is stamped as the author's: `notes write` with a body
+    /// only. An agent's whole-file write always does; the person's editor does not (deleting
+    /// the block there is deliberate).
+    public var keepFrontMatter = false
 
     public init(
         expectedVersion: String? = nil, onConflict: ConflictChoice = .fail,

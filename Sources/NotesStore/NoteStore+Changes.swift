@@ -35,7 +35,8 @@ extension NoteStore {
             // Keep the file's conventions: its line breaks and its BOM; text without front
             // matter keeps the file's, as the guard says.
             var proposed = check.keepingFrontMatter(
-                TextChange.adapt(content, to: TextChange.newline(of: current)))
+                TextChange.adapt(content, to: TextChange.newline(of: current)),
+                always: options.keepFrontMatter)
             if current.starts(with: [0xEF, 0xBB, 0xBF]), !proposed.starts(with: [0xEF, 0xBB, 0xBF])
             {
                 proposed = [0xEF, 0xBB, 0xBF] + proposed

@@ -363,15 +363,16 @@ public final class NoteStore: Sendable {
     /// show what changed since and a stale `edit_file` can be checked line by line.
     /// `lossy`: text that is not valid UTF-8 is decoded as the index decodes it (``Workspace/read(_:offset:limit:window:lossy:provenance:)``).
     public func read(
-        _ raw: String, offset: Int? = nil, limit: Int? = nil, window: ReadWindow? = nil,
-        lossy: Bool = false, by author: Author
+        _ raw: String, offset: Int? = nil, column: Int? = nil, limit: Int? = nil,
+        window: ReadWindow? = nil, lossy: Bool = false, by author: Author
     ) throws(NotesError) -> ReadResult {
         let (path, _) = try resolve(raw, for: author, .read)
         // The agent's reads, not its changes: the bytes it read are kept, so a later
         // `stale_version` can show what changed since and a stale edit be checked by line.
         let keepCopy = author.actor == .agent && workspace.isInitialized
-        return try workspace.read(path, offset: offset, limit: limit, window: window, lossy: lossy)
-        { [self] bytes, mtime in
+        return try workspace.read(
+            path, offset: offset, column: column, limit: limit, window: window, lossy: lossy
+        ) { [self] bytes, mtime in
             if keepCopy { _ = try? history.store(bytes) }
             return effectiveProvenance(path: path.relative, bytes: bytes, mtime: mtime)
         }

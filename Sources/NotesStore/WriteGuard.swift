@@ -415,9 +415,10 @@ struct WriteGuard {
     }
 
     /// An agent's whole-file text that names no front matter keeps the file's (title, tags,
-    /// the person's keys, provenance); removing it takes an explicit edit.
-    func keepingFrontMatter(_ proposed: [UInt8]) -> [UInt8] {
-        guard guarded, FileFormat(path: path) == .markdown,
+    /// the person's keys, provenance); removing it takes an explicit edit. The person's
+    /// text does the same when `always` (``ChangeOptions/keepFrontMatter``, `notes write`).
+    func keepingFrontMatter(_ proposed: [UInt8], always: Bool = false) -> [UInt8] {
+        guard guarded || always, FileFormat(path: path) == .markdown,
             case .none = FrontMatterBlock.split(proposed),
             case .present(let block) = FrontMatterBlock.split(current)
         else { return proposed }

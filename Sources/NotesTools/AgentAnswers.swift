@@ -26,7 +26,8 @@ struct ReadAnswer: Encodable {
     enum CodingKeys: String, CodingKey {
         case path, content, version, by, offset, lines, size, truncated
         case createdBy = "created_by", totalLines = "total_lines", nextOffset = "next_offset"
-        case lineCut = "line_cut", invalidUTF8Line = "invalid_utf8_line"
+        case lineCut = "line_cut", invalidUTF8Line = "invalid_utf8_line", column
+        case nextColumn = "next_column"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -40,14 +41,17 @@ struct ReadAnswer: Encodable {
         try c.encode(by.rawValue, forKey: .by)
         if created != by { try c.encode(created.rawValue, forKey: .createdBy) }
         try c.encode(r.totalLines, forKey: .totalLines)
-        let whole = r.offset == 1 && r.lines == r.totalLines && r.truncated != true
+        let whole =
+            r.offset == 1 && r.column == nil && r.lines == r.totalLines && r.truncated != true
         if !whole {
             try c.encode(r.offset, forKey: .offset)
+            try c.encodeIfPresent(r.column, forKey: .column)
             try c.encode(r.lines, forKey: .lines)
             try c.encode(r.size, forKey: .size)
         }
         if r.truncated == true { try c.encode(true, forKey: .truncated) }
         try c.encodeIfPresent(r.nextOffset, forKey: .nextOffset)
+        try c.encodeIfPresent(r.nextColumn, forKey: .nextColumn)
         try c.encodeIfPresent(r.lineCut, forKey: .lineCut)
         try c.encodeIfPresent(r.invalidUTF8Line, forKey: .invalidUTF8Line)
     }

@@ -28,7 +28,8 @@ public enum ToolCatalog {
         description: """
             A file's text, version (pass it as expected_version to change the file), by (who last changed it: agent or user; \
             created_by if another) and total_lines. Long files come in windows of 2,000 lines or 64 KB: truncated means more \
-            follows; pass next_offset as offset.
+            follows; pass next_offset as offset (and next_column as column: a line longer than the window, line_cut, \
+            comes in pieces).
             """,
         parameters: [
             .string(
@@ -36,6 +37,7 @@ public enum ToolCatalog {
                 "From the workspace root, e.g. \"Research/moby-dick/notes.md\".",
                 required: true),
             .integer("offset", "First line, 1-based (default 1).", minimum: 1),
+            .integer("column", "UTF-8 bytes into that line (a next_column).", minimum: 0),
             .integer("limit", "Lines to return (default: the window).", minimum: 0),
         ],
         readOnly: true, destructive: false, idempotent: true)

@@ -101,17 +101,21 @@ extension Toolbox {
     func readFile(_ args: ToolArguments, _ author: Author) throws(NotesError) -> ReadResult {
         let path = try pathArgument(args)
         let offset = try args.int("offset", in: 1...Int(Int32.max))
+        let column = try args.int("column", in: 0...Int(Int32.max))
         let limit = try args.int("limit", in: 0...Int(Int32.max))
         return try read(
-            path, offset: offset, limit: limit, window: workspace.config.readWindow, author)
+            path, offset: offset, column: column, limit: limit,
+            window: workspace.config.readWindow, author)
     }
 
     /// One bounded read; a folder is pointed at list_files.
-    func read(_ path: String, offset: Int?, limit: Int?, window: ReadWindow, _ author: Author)
-        throws(NotesError) -> ReadResult
-    {
+    func read(
+        _ path: String, offset: Int?, column: Int? = nil, limit: Int?, window: ReadWindow,
+        _ author: Author
+    ) throws(NotesError) -> ReadResult {
         do {
-            return try store.read(path, offset: offset, limit: limit, window: window, by: author)
+            return try store.read(
+                path, offset: offset, column: column, limit: limit, window: window, by: author)
         } catch  where error.code == .notText {
             if let folder = try? WorkspacePath(path, in: workspace), !folder.relative.isEmpty,
                 FileSystem.isDirectory(workspace.absolutePath(folder.relative))

@@ -33,6 +33,60 @@ import Testing
         }
     }
 
+    /// `notes write` with a body only keeps the file's front matter, as `write_file` does,
+    /// and stamps the change as the person's.
+    @Test func aBodyOnlyWriteKeepsTheFrontMatter() throws {
+        let path = notes.workspace + "/Research/kept.md"
+        try """
+        ---
+        title: Kept keys
+        tags: [whales, ships]
+        created_by: agent
+        created_at: 2026-01-02T03:04:05Z
+        last_modified_by: agent
+        ---
+        # Old body
+        """.write(toFile: path, atomically: false, encoding: .utf8)
+        let body = notes.dir.write("body.md", "# New body\n\nOnly a body.\n")
+        let result = notes("write", "Research/kept.md", "--from", body)
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for kept in [
+            "title: Kept keys", "tags: [whales, ships]", "created_by: agent",
+            "created_at: 2026-01-02T03:04:05Z", "last_modified_by: user",
+        ] {
+            #expect(text.contains(kept + "\n"), "\(kept) missing from: \(text)")
+        }
+        #expect(!text.contains("last_modified_by: agent"), "\(text)")
+        #expect(text.hasSuffix("---\n# New body\n\nOnly a body.\n"), "\(text)")
+        #expect(!text.contains("Old body"))
+    }
+
+    /// An offset past the last line is an error naming the file's length, not an empty page.
+    @Test func readingPastTheEndSaysHowManyLines() throws {
+        _ = notes.dir.write("ws/Research/numbers.txt", (1...22_333).map { "\($0)\n" }.joined())
+        let past = notes("read", "Research/numbers.txt", "--offset", "99999")
+        #expect(past.status == 2)
+        #expect(past.stdout.isEmpty)
+        #expect(past.stderr.lines().filter { !$0.isEmpty }.count == 1, "\(past.stderr)")
+        #expect(past.stderr.contains("has 22333 lines"), "\(past.stderr)")
+        let last = notes("read", "Research/numbers.txt", "--offset", "22333")
+        #expect(last.status == 0 && last.stdout == "22333\n", "\(last.stderr)")
+    }
+
+    /// The hint for an empty standard input names a command that works.
+    @Test func fromDevNullEmptiesTheFile() throws {
+        let refused = notes("write", "Research/empty.md", stdin: "")
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--from /dev/null"), "\(refused.stderr)")
+        _ = notes("write", "Research/empty.md", stdin: "# Soon empty\n")
+        let emptied = notes("write", "Research/empty.md", "--from", "/dev/null")
+        #expect(emptied.status == 0, "\(emptied.stderr)")
+        let text = try String(
+            contentsOfFile: notes.workspace + "/Research/empty.md", encoding: .utf8)
+        #expect(!text.contains("Soon empty"), "\(text)")
+    }
+
     @Test func writeAppendEditRemoveRestoreAndTheirHistory() throws {
         let empty = try notes.json("write", "Research/ideas.md", "--json")
         #expect(

@@ -41,6 +41,53 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
             self.assertNotIn("code", json.dumps(both["files"][1])[:40])
             self.assertIn("content", both["files"][1])
 
+    async def read_by_pages(self, s, path: str) -> tuple[bytes, int]:
+        """Follows next_offset and next_column from the start; the bytes read and the pages."""
+        pages, arguments = [], {}
+        while True:
+            page = await call(s, "read_file", path=path, **arguments)
+            self.assertLessEqual(len(page["content"].encode()), 64 * 1024)
+            pages.append(page["content"].encode())
+            if not page.get("truncated"):
+                self.assertNotIn("next_offset", page)
+                return b"".join(pages), len(pages)
+            if page.get("line_cut"):
+                self.assertEqual(page["next_offset"], page["offset"], "a cut line continues")
+            arguments = {"offset": page["next_offset"]}
+            if "next_column" in page:
+                arguments["column"] = page["next_column"]
+
+    async def test_pages_continue_inside_a_line_longer_than_the_window(self):
+        # One 1.25 MB line (multi-byte characters on the cuts), and a 200 KB line 4.
+        one_line = ("é" + "word ü " * 178_600 + "end\n").encode()
+        self.assertGreater(len(one_line), 1_250_000)
+        self.ws.path("Research/one-line.txt").write_bytes(one_line)
+        long_fourth = ("a\nb\nc\n" + "€x" * 50_000 + "\nfifth\nsixth").encode()
+        self.assertGreater(len(long_fourth), 200_000)
+        self.ws.path("Research/long-fourth.txt").write_bytes(long_fourth)
+        async with session(self.ws) as s:
+            read, pages = await self.read_by_pages(s, "Research/one-line.txt")
+            self.assertEqual(read, one_line)
+            self.assertGreaterEqual(pages, 20)
+            read, _ = await self.read_by_pages(s, "Research/long-fourth.txt")
+            self.assertEqual(read, long_fourth)
+            # A column that is not a character start, or past the line, says so.
+            inside = await fail(s, "read_file", {"path": "Research/long-fourth.txt", "offset": 4, "column": 1})
+            self.assertEqual(inside["code"], "invalid_argument")
+            self.assertIn("inside a character", inside["message"])
+            past = await fail(s, "read_file", {"path": "Research/long-fourth.txt", "offset": 5, "column": 6})
+            self.assertEqual(past["code"], "invalid_argument")
+            self.assertIn("6 bytes", past["message"])
+
+    async def test_an_offset_past_the_end_names_total_lines(self):
+        self.ws.path("Research/numbers.txt").write_text("".join(f"{i}\n" for i in range(1, 22_334)))
+        async with session(self.ws) as s:
+            error = await fail(s, "read_file", {"path": "Research/numbers.txt", "offset": 99_999})
+            self.assertEqual(error["code"], "invalid_argument")
+            self.assertIn("total_lines 22333", error["message"])
+            last = await call(s, "read_file", path="Research/numbers.txt", offset=22_333)
+            self.assertEqual(last["content"], "22333\n")
+
     async def test_read_file_without_a_range_is_a_window_and_pages_rebuild_the_bytes(self):
         book = self.ws.path(BOOK).read_bytes()
         self.assertIn(b"\r\n", book)

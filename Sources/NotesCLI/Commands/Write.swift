@@ -65,6 +65,18 @@ func readStandardInput() throws -> String {
     return text
 }
 
+/// The bytes of the file `path` names, read to its end: a regular file, or a pipe or device
+/// such as `/dev/null` or a shell's `<(…)`.
+func readWhole(_ path: String) throws -> Data {
+    let cannot = NotesError(
+        .notFound, "cannot read \(path)", hint: "check the path given to --from")
+    guard !FileSystem.isDirectory(path), let handle = FileHandle(forReadingAtPath: path) else {
+        throw cannot
+    }
+    defer { try? handle.close() }
+    do { return try handle.readToEnd() ?? Data() } catch { throw cannot }
+}
+
 extension NotesCommand {
     /// `notes write PATH`: replace or create a file from stdin or --from.
     struct Write: ParsableCommand {
@@ -102,10 +114,7 @@ extension NotesCommand {
             let (store, relative) = try workspace.openStore(path: path)
             let content: String
             if let from {
-                guard let data = FileManager.default.contents(atPath: from) else {
-                    throw NotesError(
-                        .notFound, "cannot read \(from)", hint: "check the path given to --from")
-                }
+                let data = try readWhole(from)
                 guard let text = String(data: data, encoding: .utf8) else {
                     throw NotesError(
                         .notText, "\(from) is not UTF-8 text", hint: "convert it to UTF-8 first")
@@ -123,10 +132,10 @@ extension NotesCommand {
                         hint: "pipe the new text in, or use --from /dev/null to empty the file")
                 }
             }
-            let result = try store.write(
-                relative, content: content,
-                options: ChangeOptions(expectedVersion: expectedVersion, includeDiff: output.diff),
-                by: .person)
+            var options = ChangeOptions(
+                expectedVersion: expectedVersion, includeDiff: output.diff)
+            options.keepFrontMatter = true
+            let result = try store.write(relative, content: content, options: options, by: .person)
             try ChangeRenderer.render(
                 result, verb: result.created ? "created" : "wrote", options: output,
                 base: workspace.pathBase(store.workspace))
