@@ -23,8 +23,9 @@ struct NotesCommand: ParsableCommand {
               echo "- a thought" | notes append Journal/2026-11-21.md
               notes history Research/moby-dick/introduction.md
               notes review
+
+            notes --version prints the version.
             """,
-        version: "notes \(version) (commit \(BuildInfo.commit))",
         subcommands: [
             Search.self, Read.self, List.self, Status.self, Index.self, Init.self,
             Write.self, Append.self, Edit.self, Remove.self, Move.self, Restore.self,
@@ -48,6 +49,13 @@ struct NotesCommand: ParsableCommand {
         var name = ""
         do {
             let arguments = rewrite(Array(CommandLine.arguments.dropFirst()))
+            // `--version` is the root's own, not `CommandConfiguration.version`, which
+            // ArgumentParser would also list in every command's help, beside `restore`'s
+            // `--version VERSION`.
+            if arguments == ["--version"] {
+                Terminal.write("notes \(version) (commit \(BuildInfo.commit))\n")
+                finishOutput(command: "", status: 0)
+            }
             try checkCommand(arguments)
             try checkHelpTopic(arguments)
             var command = try parseAsRoot(arguments)

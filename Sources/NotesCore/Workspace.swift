@@ -103,10 +103,10 @@ public struct Workspace: Sendable {
     }
 
     /// Where this device keeps the search index for this workspace (docs/spec.md §2): an explicit
-    /// override (`--index-dir`, `$NOTES_INDEX_DIR`), else `$XDG_CACHE_HOME/notes/<id>/`,
-    /// else `~/.cache/notes/<id>/` (`$HOME`, else the user's home in the password database;
-    /// never a shared folder: with neither, this refuses). `<id>` is derived from the root's
-    /// real path.
+    /// override (`--index-dir`, `$NOTES_INDEX_DIR`), else `$XDG_CACHE_HOME/notes/<name>-<id>/`,
+    /// else `~/.cache/notes/<name>-<id>/` (`$HOME`, else the user's home in the password
+    /// database; never a shared folder: with neither, this refuses). `<name>` is the root
+    /// folder's name (ASCII, at most 32 characters), `<id>` is derived from its real path.
     public func indexDirectory(override: String?, environment: [String: String]) throws(NotesError)
         -> String
     {

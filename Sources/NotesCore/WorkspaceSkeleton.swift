@@ -10,13 +10,35 @@ public enum WorkspaceSkeleton {
         public var kept: [String]
     }
 
+    /// The workspace root above `target` (a folder holding `.notes/`), if any: `target`'s
+    /// nearest existing folder is resolved (symlinks), then its parents are searched.
+    public static func enclosingWorkspace(of target: String) -> String? {
+        var existing = target
+        while !FileSystem.isDirectory(existing) && existing != "/" && !existing.isEmpty {
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        let real = FileSystem.realPath(existing) ?? existing
+        let start =
+            FileSystem.realPath(target) == real
+            ? (real as NSString).deletingLastPathComponent : real
+        var folder = start
+        while true {
+            if FileSystem.isDirectory(folder + "/.notes") { return folder }
+            if folder == "/" || folder.isEmpty { return nil }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+    }
+
     /// Copies the skeleton into `target` (created if missing). Template text files get
     /// `{{date}}`, `{{datetime}}`, `{{actor}}`, `{{title}}` and `{{slug}}` filled in; a
     /// file named `.keep` only makes its folder. Existing files are never overwritten.
     /// - Parameter minimal: only `.notes/` (for a folder of notes that already exists):
     ///   no Research/, Journal/, Chats/ or context.md.
+    /// - Parameter nested: allow a workspace inside another one (D254); refused otherwise,
+    ///   since the outer workspace would index the inner one's files as its own.
     public static func create(
-        at target: String, from library: TemplateLibrary, now: Double, minimal: Bool = false
+        at target: String, from library: TemplateLibrary, now: Double, minimal: Bool = false,
+        nested: Bool = false
     )
         throws(NotesError) -> Result
     {
@@ -29,6 +51,13 @@ public enum WorkspaceSkeleton {
             throw NotesError(
                 .invalidArgument, "\(target) exists and is not a folder",
                 hint: "choose another path")
+        }
+        if !nested, let outer = enclosingWorkspace(of: target) {
+            throw NotesError(
+                .invalidArgument,
+                "\(target) is inside the workspace \(outer), which would index its files too; nothing was created",
+                hint: "use a folder outside it, or pass --nested to make a workspace there anyway"
+            )
         }
         try FileSystem.makeDirectories(target)
         let root = FileSystem.realPath(target) ?? target

@@ -8,7 +8,7 @@ import unittest
 
 from mcp import types
 
-from notes_server import Workspace, call, fail, result_json, session
+from notes_server import Workspace, call, fail, notes, result_json, session
 
 BOOK = "Research/moby-dick/full_text.txt"
 
@@ -389,6 +389,15 @@ class InputHygieneAndAnnotations(unittest.IsolatedAsyncioTestCase):
                 missing = await fail(s, "search", arguments)
                 self.assertEqual(missing["code"], "not_found")
                 self.assertIn("list_files", missing["hint"])
+
+    async def test_mcp_help_names_every_tool_the_server_offers(self):
+        # The help's list comes from the catalog, so a new tool (related) cannot be left out.
+        async with session(self.ws) as s:
+            names = [t.name for t in (await s.list_tools()).tools]
+        help_text = " ".join(notes("mcp", "--help").stdout.split())
+        self.assertIn(f"gets {len(names)} tools:", help_text)
+        for name in names:
+            self.assertRegex(help_text, rf"\b{name}\b")
 
     async def test_tools_list_is_small_and_repeats_no_description(self):
         async with session(self.ws) as s:

@@ -11,14 +11,14 @@ extension NotesCommand {
             abstract:
                 "Edit a file in $EDITOR (or replace exact text with --old/--new) as your change.",
             discussion: """
-                The file is copied to a temporary file for the editor; when you save and quit, the
-                result is written atomically with provenance and history. If the agent changed the
-                file meanwhile, the two are merged. If the save fails for any reason (the editor
-                exits with an error, a full or read-only disk, the workspace lock held too long, a
-                collision), nothing is written and your edited copy is kept in .notes/recovery/;
-                `notes edit PATH --resume` saves it later with the same rules. If it collides
-                again, the kept copy gets both versions of each place between conflict markers;
-                edit it, then --resume saves it.
+                The file is copied to a temporary file for the editor; when you save and quit,
+                the result is written atomically with provenance and history. If the agent
+                changed the file meanwhile, the two are merged. If the save fails for any
+                reason (the editor exits with an error, a full or read-only disk, the workspace
+                lock held too long, a collision), nothing is written and your edited copy is
+                kept in .notes/recovery/; `notes edit PATH --resume` saves it later with the
+                same rules. If it collides again, the kept copy gets both versions of each
+                place between conflict markers; edit it, then --resume saves it.
 
                   notes edit Research/moby-dick/introduction.md
                   notes edit Research/moby-dick/introduction.md --resume
@@ -349,8 +349,9 @@ struct EditorSession {
 
     /// Writes `text` to a new private temporary file named after `name`; returns its path.
     static func keep(_ text: String, name: String) throws -> String {
-        let folder =
-            NSTemporaryDirectory() + "/notes-edit-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // NSTemporaryDirectory() ends with "/" (and $TMPDIR may too): one slash, not two.
+        let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "notes-edit-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])

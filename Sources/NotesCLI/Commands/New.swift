@@ -10,12 +10,14 @@ extension NotesCommand {
             commandName: "new",
             abstract: "Create a note or a research topic from a template.",
             discussion: """
-                Templates: research (a topic folder: introduction, notes, sources/), introduction,
-                source, journal, context; `notes templates` lists them with their variables. A
-                workspace can override or add templates in .notes/templates/. Never overwrites a file.
+                Templates: research (a topic folder: introduction, notes, sources/),
+                introduction, source, journal, context; `notes templates` lists them with
+                their variables. A workspace can override or add templates in
+                .notes/templates/. Never overwrites a file.
 
                   notes new research "Moby Dick" --var question="Why is the whale white?"
-                  notes new source "Hawthorne's letter" --var author="Herman Melville" --to Research/moby-dick/sources/
+                  notes new source "Hawthorne's letter" --var author="Herman Melville" \\
+                    --to Research/moby-dick/sources/
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions

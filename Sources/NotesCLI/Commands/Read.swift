@@ -11,9 +11,9 @@ extension NotesCommand {
             abstract: "Print a file (or a range of its lines) with its version and provenance.",
             discussion: """
                 Paths are relative to the current folder, or to the workspace root with -w (see
-                docs/cli.md, "Paths"). --offset is the first line (1-based), --limit the number of lines.
-                Text that is not valid UTF-8 (Latin-1…) is shown as search indexed it: the
-                bytes that are not UTF-8 as U+FFFD, with a note on standard error.
+                docs/cli.md, "Paths"). --offset is the first line (1-based), --limit the number
+                of lines. Text that is not valid UTF-8 (Latin-1…) is shown as search indexed
+                it: the bytes that are not UTF-8 as U+FFFD, with a note on standard error.
                 """)
 
         @OptionGroup var workspace: WorkspaceOptions

@@ -11,9 +11,9 @@ extension NotesCommand {
             commandName: "related",
             abstract: "List the notes nearest a note in meaning (candidates to link to it).",
             discussion: """
-                Needs the embedding model (`notes model`) and the workspace embedded (`notes index`).
-                A note is compared by the mean of its passages' vectors; the note itself is left out.
-                Exit status: 0 with notes, 1 with none, 2 on error.
+                Needs the embedding model (`notes model`) and the workspace embedded (`notes
+                index`). A note is compared by the mean of its passages' vectors; the note
+                itself is left out. Exit status: 0 with notes, 1 with none, 2 on error.
 
                 Examples:
                   notes related Research/moby-dick/introduction.md

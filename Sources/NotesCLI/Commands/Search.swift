@@ -16,9 +16,10 @@ extension NotesCommand {
                 and common words need not match. "exact phrase", AND, OR, -word, NOT word and
                 prefix* keep their exact meaning. With the embedding model installed and the
                 workspace embedded (`notes index`), files are also found by meaning (--mode).
-                Filters (also flags): in:DIR  path:GLOB  tag:T  by:agent|user  edited-by:agent|user
-                kind:research|journal|chat|context|note  title:WORD  created:2026-01-01..
-                modified:7d  and any front-matter key:value.
+                Filters (also flags):
+                  in:DIR  path:GLOB  tag:T  by:agent|user  edited-by:agent|user
+                  kind:research|journal|chat|context|note  title:WORD
+                  created:2026-01-01..  modified:7d  and any front-matter key:value.
                 An empty query lists recent documents. Exit status: 0 hits, 1 none, 2 error.
 
                 Examples:

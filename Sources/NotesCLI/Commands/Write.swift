@@ -217,13 +217,21 @@ extension NotesCommand {
 
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file to move.", completion: Completion.paths) var from: String
-        @Argument(help: "Its new path (must not exist).", completion: Completion.paths) var to:
-            String
+        @Argument(
+            help: "Its new path (must not exist), or a folder to move it into (like mv).",
+            completion: Completion.paths) var to: String
         @OptionGroup var output: ChangeOutputOptions
 
         func run() throws {
             let (store, source) = try workspace.openStore(path: from)
-            let target = try workspace.resolveForWrite(to, in: store.workspace)
+            var target = try workspace.resolveForWrite(to, in: store.workspace)
+            // A folder (existing, or written with a final "/") receives the file, as in mv(1).
+            if to.hasSuffix("/") || target.isEmpty
+                || FileSystem.isDirectory(store.workspace.absolutePath(target))
+            {
+                let name = (source as NSString).lastPathComponent
+                target = target.isEmpty ? name : target + "/" + name
+            }
             let result = try store.move(source, to: target, by: .person)
             try ChangeRenderer.render(
                 result, verb: "moved", options: output, base: workspace.pathBase(store.workspace))
