@@ -26,6 +26,16 @@ extension NoteStore {
                     target, bytes: Array(content.utf8), rule: rule, options: options,
                     author: author, operation: .create)
             }
+            if author.actor == .agent, content.contains("\u{FFFD}"),
+                String(validating: current, as: UTF8.self) == nil
+            {
+                throw NotesError(
+                    .invalidArgument,
+                    "\(path) is not UTF-8 text and this content has U+FFFD where its other bytes are: writing it would lose them; nothing was written",
+                    hint:
+                        "ask the person to convert the file to UTF-8 (iconv -f latin1 -t utf-8), then read it again",
+                    details: ErrorDetails(path: path.relative, currentVersion: target.version))
+            }
             if options.mustNotExist {
                 throw NotesError(
                     .invalidArgument, "\(path) already exists; nothing was written",

@@ -27,7 +27,7 @@ struct ReadAnswer: Encodable {
         case path, content, version, by, offset, lines, size, truncated
         case createdBy = "created_by", totalLines = "total_lines", nextOffset = "next_offset"
         case lineCut = "line_cut", invalidUTF8Line = "invalid_utf8_line", column
-        case nextColumn = "next_column"
+        case nextColumn = "next_column", encoding
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -54,6 +54,11 @@ struct ReadAnswer: Encodable {
         try c.encodeIfPresent(r.nextColumn, forKey: .nextColumn)
         try c.encodeIfPresent(r.lineCut, forKey: .lineCut)
         try c.encodeIfPresent(r.invalidUTF8Line, forKey: .invalidUTF8Line)
+        if let line = r.invalidUTF8Line {
+            try c.encode(
+                "not UTF-8 (Latin-1 or another legacy encoding) from line \(line): those bytes are shown as U+FFFD, as search sees them; the file can be read, not changed: ask the person to convert it to UTF-8 (iconv -f latin1 -t utf-8)",
+                forKey: .encoding)
+        }
     }
 }
 

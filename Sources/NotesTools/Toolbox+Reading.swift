@@ -114,8 +114,12 @@ extension Toolbox {
         _ author: Author
     ) throws(NotesError) -> ReadResult {
         do {
+            // Text that is not UTF-8 (Latin-1…) is read as search indexed it, with a note
+            // (`encoding`); write_file refuses to save its U+FFFDs back over the bytes, edit_file
+            // and append_file any change to it.
             return try store.read(
-                path, offset: offset, column: column, limit: limit, window: window, by: author)
+                path, offset: offset, column: column, limit: limit, window: window, lossy: true,
+                by: author)
         } catch  where error.code == .notText {
             if let folder = try? WorkspacePath(path, in: workspace), !folder.relative.isEmpty,
                 FileSystem.isDirectory(workspace.absolutePath(folder.relative))

@@ -88,6 +88,27 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
             last = await call(s, "read_file", path="Research/numbers.txt", offset=22_333)
             self.assertEqual(last["content"], "22333\n")
 
+    async def test_a_latin1_file_is_read_as_search_sees_it_and_not_overwritten(self):
+        latin1 = "# Caf\u00e9\n\nna\u00efve r\u00e9sum\u00e9\nplain line\n".encode("latin-1")
+        self.ws.path("Research/latin1.md").write_bytes(latin1)
+        self.ws.path("Research/binary.bin").write_bytes(b"\x00\x01\x02binary")
+        async with session(self.ws) as s:
+            answer = await call(s, "read_file", path="Research/latin1.md")
+            self.assertEqual(answer["content"], "# Caf\ufffd\n\nna\ufffdve r\ufffdsum\ufffd\nplain line\n")
+            self.assertEqual(answer["invalid_utf8_line"], 1)
+            self.assertIn("not UTF-8", answer["encoding"])
+            # Saving the U+FFFDs back would lose the bytes: refused, the file unchanged.
+            refused = await fail(s, "write_file", {"path": "Research/latin1.md", "content": answer["content"] + "more\n",
+                                                   "expected_version": answer["version"]})
+            self.assertEqual(refused["code"], "invalid_argument")
+            self.assertIn("UTF-8", refused["hint"])
+            edit = await fail(s, "edit_file", {"path": "Research/latin1.md", "expected_version": answer["version"],
+                                               "edits": [{"old_text": "plain line", "new_text": "plain line, edited"}]})
+            self.assertEqual(edit["code"], "not_text")
+            self.assertEqual(self.ws.path("Research/latin1.md").read_bytes(), latin1)
+            binary = await fail(s, "read_file", {"path": "Research/binary.bin"})
+            self.assertEqual(binary["code"], "not_text")
+
     async def test_read_file_without_a_range_is_a_window_and_pages_rebuild_the_bytes(self):
         book = self.ws.path(BOOK).read_bytes()
         self.assertIn(b"\r\n", book)
