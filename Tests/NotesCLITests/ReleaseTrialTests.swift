@@ -75,6 +75,12 @@ import Testing
         let slash = notes("mv", "two.md", "../Archive/", in: research)
         #expect(slash.status == 0, "\(slash.stderr)")
         #expect(FileManager.default.fileExists(atPath: notes.workspace + "/Archive/two.md"))
+        _ = notes("write", "Research/three.md", stdin: "# Three\n")
+        let taken = notes("mv", "three.md", "../Journal/one.md", in: research)
+        #expect(taken.status == 2)
+        #expect(taken.stderr.contains("../Journal/one.md already exists"), "\(taken.stderr)")
+        let missing = notes("mv", "nope.md", "../Journal/", in: research)
+        #expect(missing.stderr.contains("no file at nope.md"), "\(missing.stderr)")
     }
 
     /// The editor gets a path with one slash between folders, whatever $TMPDIR ends with.

@@ -232,9 +232,21 @@ extension NotesCommand {
                 let name = (source as NSString).lastPathComponent
                 target = target.isEmpty ? name : target + "/" + name
             }
-            let result = try store.move(source, to: target, by: .person)
-            try ChangeRenderer.render(
-                result, verb: "moved", options: output, base: workspace.pathBase(store.workspace))
+            let base = workspace.pathBase(store.workspace)
+            let result: ChangeResult
+            do {
+                result = try store.move(source, to: target, by: .person)
+            } catch {
+                // The paths as the person typed them: from the current folder.
+                var shown = error
+                let paths = [target: base.display(target), source: base.display(source)]
+                shown.message = shown.message.split(
+                    separator: " ", omittingEmptySubsequences: false
+                )
+                .map { paths[String($0)] ?? String($0) }.joined(separator: " ")
+                throw shown
+            }
+            try ChangeRenderer.render(result, verb: "moved", options: output, base: base)
         }
     }
 
