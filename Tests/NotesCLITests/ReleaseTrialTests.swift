@@ -17,7 +17,12 @@ import Testing
         #expect(options.first?.contains("<version>") == true, "\(help)")
         let version = notes("--version")
         #expect(version.status == 0 && version.stdout.hasPrefix("notes "), "\(version.stderr)")
-        #expect(notes("--help").stdout.contains("--version"))
+        let root = notes("--help").stdout
+        for option in ["--version", "-w, --workspace <dir>", "--index-dir <dir>", "--color <when>"]
+        {
+            #expect(root.contains(option), "\(option) missing from: \(root)")
+        }
+        #expect(root.contains("~/.cache/notes/<name>-<id>"), "\(root)")
     }
 
     /// ArgumentParser wraps help at 79 columns: a longer line written into a discussion is

@@ -16,7 +16,7 @@ struct WorkspaceOptions: ParsableArguments {
     @Option(
         name: .customLong("index-dir"),
         help: ArgumentHelp(
-            "Where to keep this device's search index (default: $NOTES_INDEX_DIR, else ~/.cache/notes/<folder name>-<id>).",
+            "Where to keep this device's search index (default: $NOTES_INDEX_DIR, else ~/.cache/notes/<name>-<id>).",
             valueName: "dir"), completion: .directory)
     var indexDirectory: String?
 
