@@ -123,8 +123,15 @@ import Testing
     /// what no query touched and rebuilds; commands never fail or crash on the way.
     @Test func flippedPagesAreFoundByCheckAndRebuilt() throws {
         var rebuilt = 0
+        // Indexed once; every round damages a byte-identical copy of that healthy index folder
+        // (same workspace path, which the index records, so the copy is not foreign).
+        let f = Fixture()
+        let pristine = f.dir.copy(tree: f.index, to: "pristine-index")
         for round in 0..<20 {
-            let f = Fixture()
+            if round > 0 {
+                try FileManager.default.removeItem(atPath: f.index)
+                try FileManager.default.copyItem(atPath: pristine, toPath: f.index)
+            }
             let size = UInt64(
                 (try FileManager.default.attributesOfItem(atPath: f.database)[.size] as? NSNumber)?
                     .intValue ?? 0)
