@@ -1,0 +1,213 @@
+import Foundation
+import GRDB
+import NotesCore
+
+/// The meaning side of a search and its fusion with the words: the knobs, a file's best
+/// passage, and the fused order (``NoteIndex/searchOnce(_:)`` runs the steps).
+extension NoteIndex {
+    /// Why a search by meaning alone cannot run.
+    static func noMeaningSide(_ query: SearchQuery) -> NotesError {
+        NotesError(
+            .invalidArgument,
+            query.embedder == nil
+                ? "semantic search needs the embedding model, which is not installed or does not load"
+                : "no passages are embedded with the installed model yet, so nothing can be found by meaning",
+            hint: query.embedder == nil
+                ? "search by words instead (mode lexical), or install the embedding model: `notes model install` (docs/search.md)"
+                : "run `notes index` to embed the workspace")
+    }
+
+    /// How many files the meaning side ranks before fusion.
+    static let semanticDepth = 100
+    /// The least cosine similarity for a file found only by meaning to be listed: below it
+    /// a passage is about something else (all-MiniLM-L6-v2 puts unrelated texts near 0–0.2;
+    /// 0.35 dropped right answers of the sample workspace's questions in semantic mode).
+    static let meaningOnlyFloor: Float = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_MEANING_FLOOR"],
+            let value = Float(text)
+        {
+            return value
+        }
+        return 0.25
+    }()
+    /// How much the meaning side counts in the fusion of a plain-words query, against 1 for
+    /// the words: a question's words match many files by chance, its meaning fewer.
+    static let semanticWeight: Double = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_SEMANTIC_WEIGHT"],
+            let value = Double(text)
+        {
+            return value
+        }
+        return 1.5
+    }()
+    /// Reciprocal rank fusion's constant: a file's fused score is Σ 1/(k + rank) over the sides.
+    static let fusionK: Double = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_K"],
+            let value = Double(text)
+        {
+            return value
+        }
+        return 20
+    }()
+
+    /// A file's best passage for the query's vector.
+    struct PassageMatch {
+        let file: Int64
+        let section: Int64
+        let line: Int
+        let similarity: Float
+    }
+
+    /// One file of a ranked answer: its ranking key (lower is better) and what found it.
+    struct FusedEntry {
+        let file: Int64
+        let key: Double
+        /// How good a match it is, larger is better, comparable within one answer: the words'
+        /// score, the passage's similarity, or the fused score.
+        let relevance: Double
+        let words: RankedFiles.File?
+        let meaning: PassageMatch?
+    }
+
+    /// The passages whose section still has the text they were embedded from.
+    static func current(_ matches: [VectorTable.Match], _ table: VectorTable, _ db: Database) throws
+        -> [PassageMatch]
+    {
+        guard !matches.isEmpty else { return [] }
+        let ids = matches.map { table.sectionIDs[$0.row] }
+        var digests: [Int64: Int64] = [:]
+        for row in try Row.fetchAll(
+            db,
+            sql: "SELECT id, fts_digest FROM sections WHERE id IN (SELECT value FROM json_each(?))",
+            arguments: [RankedFiles.json(ids)])
+        {
+            digests[row["id"]] = row["fts_digest"]
+        }
+        return matches.compactMap { match in
+            let section = table.sectionIDs[match.row]
+            guard digests[section] == table.digests[match.row] else { return nil }
+            return PassageMatch(
+                file: section >> IndexSchema.sectionBits, section: section,
+                line: Int(table.lines[match.row]), similarity: match.similarity)
+        }
+    }
+
+    /// The files of `ids` that pass the filters.
+    static func allowed(
+        _ ids: [Int64], _ filterSQL: String, _ filterArgs: [(any DatabaseValueConvertible)?],
+        _ db: Database
+    ) throws -> Set<Int64> {
+        try Set(
+            Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT f.id FROM files f WHERE f.id IN (SELECT value FROM json_each(?)) AND \(filterSQL)
+                    """, arguments: StatementArguments([RankedFiles.json(ids)] + filterArgs)))
+    }
+
+    /// The answer's order. Words alone: by the words' key. Meaning alone: by similarity.
+    /// Both: reciprocal rank fusion; with `wordsFirst` (a single word or a query with
+    /// operators) the files holding the words come first and meaning reorders them, so
+    /// `notes search whale` still lists the files that say "whale" before the rest.
+    /// A plain-words query's files whose title holds every word typed (`titled`) come first
+    /// in a fused answer too: the meaning of a title like "Reading list" is far from its list.
+    /// `embedded`: the files that have vectors. A file found by words that has none yet (a
+    /// note written a moment ago) cannot be judged by meaning, so its rank by words stands
+    /// in for its rank by meaning rather than leaving it below every file both sides found.
+    static func fused(
+        _ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)],
+        mode: SearchMode, wordsFirst: Bool,
+        titled: Set<Int64> = [], embedded: Set<Int64>? = nil
+    ) -> [FusedEntry] {
+        var entries: [FusedEntry] = []
+        if nearest.isEmpty {
+            entries = ranked.files.map {
+                FusedEntry(
+                    file: $0.id, key: $0.score, relevance: -$0.score, words: $0, meaning: nil)
+            }
+        } else if mode == .semantic {
+            entries = nearest.values.map {
+                FusedEntry(
+                    file: $0.passage.file, key: -Double($0.passage.similarity),
+                    relevance: Double($0.passage.similarity), words: nil, meaning: $0.passage)
+            }
+        } else {
+            let byWords = ranked.files.sorted { ($0.score, $0.id) < ($1.score, $1.id) }
+            let weight = wordsFirst ? 1 : semanticWeight
+            var seen = Set<Int64>()
+            for (rank, file) in byWords.enumerated() {
+                let meaning = nearest[file.id]
+                var fused = 1 / (fusionK + Double(rank + 1))
+                if let meaning {
+                    fused += weight / (fusionK + Double(meaning.rank + 1))
+                } else if let embedded, !embedded.contains(file.id) {
+                    fused += weight / (fusionK + Double(rank + 1))
+                }
+                let first = wordsFirst || titled.contains(file.id)
+                entries.append(
+                    FusedEntry(
+                        file: file.id, key: -fused - (first ? 1 : 0), relevance: fused, words: file,
+                        meaning: meaning?.passage))
+                seen.insert(file.id)
+            }
+            for (file, meaning) in nearest where !seen.contains(file) {
+                let fused = weight / (fusionK + Double(meaning.rank + 1))
+                entries.append(
+                    FusedEntry(
+                        file: file, key: -fused, relevance: fused, words: nil,
+                        meaning: meaning.passage))
+            }
+        }
+        entries.sort { ($0.key, $0.file) < ($1.key, $1.file) }
+        return entries
+    }
+
+    /// A file found by meaning alone: the line of its best passage that holds most of the
+    /// query's words (by their first five letters, so "voyages" finds "voyage"), else the
+    /// passage's first line.
+    static func passageSnippet(_ passage: PassageMatch, words: [String], _ db: Database) throws
+        -> Snippet?
+    {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT substr(fts.body, 1, 200000) AS body, s.heading AS section, s.line AS line, s.aligned AS aligned
+                    FROM fts JOIN sections s ON s.id = fts.rowid WHERE fts.rowid = ?
+                    """, arguments: [passage.section])
+        else { return nil }
+        let body = FTSText.display(row["body"] as String)
+        let lines = body.lines()
+        var n = min(passage.line, lines.count)
+        while n < lines.count && lines[n].allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
+            n += 1
+        }
+        // The passage's lines (about as many as its words allow).
+        let stems = words.filter { !StopWords.contains($0) }.map {
+            String($0.lowercased().prefix(5))
+        }.filter { $0.count >= 3 }
+        if !stems.isEmpty {
+            var best = (count: 0, line: n)
+            var wordsSeen = 0
+            var i = n
+            while i < lines.count && wordsSeen < TextChunks.wordsPerChunk {
+                let lower = lines[i].lowercased()
+                let count = stems.filter { lower.contains($0) }.count
+                if count > best.count { best = (count, i) }
+                wordsSeen += lines[i].split(separator: " ").count
+                i += 1
+            }
+            n = best.line
+        }
+        let section: String = row["section"]
+        guard n < lines.count else {
+            return Snippet(section: section, line: row["line"], text: section, spans: [])
+        }
+        let (text, _) = SnippetBuilder.clean(lines[n].unicodeScalars[...])
+        let (shown, _) = SnippetBuilder.window(text, [])
+        let aligned: Bool = row["aligned"]
+        return Snippet(
+            section: section, line: aligned ? (row["line"] as Int) + n : row["line"], text: shown,
+            spans: [])
+    }
+}
