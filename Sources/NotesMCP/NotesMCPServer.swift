@@ -74,6 +74,7 @@ public struct NotesMCPServer: Sendable {
         await server.waitUntilCompleted()
         // Requests run in their own tasks: let the last answers go out before exiting.
         await drain()
+        toolbox.embedding?.finish()
     }
 
     /// Waits for calls still running on the tool queue, then a moment for their replies.

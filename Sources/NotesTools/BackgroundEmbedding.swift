@@ -65,6 +65,13 @@ public final class BackgroundEmbedding: @unchecked Sendable {
         queue.sync {}
     }
 
+    /// Stops after the batch in progress and waits for it: a process must call this before
+    /// it exits, or the model it unloads at exit is freed under the pass still using it.
+    public func finish() {
+        stop()
+        waitUntilIdle()
+    }
+
     /// The last pass's failure, if any (reported by `notes status` and get_context).
     public var lastError: String? { withState { $0.lastError } }
 

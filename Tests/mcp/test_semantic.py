@@ -5,11 +5,14 @@ sides, and the coverage get_context reports. Skipped when the model is not insta
 
 import asyncio
 import os
+import shutil
 import time
 import unittest
 from pathlib import Path
 
-from notes_server import Workspace, call, session, ToolError
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from notes_server import SAMPLE, Workspace, call, notes_binary, session, ToolError
 
 MODEL = os.environ.get("NOTES_TEST_MODEL_DIR") or str(
     Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "notes" / "models" / "all-MiniLM-L6-v2")
@@ -81,6 +84,31 @@ class SearchByMeaning(unittest.TestCase):
                     self.assertEqual((exact["mode"], exact["hits"]), ("lexical", []), query)
                     self.assertIn("next", exact)
         asyncio.run(go())
+
+    def test_a_session_closed_while_embedding_exits_cleanly(self):
+        # The agent leaves while the server still embeds in the background: the pass must be
+        # stopped and waited for before the process exits and frees the model under it (it
+        # crashed in OpenBLAS at exit, signal 11, 3 times in 4).
+        shutil.copy(SAMPLE / "Research/moby-dick/full_text.txt", self.ws.path("Research/moby-dick/full_text.txt"))
+        errors = self.ws.temp / "server-stderr.txt"
+
+        async def go():
+            params = StdioServerParameters(
+                command=notes_binary(), args=["mcp", "-w", str(self.ws.root), "--index-dir", str(self.ws.index)],
+                env={**os.environ, "NO_COLOR": "1", "NOTES_MODEL_DIR": MODEL})
+            with open(errors, "w") as errlog:
+                async with stdio_client(params, errlog=errlog) as (read, write):
+                    async with ClientSession(read, write) as s:
+                        await s.initialize()
+                        await call(s, "search", query="which ship was sunk by a whale")
+                        await asyncio.sleep(1.5)  # the background pass is running
+
+        for _ in range(3):
+            asyncio.run(go())
+            time.sleep(0.5)  # the server's exit, after the client closed its stdin
+            text = errors.read_text()
+            self.assertNotIn("crashed", text)
+            self.assertNotIn("Signal", text)
 
     def test_without_a_model_search_runs_by_words_and_says_why(self):
         async def go():

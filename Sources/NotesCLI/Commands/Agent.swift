@@ -147,6 +147,7 @@ extension NotesCommand {
             let toolbox = Toolbox(
                 session: workspaceSession, client: client,
                 templates: try? TemplateLibrary.locate(explicit: nil))
+            defer { toolbox.embedding?.finish() }
             let system = SystemPrompt.render(
                 context: toolbox.call("get_context", arguments: nil),
                 workspaceName: (ws.root as NSString).lastPathComponent,

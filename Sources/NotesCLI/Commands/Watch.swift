@@ -57,7 +57,7 @@ extension NotesCommand {
             // New and changed passages are embedded on a thread of their own after each
             // refresh: a refresh never waits for the model.
             var embedding: BackgroundEmbedding?
-            defer { embedding?.stop() }
+            defer { embedding?.finish() }
             let interval = poll ?? 2
             try session.keepFresh(
                 WatchOptions(poll: poll, debounceMilliseconds: debounce), stoppingOn: stop.readEnd,
