@@ -337,7 +337,14 @@ extension Toolbox {
                 .notFound, "there is no folder \(folder) in the workspace",
                 hint: "list_files shows the folders; search without path to search everywhere")
         }
-        return SearchAnswer(try index.search(query), detail: try args.bool("detail"))
+        let detail = try args.bool("detail")
+        return SearchAnswer(try index.search(query), detail: detail) { hit in
+            quotedFiles.file(hit.path, version: hit.version) {
+                try? FileBytes.read(
+                    path: workspace.absolutePath(hit.path),
+                    maxBytes: workspace.config.readMaxBytes, checkingLocation: true)
+            }
+        }
     }
 
     func related(_ args: ToolArguments, _ author: Author) throws(NotesError) -> RelatedNotes {
@@ -376,107 +383,5 @@ extension Toolbox {
             path: path.relative == args.given("path") ? nil : path.relative,
             currentVersion: bytes.map { ContentVersion(of: $0).short },
             versions: versions)
-    }
-}
-
-/// The search tool's answer: the search's results with each hit made compact for a model's
-/// context (who last changed the file as `by`, `created_by` only when someone else made it,
-/// the title only when it is not the file's name,
-/// snippets as line and text, a snippet's section only when it is neither the title's nor
-/// the previous snippet's), unless the call asks for `detail` (the full hit: provenance
-/// with times, size, kind, match spans; the meaning side's model and passage count). The
-/// query is not echoed back.
-struct SearchAnswer: Encodable {
-    let results: SearchResults
-    let detail: Bool
-
-    struct CompactHit: Encodable {
-        let path: String
-        let title: String?
-        let score: Double?
-        let version: String
-        let by: String
-        let createdBy: String?
-        let snippets: [CompactSnippet]
-        let missing: [String]?
-        let matchedBy: String?
-
-        enum CodingKeys: String, CodingKey {
-            case path, title, score, version, by, snippets, missing
-            case createdBy = "created_by", matchedBy = "matched_by"
-        }
-    }
-
-    struct CompactSnippet: Encodable {
-        let line: Int
-        let section: String?
-        let text: String
-    }
-
-    init(_ results: SearchResults, detail: Bool) {
-        self.results = results
-        self.detail = detail
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case total, totalAtLeast = "total_at_least", hits, matching, words, mode, semantic, next
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(results.total, forKey: .total)
-        try c.encodeIfPresent(results.totalAtLeast, forKey: .totalAtLeast)
-        try c.encodeIfPresent(results.matching, forKey: .matching)
-        try c.encodeIfPresent(results.words, forKey: .words)
-        try c.encode(results.mode, forKey: .mode)
-        if detail {
-            try c.encodeIfPresent(results.semantic, forKey: .semantic)
-        } else if let coverage = results.semantic {
-            // How far the embedding got; the model and passage count only with detail.
-            try c.encode(
-                ["embedded_files": coverage.embeddedFiles, "files": coverage.files],
-                forKey: .semantic)
-        }
-        if detail {
-            try c.encode(results.hits, forKey: .hits)
-        } else {
-            try c.encode(
-                results.hits.map { hit in
-                    let last = hit.provenance.lastModifiedBy?.rawValue ?? "user"
-                    let created = hit.provenance.createdBy?.rawValue ?? "user"
-                    // The title's own section goes without saying.
-                    var lastSection: String? = hit.title
-                    let snippets = hit.snippets.map { snippet -> CompactSnippet in
-                        // The section is named once for consecutive snippets of one section.
-                        defer { lastSection = snippet.section }
-                        let section =
-                            snippet.section.isEmpty || snippet.section == lastSection
-                                || snippet.section == snippet.text ? nil : snippet.section
-                        return CompactSnippet(
-                            line: snippet.line, section: section, text: snippet.text)
-                    }
-                    return CompactHit(
-                        path: hit.path, title: ListedEntry.title(hit.title, of: hit.path),
-                        score: hit.score, version: hit.version,
-                        by: last,
-                        createdBy: created == last ? nil : created, snippets: snippets,
-                        missing: hit.missing,
-                        matchedBy: hit.matchedBy?.rawValue)
-                }, forKey: .hits)
-        }
-        if results.total > results.hits.count {
-            try c.encode(
-                (results.totalAtLeast == true ? "at least " : "")
-                    + "\(results.total - results.hits.count) more file(s) match: raise limit, or narrow with path, tags or kind",
-                forKey: .next)
-        } else if results.hits.isEmpty {
-            // Zero hits is not proof that nothing is written about it.
-            let byWords =
-                results.mode == .lexical && results.semantic == nil
-                ? " (this search was by words only)" : ""
-            try c.encode(
-                "no note matched\(byWords): try other or fewer words, drop filters, or browse with list_files before writing a new note",
-                forKey: .next)
-        }
     }
 }

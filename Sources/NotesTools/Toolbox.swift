@@ -29,6 +29,9 @@ public final class Toolbox: @unchecked Sendable {
     /// search runs by words alone).
     public let embedding: BackgroundEmbedding?
 
+    /// The large files recent search answers quoted from.
+    let quotedFiles = QuotedFiles()
+
     private let lock = NSLock()
     private var clientName: String
     /// When this session started; get_context reports the person's changes since the

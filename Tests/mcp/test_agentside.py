@@ -520,14 +520,13 @@ class CompactAnswers(unittest.IsolatedAsyncioTestCase):
             self.assertNotIn("title", by_path["Journal/2026-11-20.md"])  # the title is the file's name
             self.assertEqual(by_path["Research/moby-dick/notes.md"]["title"], "My Moby-Dick reading notes")
             for hit in found["hits"]:
-                first = hit["snippets"][0].get("section")
-                self.assertTrue(first is None or first != hit.get("title"), hit)
-            # A first snippet under the title's own heading goes without its section; after a
-            # snippet from another section, the title's section is named again.
+                self.assertTrue(hit.get("section") is None or hit["section"] != hit.get("title"), hit)
+            # A best line under the title's own heading goes without its section; under
+            # another heading, it names it.
             history = by_path["Research/whaling-history/introduction.md"]
-            self.assertNotIn("section", history["snippets"][0])
+            self.assertNotIn("section", history)
             intro = by_path["Research/moby-dick/introduction.md"]
-            self.assertEqual([sn.get("section") for sn in intro["snippets"]], ["Reading plan", intro["title"], "Why it still matters"])
+            self.assertEqual(intro["section"], "Reading plan")
 
             listed = await call(s, "list_files", path="Research/moby-dick")
             self.assertEqual(set(listed), {"entries", "total"})  # no echo of the folder, truncated only when true
@@ -536,6 +535,110 @@ class CompactAnswers(unittest.IsolatedAsyncioTestCase):
             self.assertIsNone(tools["write_file"].annotations.read_only_hint)  # false is the default
             self.assertIsNone(tools["read_file"].annotations.idempotent_hint)  # means nothing for a reading tool
             self.assertTrue(tools["write_file"].annotations.idempotent_hint)
+
+
+QUESTIONS = [
+    "how did the whaling industry decline", "what happened to the Essex", "why does Ishmael survive",
+    "how were sailors paid on a whaling voyage", "which books am I planning to read", "what does try-works mean",
+    "whale", "Queequeg", "Melville's letter to Hawthorne",
+]
+
+
+class CompactSearchHits(unittest.IsolatedAsyncioTestCase):
+    """Item 10: a search hit is about 300 characters at the default limit — the file, its
+    version, who changed it, why it matched and its best line quoted as written, so that the
+    line can go back as edit_file's old_text; match spans, every snippet and the full
+    provenance come with `detail`."""
+
+    async def asyncSetUp(self):
+        self.ws = Workspace()
+
+    async def asyncTearDown(self):
+        self.ws.cleanup()
+
+    async def test_hits_average_at_most_300_characters_at_the_default_limit(self):
+        async with session(self.ws) as s:
+            chars, hits = 0, []
+            for question in QUESTIONS:
+                result = await s.call_tool("search", {"query": question})
+                chars += len(result.content[0].text)  # what the model reads
+                hits += result_json(result)["hits"]
+            self.assertGreater(len(hits), 50)
+            self.assertLessEqual(chars / len(hits), 300, f"{chars / len(hits):.0f} characters a hit")
+            for hit in hits:
+                self.assertNotIn("snippets", hit)
+                self.assertNotIn("provenance", hit)
+                self.assertRegex(hit["version"], r"^[0-9a-f]{16}$")
+                self.assertGreater(hit["line"], 0)
+            # detail still gives every snippet with its spans, and the full provenance.
+            detailed = await call(s, "search", query="whale", detail=True)
+            self.assertTrue(all("last_modified_by" in h["provenance"] for h in detailed["hits"]))
+            self.assertTrue(any(len(h["snippets"]) > 1 and h["snippets"][0]["spans"] for h in detailed["hits"]))
+
+    async def test_a_hit_quotes_its_line_as_written(self):
+        async with session(self.ws) as s:
+            for question in QUESTIONS:
+                for hit in (await call(s, "search", query=question))["hits"]:
+                    lines = self.ws.text(hit["path"]).splitlines()
+                    self.assertIn(hit["text"], lines[hit["line"] - 1], (question, hit))
+                    self.assertNotIn("quoted", hit)
+                    if "unique" not in hit:
+                        self.assertEqual(self.ws.text(hit["path"]).count(hit["text"]), 1, hit)
+
+    async def test_a_hit_s_text_and_version_make_an_edit(self):
+        # The line has Markdown the index leaves out (*Essex*): the hit quotes it as written.
+        path = "Research/moby-dick/sources/essex-disaster.md"
+        async with session(self.ws) as s:
+            hit = next(h for h in (await call(s, "search", query="Essex rammed"))["hits"] if h["path"] == path)
+            self.assertIn("*Essex*", hit["text"])
+            await call(s, "edit_file", path=path, expected_version=hit["version"],
+                       edits=[{"old_text": hit["text"], "new_text": hit["text"] + " (Owen Chase's account)"}])
+        self.assertIn("*Essex* in the Pacific. (Owen Chase's account)", self.ws.text(path))
+
+    async def test_a_long_line_is_quoted_around_the_match_at_word_boundaries(self):
+        path = "Research/long-paragraph.md"
+        words = " ".join(f"word{i}" for i in range(80))
+        line = f"{words} see [the log](https://example.org/{'x' * 60}) where the quokka appears, then {words}"
+        async with session(self.ws) as s:
+            await call(s, "write_file", path=path, content=f"# Long\n\n{line}\n")  # the agent's line
+            hit = next(h for h in (await call(s, "search", query="quokka"))["hits"] if h["path"] == path)
+            text = hit["text"]
+            self.assertEqual(self.ws.text(path).splitlines()[hit["line"] - 1], line)
+            self.assertIn("quokka", text)
+            self.assertLessEqual(len(text), 120)
+            self.assertIn(text, line)
+            start = line.index(text)
+            self.assertEqual(line[start - 1], " ")  # it starts after a space
+            end = start + len(text)
+            self.assertTrue(line[end] in " )", line[end:end + 10])  # and ends before a space or after a mark
+            edited = await call(s, "edit_file", path=path, expected_version=hit["version"],
+                                edits=[{"old_text": text, "new_text": text.replace("quokka", "wombat")}])
+            self.assertNotIn("code", edited)
+        self.assertIn("where the wombat appears", self.ws.text(path))
+
+    async def test_crlf_and_unspaced_lines_are_quoted_exactly(self):
+        cjk = "鲸" * 30 + "捕鲸船在太平洋上航行了三年" + "海" * 200
+        self.ws.path("Research/crlf.md").write_bytes(b"# Log\r\n\r\nThe quokka logbook, kept at sea.\r\n")
+        self.ws.path("Research/cjk.md").write_text(f"# 捕鲸\n\n{cjk}\n")
+        async with session(self.ws) as s:
+            crlf = next(h for h in (await call(s, "search", query="quokka"))["hits"] if h["path"] == "Research/crlf.md")
+            self.assertEqual(crlf["text"], "The quokka logbook, kept at sea.")
+            self.assertEqual(crlf["line"], 3)
+            hit = next(h for h in (await call(s, "search", query="太平洋"))["hits"] if h["path"] == "Research/cjk.md")
+            self.assertIn("太平洋", hit["text"])
+            self.assertIn(hit["text"], cjk)
+            self.assertLessEqual(len(hit["text"]), 120)
+
+    async def test_a_line_that_occurs_twice_says_so(self):
+        path = "Research/refrain.md"
+        self.ws.path(path).write_text("# Song\n\nThe quokka refrain.\n\nA verse.\n\nThe quokka refrain.\n")
+        async with session(self.ws) as s:
+            hit = next(h for h in (await call(s, "search", query="quokka"))["hits"] if h["path"] == path)
+            self.assertEqual(hit["text"], "The quokka refrain.")
+            self.assertIs(hit["unique"], False)
+            refused = await fail(s, "edit_file", {"path": path, "expected_version": hit["version"],
+                                                  "edits": [{"old_text": hit["text"], "new_text": "x"}]})
+            self.assertIn("2 times", refused["message"])
 
 
 THEMES = "# Themes\n\n## Obsession\n\nAhab's hunt.\n\n## Knowledge\n\nCetology fails.\nOn purpose.\n\n## Friendship\n\nIshmael and Queequeg.\n"

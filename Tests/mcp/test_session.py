@@ -74,8 +74,8 @@ class RealisticSession(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(context["index"]["indexed"], context["overview"]["files"])
             self.assertIsNone(context.get("last_agent_activity"))
 
-            # 3. search: ranked hits with versions and snippets pointing at lines.
-            #    Compact by default (who last changed it as `by`, snippets as line and text);
+            # 3. search: ranked hits with versions and their best lines.
+            #    Compact by default (who last changed it as `by`, the best line quoted as written);
             #    `detail` gives the full hit: provenance with times, kind, size, spans.
             hits = (await call(s, "search", query="whale", limit=5))["hits"]
             self.assertGreater(len(hits), 1)
@@ -83,7 +83,7 @@ class RealisticSession(unittest.IsolatedAsyncioTestCase):
                 self.assertRegex(hit["version"], r"^[0-9a-f]{16}$")
                 self.assertIn(hit["by"], ("agent", "user"))
                 self.assertNotIn("provenance", hit)
-            self.assertTrue(any(sn["line"] > 0 and "whale" in sn["text"].lower() for h in hits for sn in h["snippets"]))
+            self.assertTrue(any(h["line"] > 0 and "whale" in h["text"].lower() for h in hits))
             detailed = (await call(s, "search", query="whale", limit=5, detail=True))["hits"]
             self.assertEqual([h["path"] for h in detailed], [h["path"] for h in hits])
             self.assertTrue(any(sn["line"] > 0 and sn["spans"] for h in detailed for sn in h["snippets"]))

@@ -1,0 +1,46 @@
+import Foundation
+import NotesCore
+import NotesIndex
+
+/// The files a session's search answers quote their lines from (``SearchAnswer``). A large
+/// file (a book) is kept, by path and version, so that the next search that finds it neither
+/// reads it again nor counts its lines: a version names exactly one content, and an edit
+/// gives the file a new one. At most ``budget`` bytes are kept; the least recently used go
+/// first. Small files are read each time (cheaper than keeping them).
+final class QuotedFiles: @unchecked Sendable {
+    static let largeFile = 256 * 1024
+    static let budget = 16 * 1024 * 1024
+
+    private let lock = NSLock()
+    private var kept: [String: (version: String, file: QuotedFile, used: UInt64)] = [:]
+    private var keptBytes = 0
+    private var clock: UInt64 = 0
+
+    /// `path`'s bytes at `version` (the hit's), read by `read` when not kept; nil when it
+    /// cannot be read.
+    func file(_ path: String, version: String, read: () -> [UInt8]?) -> QuotedFile? {
+        lock.lock()
+        clock += 1
+        if let entry = kept[path], entry.version == version {
+            kept[path]?.used = clock
+            lock.unlock()
+            return entry.file
+        }
+        lock.unlock()
+        guard let bytes = read() else { return nil }
+        let file = QuotedFile(bytes)
+        guard bytes.count >= Self.largeFile && bytes.count <= Self.budget else { return file }
+        lock.lock()
+        defer { lock.unlock() }
+        if let old = kept.removeValue(forKey: path) { keptBytes -= old.file.bytes.count }
+        while keptBytes + bytes.count > Self.budget,
+            let oldest = kept.min(by: { $0.value.used < $1.value.used })
+        {
+            keptBytes -= oldest.value.file.bytes.count
+            kept[oldest.key] = nil
+        }
+        kept[path] = (version, file, clock)
+        keptBytes += bytes.count
+        return file
+    }
+}
