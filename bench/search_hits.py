@@ -7,8 +7,9 @@ measured through the official Python MCP client over real questions, for each bi
     .venv/bin/python bench/search_hits.py NOTES ... --corpus dendron --workspace ../shared/corpora/dendron-vault/vault
     .venv/bin/python bench/search_hits.py NOTES ... --corpus gen10k --workspace WS --index-dir INDEX
 
-The workspace (and the index, when given: an embedded one makes the searches hybrid) is
-copied to a scratch folder first; the tracked sample-workspace/ is never searched in place.
+The workspace (and the index, when given: an embedded one makes the searches hybrid; an
+index another build's schema made is rebuilt, without its vectors) is copied to a scratch
+folder first; the tracked sample-workspace/ is never searched in place.
 Questions: `sample` asks bench/questions/sample.tsv's; `dendron` and `gen10k` ask the fixed
 lists below. Every search is at the default limit (no `limit` argument). Without an index
 dir the model is switched off (NOTES_MODEL_DIR), so a search is by words and the same in

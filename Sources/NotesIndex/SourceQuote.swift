@@ -37,27 +37,72 @@ public struct SourceQuote: Sendable, Equatable {
                     ofLine: first, in: bytes, from: (line: checkpoint.line, at: checkpoint.at))
             else { return nil }
             var number = first
-            var lines: [Int: Range<Int>] = [:]
+            var lines: [Range<Int>] = []  // lines[n - first]: line n
+            lines.reserveCapacity(2 * reach + 1)
             while number <= snippet.line + reach && start <= bytes.count {
                 let newline = find(0x0A, in: bytes, from: start)
                 var end = newline ?? bytes.count
                 if end > start && bytes[end - 1] == 0x0D { end -= 1 }
-                lines[number] = start..<end
+                lines.append(start..<end)
                 guard let newline else { break }
                 start = newline + 1
                 number += 1
             }
-            for distance in 0...reach {
-                let nearest = [snippet.line + distance, snippet.line - distance]
-                for candidate in distance == 0 ? [snippet.line] : nearest {
-                    guard let range = lines[candidate],
-                        let line = String(
-                            validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self),
-                        let anchor = anchor(of: needles, in: line)
-                    else { continue }
-                    return quote(
-                        line, anchor: anchor, number: candidate, file: bytes, maxLength: maxLength)
+            func line(_ n: Int) -> (range: Range<Int>, text: String)? {
+                guard n >= first, n - first < lines.count else { return nil }
+                let range = lines[n - first]
+                return String(
+                    validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self
+                )
+                .map { (range, $0) }
+            }
+            // Nearest first: the words as they are (bytes compared), then in any case or accent.
+            for exact in [true, false] {
+                for distance in 0...reach {
+                    for n in [snippet.line + distance, snippet.line - distance]
+                    where distance > 0 || n == snippet.line {
+                        if exact {
+                            guard n >= first, n - first < lines.count,
+                                let found = needles.lazy.compactMap({
+                                    offset(of: $0, in: bytes, lines[n - first])
+                                }).first,
+                                let (range, text) = line(n),
+                                let before = String(
+                                    validating: UnsafeBufferPointer(
+                                        rebasing: bytes[range.lowerBound..<found.at]),
+                                    as: UTF8.self)
+                            else { continue }
+                            return quote(
+                                text, anchor: (before.count, found.needle.count), number: n,
+                                file: file, maxLength: maxLength)
+                        }
+                        guard let (_, text) = line(n),
+                            let anchor = anchorIgnoringCase(of: needles, in: text)
+                        else { continue }
+                        return quote(
+                            text, anchor: anchor, number: n, file: file, maxLength: maxLength)
+                    }
                 }
+            }
+            return nil
+        }
+    }
+
+    /// Where in `file[range]` the UTF-8 of `needle` first is.
+    static func offset(of needle: String, in file: UnsafeBufferPointer<UInt8>, _ range: Range<Int>)
+        -> (at: Int, needle: String)?
+    {
+        var key = needle
+        return key.withUTF8 { key -> (at: Int, needle: String)? in
+            guard let base = file.baseAddress, let keyBase = key.baseAddress, let first = key.first,
+                key.count <= range.count
+            else { return nil }
+            var at = range.lowerBound
+            let last = range.upperBound - key.count
+            while at <= last, let hit = memchr(base + at, Int32(first), last - at + 1) {
+                let offset = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if memcmp(base + offset, keyBase, key.count) == 0 { return (offset, needle) }
+                at = offset + 1
             }
             return nil
         }
@@ -78,16 +123,18 @@ public struct SourceQuote: Sendable, Equatable {
         return words.prefix(1).map(String.init)
     }
 
-    /// Where on `line` the first needle is (in characters), nil when none is there.
-    static func anchor(of needles: [String], in line: String) -> (at: Int, length: Int)? {
-        for options: String.CompareOptions in [[], [.caseInsensitive, .diacriticInsensitive]] {
-            for needle in needles {
-                if let range = line.range(of: needle, options: options) {
-                    return (
-                        line.distance(from: line.startIndex, to: range.lowerBound),
-                        line.distance(from: range.lowerBound, to: range.upperBound)
-                    )
-                }
+    /// Where on `line` the first needle is in any case or accent (in characters).
+    static func anchorIgnoringCase(of needles: [String], in line: String) -> (
+        at: Int, length: Int
+    )? {
+        for needle in needles {
+            if let range = line.range(
+                of: needle, options: [.caseInsensitive, .diacriticInsensitive])
+            {
+                return (
+                    line.distance(from: line.startIndex, to: range.lowerBound),
+                    line.distance(from: range.lowerBound, to: range.upperBound)
+                )
             }
         }
         return nil
@@ -96,8 +143,8 @@ public struct SourceQuote: Sendable, Equatable {
     /// The quote of `line` around `anchor`: the widest of the windows tried that is unique,
     /// else the narrowest.
     static func quote(
-        _ line: String, anchor: (at: Int, length: Int), number: Int,
-        file: UnsafeBufferPointer<UInt8>, maxLength: Int
+        _ line: String, anchor: (at: Int, length: Int), number: Int, file: QuotedFile,
+        maxLength: Int
     ) -> SourceQuote? {
         let characters = Array(line)
         var first = 0
@@ -108,7 +155,7 @@ public struct SourceQuote: Sendable, Equatable {
         var narrowest: String?
         for width in [maxLength, maxLength * 2, Int.max] {
             let text = String(window(characters, first..<last, anchor: anchor, width: width))
-            if occursOnce(text, in: file) {
+            if file.holdsOnce(text) {
                 return SourceQuote(line: number, text: text, unique: true)
             }
             if narrowest == nil { narrowest = text }
@@ -184,7 +231,10 @@ public struct SourceQuote: Sendable, Equatable {
 
     /// Whether `text` occurs exactly once in `file`: memchr for its least common byte (a
     /// capital, a digit or a mark rather than "e" or a space), then memcmp around it.
-    static func occursOnce(_ text: String, in file: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func occursOnce(
+        _ text: String, in file: UnsafeBufferPointer<UInt8>,
+        commonness: (UInt8) -> Int = commonness
+    ) -> Bool {
         var text = text
         return text.withUTF8 { needle -> Bool in
             guard let base = file.baseAddress, let key = needle.baseAddress, !needle.isEmpty,
@@ -206,11 +256,15 @@ public struct SourceQuote: Sendable, Equatable {
         }
     }
 
-    /// How often a byte is met in text: a space and the common lowercase letters most.
-    static func commonness(_ byte: UInt8) -> Int {
-        let common: [UInt8] = Array(" etaoinshrdlcumwfgypbvk,.\r\n".utf8)
-        return common.firstIndex(of: byte).map { common.count - $0 } ?? 0
-    }
+    /// How often a byte is met in English text: a space and the common lowercase letters most.
+    static func commonness(_ byte: UInt8) -> Int { commonBytes[Int(byte)] }
+
+    static let commonBytes: [Int] = {
+        let common = Array(" etaoinshrdlcumwfgypbvk,.\r\n".utf8)
+        var rank = [Int](repeating: 0, count: 256)
+        for (i, byte) in common.enumerated() { rank[Int(byte)] = common.count - i }
+        return rank
+    }()
 }
 
 /// A file's bytes as quotes are taken from them, with where every ``stride``-th line starts
@@ -220,12 +274,26 @@ public struct QuotedFile: Sendable {
     public let bytes: [UInt8]
     /// `checkpoints[k]`: the byte where line `k * stride + 1` starts.
     let checkpoints: [Int]
+    /// How often each byte value occurs (in a sample of the file), for a large file: a
+    /// quote's uniqueness is checked by its rarest byte there. Empty for a small one.
+    let counts: [Int]
     static let stride = 1024
+    static let large = 64 * 1024
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         var checkpoints = [0]
-        if bytes.count > 64 * 1024 {
+        var counts: [Int] = []
+        if bytes.count > Self.large {
+            // One byte in 16 is enough to rank them.
+            counts = [Int](repeating: 0, count: 256)
+            counts.withUnsafeMutableBufferPointer { counts in
+                bytes.withUnsafeBufferPointer { bytes in
+                    for i in Swift.stride(from: 0, to: bytes.count, by: 16) {
+                        counts[Int(bytes[i])] += 1
+                    }
+                }
+            }
             bytes.withUnsafeBufferPointer { buffer in
                 while let next = SourceQuote.start(
                     ofLine: checkpoints.count * Self.stride + 1, in: buffer,
@@ -239,6 +307,16 @@ public struct QuotedFile: Sendable {
             }
         }
         self.checkpoints = checkpoints
+        self.counts = counts
+    }
+
+    /// Whether `text` occurs exactly once in the file.
+    func holdsOnce(_ text: String) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            counts.isEmpty
+                ? SourceQuote.occursOnce(text, in: buffer)
+                : SourceQuote.occursOnce(text, in: buffer) { counts[Int($0)] }
+        }
     }
 
     /// The nearest line at or before `line` whose start is known.

@@ -2,13 +2,12 @@ import Foundation
 import NotesCore
 import NotesIndex
 
-/// The files a session's search answers quote their lines from (``SearchAnswer``). A large
-/// file (a book) is kept, by path and version, so that the next search that finds it neither
-/// reads it again nor counts its lines: a version names exactly one content, and an edit
-/// gives the file a new one. At most ``budget`` bytes are kept; the least recently used go
-/// first. Small files are read each time (cheaper than keeping them).
+/// The files a session's search answers quote their lines from (``SearchAnswer``), kept by
+/// path and version, so that the next search that finds a file neither reads it again nor,
+/// for a book, counts its lines: a version names exactly one content, and an edit gives
+/// the file a new one. At most ``budget`` bytes are kept; when full, the least recently used
+/// go first, down to three quarters of it.
 final class QuotedFiles: @unchecked Sendable {
-    static let largeFile = 256 * 1024
     static let budget = 16 * 1024 * 1024
 
     private let lock = NSLock()
@@ -29,15 +28,16 @@ final class QuotedFiles: @unchecked Sendable {
         lock.unlock()
         guard let bytes = read() else { return nil }
         let file = QuotedFile(bytes)
-        guard bytes.count >= Self.largeFile && bytes.count <= Self.budget else { return file }
+        guard bytes.count <= Self.budget / 4 else { return file }
         lock.lock()
         defer { lock.unlock() }
         if let old = kept.removeValue(forKey: path) { keptBytes -= old.file.bytes.count }
-        while keptBytes + bytes.count > Self.budget,
-            let oldest = kept.min(by: { $0.value.used < $1.value.used })
-        {
-            keptBytes -= oldest.value.file.bytes.count
-            kept[oldest.key] = nil
+        if keptBytes + bytes.count > Self.budget {
+            for (path, entry) in kept.sorted(by: { $0.value.used < $1.value.used }) {
+                guard keptBytes + bytes.count > Self.budget * 3 / 4 else { break }
+                kept[path] = nil
+                keptBytes -= entry.file.bytes.count
+            }
         }
         kept[path] = (version, file, clock)
         keptBytes += bytes.count
