@@ -24,13 +24,21 @@ NO_MODEL = "/nonexistent/notes-test-no-model"
 
 # `scripts/reliability --soak` sets NOTES_SOAK=1: the same tests, run longer.
 SOAK = os.environ.get("NOTES_SOAK") == "1"
+# CI's `.ci/run` sets NOTES_CAMPAIGN=1: the loops of rounds, kills and races that scripts/test
+# runs smaller run at CI's longer size (docs/decisions.md D255).
+CAMPAIGN = os.environ.get("NOTES_CAMPAIGN") == "1"
 
 CRASH_MARKERS = ("Fatal error", "Stack dump", "Illegal instruction", "Segmentation")
 
 
-def scaled(quick: int, soak: int) -> int:
-    """`quick` normally, `soak` under NOTES_SOAK=1."""
-    return soak if SOAK else quick
+def scaled(quick: int, soak: int, campaign: int | None = None) -> int:
+    """`quick` normally (scripts/test), `campaign` (when given) under NOTES_CAMPAIGN=1 (CI),
+    `soak` under NOTES_SOAK=1."""
+    if SOAK:
+        return soak
+    if CAMPAIGN and campaign is not None:
+        return campaign
+    return quick
 
 
 @functools.lru_cache(maxsize=None)
@@ -196,9 +204,17 @@ def server_pid(binary: str) -> int | None:
     return None
 
 
-def rss_kb(pid: int) -> int:
+def rss_kb(pid: int, field: str = "VmRSS") -> int:
+    """A process's resident memory in KB (`field="VmHWM"`: its peak since it started or since
+    `reset_peak_rss`)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def reset_peak_rss(pid: int):
+    """Starts a process's peak resident memory (VmHWM) again from its current size."""
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")
