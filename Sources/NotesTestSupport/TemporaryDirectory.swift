@@ -257,8 +257,13 @@ extension Repository {
     }
 }
 
-/// `quick` normally, `soak` when `NOTES_SOAK=1` (scripts/reliability --soak): the same
-/// fault and load tests, run longer.
-public func soakScaled(_ quick: Int, _ soak: Int) -> Int {
-    ProcessInfo.processInfo.environment["NOTES_SOAK"] == "1" ? soak : quick
+/// How many rounds a loop of random rounds, kills or races runs: `quick` in a developer's run
+/// and in `scripts/test`; `campaign` (when given) under `NOTES_CAMPAIGN=1`, which CI's
+/// `.ci/run` sets, so CI keeps the longer campaign (docs/decisions.md D255); `soak` when
+/// `NOTES_SOAK=1` (scripts/reliability --soak). The same checks at every size.
+public func soakScaled(_ quick: Int, _ soak: Int, campaign: Int? = nil) -> Int {
+    let environment = ProcessInfo.processInfo.environment
+    if environment["NOTES_SOAK"] == "1" { return soak }
+    if environment["NOTES_CAMPAIGN"] == "1", let campaign { return campaign }
+    return quick
 }

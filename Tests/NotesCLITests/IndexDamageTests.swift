@@ -119,15 +119,17 @@ import Testing
             "\(damage): \(check.stdout)")
     }
 
-    /// Random byte runs written over random pages, 20 times: `notes index --check` finds
-    /// what no query touched and rebuilds; commands never fail or crash on the way.
+    /// Random byte runs written over random pages (8 rounds; 20 in CI, 100 in the soak):
+    /// `notes index --check` finds what no query touched and rebuilds; commands never fail or
+    /// crash on the way.
     @Test func flippedPagesAreFoundByCheckAndRebuilt() throws {
         var rebuilt = 0
         // Indexed once; every round damages a byte-identical copy of that healthy index folder
         // (same workspace path, which the index records, so the copy is not foreign).
         let f = Fixture()
         let pristine = f.dir.copy(tree: f.index, to: "pristine-index")
-        for round in 0..<20 {
+        let rounds = soakScaled(8, 100, campaign: 20)
+        for round in 0..<rounds {
             if round > 0 {
                 try FileManager.default.removeItem(atPath: f.index)
                 try FileManager.default.copyItem(atPath: pristine, toPath: f.index)
@@ -153,7 +155,8 @@ import Testing
             #expect(Fixture.tree(f.ws) == f.treeBefore, "round \(round): the workspace changed")
         }
         #expect(rebuilt > 0, "no round damaged anything --check could see")
-        print("flipped pages: \(rebuilt) of 20 damaged databases found by --check and rebuilt")
+        print(
+            "flipped pages: \(rebuilt) of \(rounds) damaged databases found by --check and rebuilt")
     }
 
     /// `kill -9` at random moments of a full index and of an incremental one, the WAL and
@@ -199,7 +202,9 @@ import Testing
     @Test(.tags(.reliability), .reliabilityRun) func firstBuildsStartedTogetherAgree() throws {
         let dir = TemporaryDirectory(prefix: "notes-first-builds")
         let ws = dir.path + "/ws"
-        for i in 0..<2_100 {
+        // 700 notes: more than the 500 files of a bulk refresh (NoteIndex.bulkFiles), so a first
+        // build is written aside.
+        for i in 0..<700 {
             dir.write("ws/n\(i / 100)/note\(i).md", "# Note \(i)\n\nword\(i) some text\n")
         }
         for round in 0..<soakScaled(4, 40) {
@@ -209,7 +214,7 @@ import Testing
             let processes = try (0..<3).map { n in
                 try launchNotes(
                     ["-w", ws, "--index-dir", index]
-                        + (n == 2 ? ["search", "word2000", "-l"] : ["index"]))
+                        + (n == 2 ? ["search", "word600", "-l"] : ["index"]))
             }
             for process in processes { process.waitUntilExit() }
             #expect(
@@ -224,13 +229,13 @@ import Testing
             let status = run(
                 Repository.notesBinary, ["-w", ws, "--index-dir", index, "status", "--json"])
             #expect(
-                status.stdout.contains("\"files\" : 2100"),
+                status.stdout.contains("\"files\" : 700"),
                 "round \(round): \(status.stdout.prefix(300))")
             #expect(
                 run(
                     Repository.notesBinary,
-                    ["-w", ws, "--index-dir", index, "search", "word1234", "-l"]
-                ).stdout == "n12/note1234.md\n")
+                    ["-w", ws, "--index-dir", index, "search", "word634", "-l"]
+                ).stdout == "n6/note634.md\n")
             #expect(!FileManager.default.fileExists(atPath: index + "/index.sqlite.building"))
         }
     }
@@ -240,9 +245,10 @@ import Testing
         let dir = TemporaryDirectory(prefix: "notes-kill-index")
         let ws = dir.path + "/ws"
         let index = dir.path + "/index"
-        // 2,100 notes: a full index takes long enough to be killed in the middle, and is large
-        // enough to be a fresh build (written aside, then renamed into place).
-        for i in 0..<2_100 {
+        // 700 notes: a full index takes long enough to be killed in the middle, and is more than
+        // the 500 files of a bulk refresh (NoteIndex.bulkFiles), so a fresh build (written
+        // aside, then renamed into place).
+        for i in 0..<700 {
             dir.write(
                 "ws/n\(i / 100)/note\(i).md",
                 "---\ntitle: Note \(i)\n---\n# Note \(i)\n\nword\(i) "
@@ -255,11 +261,11 @@ import Testing
         // killing mid-way however fast or loaded the machine is.
         var span = UInt32(max(0.05, Date().timeIntervalSince(clock)) * 1e6)
         var killed = 0
-        let rounds = soakScaled(30, 500)
+        let rounds = soakScaled(20, 500, campaign: 30)
         for round in 0..<rounds {
-            // Half the rounds: edit 50 files first, so the killed refresh is incremental.
+            // Half the rounds: edit some 30 files first, so the killed refresh is incremental.
             if round % 2 == 1 {
-                for i in stride(from: round, to: 2_100, by: 24) {
+                for i in stride(from: round, to: 700, by: 24) {
                     dir.write(
                         "ws/n\(i / 100)/note\(i).md", "# Note \(i)\n\nword\(i) round\(round)\n")
                 }
@@ -278,7 +284,7 @@ import Testing
                 for suffix in ["-wal", "-shm"] { unlink(index + "/index.sqlite" + suffix) }
             }
             // The next command converges: every file found by its unique word, with its current text.
-            let probe = (round * 37) % 2_100
+            let probe = (round * 37) % 700
             let hit = run(
                 Repository.notesBinary,
                 ["-w", ws, "--index-dir", index, "search", "word\(probe)", "--json"])
@@ -292,7 +298,7 @@ import Testing
             let status = run(
                 Repository.notesBinary, ["-w", ws, "--index-dir", index, "status", "--json"])
             #expect(
-                status.stdout.contains("\"files\" : 2100"),
+                status.stdout.contains("\"files\" : 700"),
                 "round \(round): \(status.stdout.prefix(300))")
         }
         // A last check: the database is sound and agrees with the files.

@@ -48,7 +48,7 @@ import Testing
         try editor.close()
     }
 
-    /// 200 `kill -9` at random moments while `notes write` replaces a file of up to several
+    /// `kill -9` at random moments (50 rounds; 200 in CI, 1,000 in the soak) while `notes write` replaces a file of up to several
     /// MB: the file is always exactly the old or the new bytes, temp files are never listed
     /// and are cleaned by the next write, and every replaced version is in history.
     @Test(.tags(.reliability), .reliabilityRun) func killDuringWritesLeavesOldOrNewBytes() throws {
@@ -80,7 +80,7 @@ import Testing
         var seen = Set<String>([version(bytes(target))])
         var killed = 0
         var completed = 0
-        for round in 0..<soakScaled(200, 1_000) {
+        for round in 0..<soakScaled(50, 1_000, campaign: 200) {
             let before = bytes(target)
             let source = sources[round % sources.count]
             let new = bytes(source)
@@ -227,7 +227,7 @@ import Testing
         #expect(run(Repository.notesBinary, ["-w", ws, "index", "--check"]).status == 0)
     }
 
-    /// Two processes doing 1,000 read-modify-write cycles each on the same files with the
+    /// Two processes doing read-modify-write cycles (300 each; 1,000 in CI and the soak) on the same files with the
     /// version they read as precondition: no lost update, and every acknowledged write is
     /// one history entry.
     @Test(.tags(.reliability), .reliabilityRun) func twoWritersLoseNoUpdate() throws {
@@ -235,6 +235,7 @@ import Testing
         dir.write("ws/.notes/config.yml", "")
         let ws = dir.path + "/ws"
         let files = (0..<4).map { "shared/f\($0).md" }
+        let cycles = soakScaled(300, 1_000, campaign: 1_000)
         for file in files { dir.write("ws/" + file, "# \(file)\n") }
         let stress = (Repository.notesBinary as NSString).deletingLastPathComponent + "/NotesStress"
         try #require(
@@ -243,7 +244,7 @@ import Testing
         let workers = try ["a", "b"].map { name -> (Process, Pipe) in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: stress)
-            process.arguments = [ws, "1000", name] + files
+            process.arguments = [ws, String(cycles), name] + files
             let out = Pipe()
             process.standardOutput = out
             try process.run()
@@ -268,7 +269,7 @@ import Testing
         #expect(
             writes.count == tokens.count,
             "history has \(writes.count) writes for \(tokens.count) acknowledged")
-        #expect(tokens.count + staleTotal == 2000)
+        #expect(tokens.count + staleTotal == 2 * cycles)
         print(
             "two writers: \(tokens.count) writes acknowledged, \(staleTotal) refused as stale, 0 lost"
         )
@@ -325,12 +326,16 @@ import Testing
         var madeButFailed = 0
         var untouched = 0
         for change in changes {
-            // The error number changes only the message: all three for the writes, EIO for the rest.
-            for fault in change.name.hasPrefix("replace") || change.name.hasPrefix("create")
+            // The error number changes only the message: all three for the writes, EIO for the
+            // rest. Every call is faulted in each sweep; in scripts/test one sweep, the error
+            // numbers taking turns call by call; in CI and the soak one sweep per error number,
+            // so every call meets each of them.
+            let faults =
+                change.name.hasPrefix("replace") || change.name.hasPrefix("create")
                 ? ["EIO", "ENOSPC", "EACCES"] : ["EIO"]
-            {
-                var ordinals = (1...60).map { "any:\($0):\(fault)" }
-                ordinals.insert("any:1:\(fault):always", at: 0)
+            for sweep in 0..<soakScaled(1, faults.count, campaign: faults.count) {
+                var ordinals = (1...60).map { "any:\($0):\(faults[(sweep + $0) % faults.count])" }
+                ordinals.insert("any:1:\(faults[sweep]):always", at: 0)
                 for spec in ordinals {
                     let dir = TemporaryDirectory(prefix: "notes-eio")
                     dir.write("ws/.notes/config.yml", "")

@@ -27,7 +27,7 @@ import Testing
         if let seed = ProcessInfo.processInfo.environment["NOTES_MODEL_SEED"].flatMap(UInt64.init) {
             return [seed]
         }
-        return (1...UInt64(soakScaled(6, 200))).map { $0 &* 7919 }
+        return (1...UInt64(soakScaled(3, 200, campaign: 6))).map { $0 &* 7919 }
     }
 
     @Test(arguments: seeds)

@@ -205,7 +205,7 @@ class SymlinkSwapRace(unittest.IsolatedAsyncioTestCase):
             "n=0\n"
             "while time.time()<end:\n"
             "    libc.renameat2(-100,a,-100,b,2); n+=1\n"
-            "print(n)\n"), str(swap), str(link), str(scaled(20, 300))], stdout=subprocess.PIPE, text=True)
+            "print(n)\n"), str(swap), str(link), str(scaled(8, 300, 20))], stdout=subprocess.PIPE, text=True)
         counts = {"reads": 0, "read_inside": 0, "writes": 0, "written": 0, "appends": 0, "searches": 0, "lists": 0}
         leaks = []
         try:
