@@ -9,10 +9,13 @@ import Testing
 @Suite(.serialized) struct ShellCompletionTests {
     let notes = NotesRunner()
 
+    /// The script `notes --generate-completion-script bash` prints: the same for every line
+    /// completed, so generated once.
+    static let script = run(Repository.notesBinary, ["--generate-completion-script", "bash"]).stdout
+
     /// What bash offers for `line` (ending where Tab is pressed) typed in `directory`.
     func complete(_ line: String, in directory: String? = nil) -> [String] {
-        let script = notes("--generate-completion-script", "bash").stdout
-        let file = notes.dir.write("notes.bash", script)
+        let file = notes.dir.write("notes.bash", Self.script)
         // COMP_WORDS[0] is the program the script calls back: the binary under test.
         let driver = """
             source "$1"

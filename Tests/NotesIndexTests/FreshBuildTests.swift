@@ -9,20 +9,25 @@ import Testing
 /// A first build is written into a private file and renamed into place (NoteIndex+FreshBuild),
 /// only when no other process or instance has the index open.
 @Suite struct FreshBuildTests {
-    /// More files than a bulk refresh needs (NoteIndex.bulkFiles).
+    /// More files than a bulk refresh needs: a first build of them is written aside.
+    static let files = NoteIndex.bulkFiles + 100
+
     static func fixture() -> IndexFixture {
         let f = IndexFixture(filler: 0)
-        for i in 0..<2_100 {
+        for i in 0..<files {
             f.write(
                 "n\(i / 100)/note\(i).md",
-                "---\ntitle: Note \(i)\ntags: [t\(i % 7)]\nproject: p\(i % 3)\n---\n# Note \(i)\n\nword\(i) common text [link](n0/note\((i + 1) % 2_100).md)\n"
+                "---\ntitle: Note \(i)\ntags: [t\(i % 7)]\nproject: p\(i % 3)\n---\n# Note \(i)\n\nword\(i) common text [link](n0/note\((i + 1) % files).md)\n"
             )
         }
         return f
     }
 
     func answers(_ f: IndexFixture, _ index: NoteIndex) throws -> [String] {
-        try ["word7", "common", "tag:t3 word10", "project:p1 note", "title:note word2099"].map {
+        try [
+            "word7", "common", "tag:t3 word10", "project:p1 note",
+            "title:note word\(Self.files - 1)",
+        ].map {
             query in
             let results = try f.search(query, index)
             return "\(query): \(results.total) " + results.hits.map(\.path).joined(separator: ",")
@@ -55,7 +60,7 @@ import Testing
         #expect(!index.isPoolOpen)
         let before = inode(index.databasePath)
         let report = try index.refresh()
-        #expect(report.added == 2_100)
+        #expect(report.added == Self.files)
         #expect(inode(index.databasePath) != before, "the database file was not replaced")
         #expect(!FileManager.default.fileExists(atPath: index.databasePath + ".building"))
         #expect(!index.isPoolOpen, "the build opened the database it only had to swap in")
@@ -85,7 +90,7 @@ import Testing
         _ = try other.pool  // the other instance has the live database open (created)
         let liveBefore = inode(live.databasePath)
         #expect(liveBefore != 0)
-        #expect(try live.refresh().added == 2_100)
+        #expect(try live.refresh().added == Self.files)
         #expect(
             inode(live.databasePath) == liveBefore,
             "a fresh build swapped the file under another open instance")
@@ -94,7 +99,7 @@ import Testing
 
         // A rebuild is a first build again; incremental refreshes write in place.
         let full = inode(index.databasePath)
-        #expect(try index.rebuild().added == 2_100)
+        #expect(try index.rebuild().added == Self.files)
         #expect(inode(index.databasePath) != full)
         f.write("n0/note0.md", "# Note 0\n\nword0 changed\n")
         let swapped = inode(index.databasePath)
@@ -176,7 +181,7 @@ import Testing
             try f.search("tag:t0 word7", index).hits.isEmpty, "a refresh re-read an unchanged file")
         let before = inode(index.databasePath)
         let report = try index.rebuild()
-        #expect(report.added == 2_100 && report.unchanged == 0 && report.files == 2_100)
+        #expect(report.added == Self.files && report.unchanged == 0 && report.files == Self.files)
         #expect(inode(index.databasePath) != before, "a rebuild alone did not build aside")
         #expect(try answers(f, index) == expected)
         #expect(try f.search("tag:t0 word7", index).hits.map(\.path) == ["n0/note7.md"])
@@ -186,12 +191,12 @@ import Testing
         dropTags(of: "n0/note7.md", live)
         let other = try g.open()
         let liveBefore = inode(live.databasePath)
-        #expect(try live.rebuild().added == 2_100)
+        #expect(try live.rebuild().added == Self.files)
         #expect(
             inode(live.databasePath) == liveBefore,
             "a rebuild swapped the file under another open instance")
         #expect(try answers(g, other) == expected)
-        #expect(try g.search("note", other).total == 2_100, "rows left twice or missing")
+        #expect(try g.search("note", other).total == Self.files, "rows left twice or missing")
 
         let small = IndexFixture(
             files: [
@@ -223,6 +228,6 @@ import Testing
         // building, and the file is a crashed build's.
         let next = try f.open()
         #expect(!FileManager.default.fileExists(atPath: leftover))
-        #expect(try next.refresh().added == 2_100)
+        #expect(try next.refresh().added == Self.files)
     }
 }
