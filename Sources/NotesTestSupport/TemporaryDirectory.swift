@@ -259,7 +259,7 @@ extension Repository {
 
 /// How many rounds a loop of random rounds, kills or races runs: `quick` in a developer's run
 /// and in `scripts/test`; `campaign` (when given) under `NOTES_CAMPAIGN=1`, which CI's
-/// `.ci/run` sets, so CI keeps the longer campaign (docs/decisions.md D255); `soak` when
+/// `.ci/run` sets, so CI keeps the longer campaign (docs/decisions.md D256); `soak` when
 /// `NOTES_SOAK=1` (scripts/reliability --soak). The same checks at every size.
 public func soakScaled(_ quick: Int, _ soak: Int, campaign: Int? = nil) -> Int {
     let environment = ProcessInfo.processInfo.environment

@@ -25,7 +25,7 @@ NO_MODEL = "/nonexistent/notes-test-no-model"
 # `scripts/reliability --soak` sets NOTES_SOAK=1: the same tests, run longer.
 SOAK = os.environ.get("NOTES_SOAK") == "1"
 # CI's `.ci/run` sets NOTES_CAMPAIGN=1: the loops of rounds, kills and races that scripts/test
-# runs smaller run at CI's longer size (docs/decisions.md D255).
+# runs smaller run at CI's longer size (docs/decisions.md D256).
 CAMPAIGN = os.environ.get("NOTES_CAMPAIGN") == "1"
 
 CRASH_MARKERS = ("Fatal error", "Stack dump", "Illegal instruction", "Segmentation")
