@@ -228,23 +228,30 @@ int notes_fts_functions_register(sqlite3 *db);
 // ---- which query terms a row matches ----------------------------------------------------
 
 // `notes_matched(fts)`: a bit mask of the phrases of the MATCH expression that occur in the
-// current row (bit i for phrase i, the first 62 phrases). A plain-words query is an OR of its
-// words, one phrase each, so the mask says which of the words a section holds.
+// current row (bit i for phrase i, the first 62 phrases), with bit 62 set when any of them
+// occurs in the heading or body column (not only in the title or tags). A plain-words query
+// is an OR of its words, one phrase each, so the mask says which of the words a section
+// holds; bit 62 says whether the section can show a line with a match in it.
 static void matched_phrases(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *result,
                             int argc, sqlite3_value **argv) {
     (void)argc;
     (void)argv;
-    int phrases = api->xPhraseCount(fts);
+    int instances = 0;
+    int rc = api->xInstCount(fts, &instances);
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(result, rc);
+        return;
+    }
     sqlite3_int64 mask = 0;
-    for (int i = 0; i < phrases && i < 62; i++) {
-        Fts5PhraseIter iter;
-        int column = -1, offset = -1;
-        int rc = api->xPhraseFirst(fts, i, &iter, &column, &offset);
+    for (int i = 0; i < instances; i++) {
+        int phrase = 0, column = 0, offset = 0;
+        rc = api->xInst(fts, i, &phrase, &column, &offset);
         if (rc != SQLITE_OK) {
             sqlite3_result_error_code(result, rc);
             return;
         }
-        if (column >= 0) mask |= (sqlite3_int64)1 << i;
+        if (phrase < 62) mask |= (sqlite3_int64)1 << phrase;
+        if (column == 1 || column == 3) mask |= (sqlite3_int64)1 << 62;
     }
     sqlite3_result_int64(result, mask);
 }

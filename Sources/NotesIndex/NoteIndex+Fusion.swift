@@ -119,47 +119,64 @@ extension NoteIndex {
         mode: SearchMode, wordsFirst: Bool,
         titled: Set<Int64> = [], embedded: Set<Int64>? = nil
     ) -> [FusedEntry] {
-        var entries: [FusedEntry] = []
+        // Ordered as plain values (a file's index in `ranked`, not its sections): thousands
+        // of files match a common word, and sorting entries that hold arrays copies them.
+        struct Slot {
+            let key: Double
+            let file: Int64
+            let relevance: Double
+            let words: Int
+            let meaning: PassageMatch?
+        }
+        let files = ranked.files
+        var slots: [Slot] = []
         if nearest.isEmpty {
-            entries = ranked.files.map {
-                FusedEntry(
-                    file: $0.id, key: $0.score, relevance: -$0.score, words: $0, meaning: nil)
+            slots = files.indices.map {
+                Slot(
+                    key: files[$0].score, file: files[$0].id, relevance: -files[$0].score,
+                    words: $0, meaning: nil)
             }
         } else if mode == .semantic {
-            entries = nearest.values.map {
-                FusedEntry(
-                    file: $0.passage.file, key: -Double($0.passage.similarity),
-                    relevance: Double($0.passage.similarity), words: nil, meaning: $0.passage)
+            slots = nearest.values.map {
+                Slot(
+                    key: -Double($0.passage.similarity), file: $0.passage.file,
+                    relevance: Double($0.passage.similarity), words: -1, meaning: $0.passage)
             }
         } else {
-            let byWords = ranked.files.sorted { ($0.score, $0.id) < ($1.score, $1.id) }
+            let byWords = files.indices.sorted {
+                (files[$0].score, files[$0].id) < (files[$1].score, files[$1].id)
+            }
             let weight = wordsFirst ? 1 : semanticWeight
-            var seen = Set<Int64>()
-            for (rank, file) in byWords.enumerated() {
-                let meaning = nearest[file.id]
+            slots.reserveCapacity(byWords.count + nearest.count)
+            for (rank, index) in byWords.enumerated() {
+                let id = files[index].id
+                let meaning = nearest[id]
                 var fused = 1 / (fusionK + Double(rank + 1))
                 if let meaning {
                     fused += weight / (fusionK + Double(meaning.rank + 1))
-                } else if let embedded, !embedded.contains(file.id) {
+                } else if let embedded, !embedded.contains(id) {
                     fused += weight / (fusionK + Double(rank + 1))
                 }
-                let first = wordsFirst || titled.contains(file.id)
-                entries.append(
-                    FusedEntry(
-                        file: file.id, key: -fused - (first ? 1 : 0), relevance: fused, words: file,
+                let first = wordsFirst || titled.contains(id)
+                slots.append(
+                    Slot(
+                        key: -fused - (first ? 1 : 0), file: id, relevance: fused, words: index,
                         meaning: meaning?.passage))
-                seen.insert(file.id)
             }
-            for (file, meaning) in nearest where !seen.contains(file) {
+            for (file, meaning) in nearest where !ranked.contains(file) {
                 let fused = weight / (fusionK + Double(meaning.rank + 1))
-                entries.append(
-                    FusedEntry(
-                        file: file, key: -fused, relevance: fused, words: nil,
+                slots.append(
+                    Slot(
+                        key: -fused, file: file, relevance: fused, words: -1,
                         meaning: meaning.passage))
             }
         }
-        entries.sort { ($0.key, $0.file) < ($1.key, $1.file) }
-        return entries
+        slots.sort { ($0.key, $0.file) < ($1.key, $1.file) }
+        return slots.map {
+            FusedEntry(
+                file: $0.file, key: $0.key, relevance: $0.relevance,
+                words: $0.words >= 0 ? files[$0.words] : nil, meaning: $0.meaning)
+        }
     }
 
     /// A file found by meaning alone: the line of its best passage that holds most of the

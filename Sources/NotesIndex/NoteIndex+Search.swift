@@ -221,7 +221,7 @@ extension NoteIndex {
         }
         let floor = Self.meaningOnlyFloor
         for (rank, passage) in found.enumerated()
-        where passage.similarity >= floor || ranked.file(passage.file) != nil {
+        where passage.similarity >= floor || ranked.contains(passage.file) {
             matches.files[passage.file] = (rank, passage)
         }
         return matches
@@ -271,7 +271,7 @@ extension NoteIndex {
         var snippetsBySection: [Int64: Snippet] = [:]
         if query.withSnippets {
             snippetsBySection = try Self.snippets(
-                sections: page.flatMap { $0.entry.words?.sections.map(\.id) ?? [] },
+                sections: page.flatMap { $0.entry.words?.shownSections.map(\.id) ?? [] },
                 match: match, db)
         }
         let best = page.map(\.entry.relevance).max() ?? 0
@@ -279,12 +279,7 @@ extension NoteIndex {
             var snippets: [Snippet] = []
             if query.withSnippets {
                 if let file = entry.words {
-                    snippets = file.sections.compactMap { snippetsBySection[$0.id] }
-                    if snippets.contains(where: { $0.spans.isEmpty }) {
-                        snippets =
-                            try Self.matchingSnippets(file: file.id, match: match, db)
-                            ?? Array(snippets.prefix(1))
-                    }
+                    snippets = file.shownSections.compactMap { snippetsBySection[$0.id] }
                 } else if let meaning = entry.meaning {
                     snippets =
                         try Self.passageSnippet(
@@ -382,23 +377,6 @@ extension NoteIndex {
 
     /// How much a plain-words query favours a file whose title holds every word typed.
     static let titleBoost = 4.0
-
-    /// Snippets from the sections of one file whose text or heading matches (nil when only
-    /// its title or tags do): a title match ranks every section of a file alike, and their
-    /// snippets would otherwise be whichever sections are shortest, with no match in them.
-    static func matchingSnippets(file: Int64, match: String, _ db: Database) throws -> [Snippet]? {
-        let range = IndexSchema.rowIDs(file: file)
-        let ids = try Int64.fetchAll(
-            db,
-            sql: """
-                SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT \(RankedFiles.sectionsPerFile)
-                """,
-            arguments: ["{heading body} : (" + match + ")", range.lowerBound, range.upperBound])
-        guard !ids.isEmpty else { return nil }
-        let snippets = try snippets(sections: ids, match: match, db)
-        let shown = ids.compactMap { snippets[$0] }
-        return shown.isEmpty ? nil : shown
-    }
 
     /// How a search leaves out the files the agent may not see.
     enum Hiding {

@@ -15,19 +15,34 @@ struct RankedFiles {
         /// The ranking key: lower is better. FTS5's bm25 (negative, better is smaller), or for
         /// a plain-words query that bm25 weighed by how many of the words the section holds.
         let score: Double
-        /// Which of the query's phrases the section holds (bit i for phrase i); every bit
-        /// unless the query is plain words.
+        /// Which of the query's phrases the section holds (bit i for phrase i).
         let matched: Int64
+        /// Whether a phrase occurs in the section's heading or text, not only in the note's
+        /// title or tags: only such a section has a line to show the match in.
+        let inText: Bool
+
+        /// Whether `self` comes before `other` among a file's snippets: a section showing the
+        /// match first, then by score.
+        func shownBefore(_ other: Section) -> Bool {
+            (inText ? 0 : 1, score, id) < (other.inText ? 0 : 1, other.score, other.id)
+        }
     }
 
     struct File {
         let id: Int64
         /// The best (lowest) section score.
-        var score: Double { sections[0].score }
-        /// Up to 3 sections, best first.
+        var score: Double
+        /// Up to 3 sections to show: those with the match in their heading or text first,
+        /// then by score (a title match ranks every section of a note alike).
         var sections: [Section]
         /// The phrases any of those sections holds.
         var matched: Int64 { sections.reduce(0) { $0 | $1.matched } }
+        /// The sections to take snippets from: those with the match in their heading or
+        /// text; else (a match in the title or tags only) the best one, for its opening.
+        var shownSections: [Section] {
+            let inText = sections.filter(\.inText)
+            return inText.isEmpty ? Array(sections.prefix(1)) : inText
+        }
     }
 
     /// How a plain-words query's sections are ranked from their bm25 and the share of the
@@ -79,15 +94,13 @@ struct RankedFiles {
     init(match: String, plainWords: Int? = nil, _ db: Database) throws {
         let ranking = PlainWordsRanking.current
         let statement = try db.cachedStatement(
-            sql: plainWords == nil
-                ? "SELECT rowid, \(IndexSchema.bm25) FROM fts WHERE fts MATCH ?"
-                : "SELECT rowid, \(IndexSchema.bm25), notes_matched(fts) FROM fts WHERE fts MATCH ?"
-        )
+            sql: "SELECT rowid, \(IndexSchema.bm25), notes_matched(fts) FROM fts WHERE fts MATCH ?")
         try statement.setArguments([match])
         // Raw column reads: a common word matches thousands of sections, and decoding each
         // through GRDB's `Row` was a large share of the ranking's cost.
         let raw = statement.sqliteStatement
         defer { sqlite3_reset(raw) }
+        let inTextBit: Int64 = 1 << 62
         while true {
             let code = sqlite3_step(raw)
             if code == SQLITE_DONE { break }
@@ -98,16 +111,14 @@ struct RankedFiles {
             }
             let id = sqlite3_column_int64(raw, 0)
             let bm25 = sqlite3_column_double(raw, 1)
-            let section: Section
-            if let words = plainWords {
-                let mask = sqlite3_column_int64(raw, 2)
-                section = Section(
-                    id: id,
-                    score: ranking.key(bm25: bm25, matchedWords: mask.nonzeroBitCount, of: words),
-                    matched: mask)
-            } else {
-                section = Section(id: id, score: bm25, matched: -1)
-            }
+            let flags = sqlite3_column_int64(raw, 2)
+            let mask = flags & ~inTextBit
+            let score =
+                plainWords.map {
+                    ranking.key(bm25: bm25, matchedWords: mask.nonzeroBitCount, of: $0)
+                } ?? bm25
+            let section = Section(
+                id: id, score: score, matched: mask, inText: flags & inTextBit != 0)
             let fileID = id >> IndexSchema.sectionBits
             // FTS5 returns rows in rowid order, so a file's sections usually arrive together.
             let index: Int
@@ -117,18 +128,17 @@ struct RankedFiles {
                 index = known
             } else {
                 position[fileID] = files.count
-                files.append(File(id: fileID, sections: [section]))
+                files.append(File(id: fileID, score: score, sections: [section]))
                 continue
             }
+            files[index].score = min(files[index].score, score)
             Self.insert(section, into: &files[index].sections)
         }
     }
 
-    /// Keeps the section list sorted by (score, id) and at most ``sectionsPerFile`` long.
+    /// Keeps the section list in the order shown and at most ``sectionsPerFile`` long.
     private static func insert(_ section: Section, into sections: inout [Section]) {
-        let at =
-            sections.firstIndex { (section.score, section.id) < ($0.score, $0.id) }
-            ?? sections.count
+        let at = sections.firstIndex { section.shownBefore($0) } ?? sections.count
         guard at < sectionsPerFile else { return }
         sections.insert(section, at: at)
         if sections.count > sectionsPerFile { sections.removeLast() }
@@ -138,8 +148,10 @@ struct RankedFiles {
     /// ranks them higher).
     mutating func boost(_ ids: Set<Int64>, by factor: Double) {
         for i in files.indices where ids.contains(files[i].id) {
+            files[i].score *= factor
             files[i].sections = files[i].sections.map {
-                Section(id: $0.id, score: $0.score * factor, matched: $0.matched)
+                Section(
+                    id: $0.id, score: $0.score * factor, matched: $0.matched, inText: $0.inText)
             }
         }
     }
@@ -162,6 +174,10 @@ struct RankedFiles {
 
     func file(_ id: Int64) -> File? {
         position[id].map { files[$0] }
+    }
+
+    func contains(_ id: Int64) -> Bool {
+        position[id] != nil
     }
 
     /// The `limit` best files, plus any tied in score with the last of them (the caller

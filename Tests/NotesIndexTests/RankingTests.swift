@@ -7,8 +7,8 @@ import Testing
 @testable import NotesIndex
 
 /// `NoteIndex.search` ranks in Swift (``RankedFiles``) for speed. This checks it against an
-/// independent reference: the same answer computed entirely in SQL (window function,
-/// GROUP BY, join, ORDER BY), on random workspaces with duplicate files (tied scores),
+/// independent reference: the same answer computed entirely in SQL (GROUP BY, join,
+/// ORDER BY), on random workspaces with duplicate files (tied scores),
 /// many sections per file, filters, exclusions, sorts and limits.
 @Suite struct RankingTests {
     static let words = [
@@ -98,12 +98,14 @@ import Testing
         let match =
             try plain.map(FTSExpression.anyOf) ?? #require(FTSExpression.match(for: query.terms))
         // A plain-words query's key: bm25 × (share of the words held)², the default ranking.
+        // notes_matched's bits 0–61 are the phrases a section holds.
+        let phraseBits = (Int64(1) << 62) - 1
         // A file whose title holds every word typed is favoured (×4).
         let titled = query.terms.map { "title : " + FTSExpression.render($0) }.joined(
             separator: " AND ")
         let key =
             plain.map {
-                "\(IndexSchema.bm25) * (popcount(notes_matched(fts)) * 1.0 / \($0.count)) * (popcount(notes_matched(fts)) * 1.0 / \($0.count))"
+                "\(IndexSchema.bm25) * (popcount(notes_matched(fts) & \(phraseBits)) * 1.0 / \($0.count)) * (popcount(notes_matched(fts) & \(phraseBits)) * 1.0 / \($0.count))"
                     + " * (CASE WHEN rowid >> 24 IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH '\(titled.replacingOccurrences(of: "'", with: "''"))') THEN 4 ELSE 1 END)"
             }
             ?? IndexSchema.bm25
@@ -133,55 +135,40 @@ import Testing
                 db,
                 sql: """
                     WITH r AS MATERIALIZED (SELECT rowid AS sid, rowid >> 24 AS file_id, \(key) AS score FROM fts WHERE fts MATCH ?),
-                         k AS (SELECT sid, file_id, score, ROW_NUMBER() OVER (PARTITION BY file_id ORDER BY score, sid) AS n FROM r),
-                         m AS (SELECT file_id, MIN(score) AS score, group_concat(CASE WHEN n <= 3 THEN sid END) AS best FROM k GROUP BY file_id)
-                    SELECT f.path, m.score AS score, m.best AS best, COUNT(*) OVER () AS total
+                         m AS (SELECT file_id, MIN(score) AS score FROM r GROUP BY file_id)
+                    SELECT f.path, m.score AS score, m.file_id AS file_id, COUNT(*) OVER () AS total
                     FROM m JOIN files f ON f.id = m.file_id
                     WHERE \(filterSQL)
                     ORDER BY \(order) LIMIT ?
                     """, arguments: StatementArguments([match] + filterArgs + [query.limit]))
             var sections: [[String]] = []
             for row in rows {
-                // The best sections in (score, id) order; group_concat keeps no order.
-                let ids = ((row["best"] as String?) ?? "").split(separator: ",").compactMap {
-                    Int64($0)
-                }
-                let scored = try ids.map { id -> (Double, Int64, String) in
-                    let score = try Double.fetchOne(
-                        db, sql: "SELECT \(key) FROM fts WHERE fts MATCH ? AND rowid = ?",
-                        arguments: [match, id])!
-                    let heading = try String.fetchOne(
-                        db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [id])!
-                    return (score, id, heading)
-                }
-                // When a best section matches only by title or tags, the snippets come from the
-                // file's sections whose heading or text matches (by rank), or the best one alone.
-                let inText = "{heading body} : (" + match + ")"
-                let allInText = try ids.allSatisfy { id in
-                    try Bool.fetchOne(
+                // The snippets: the file's sections whose heading or text matches, best score
+                // first (at most 3); when none does (a match in the title or tags only), its
+                // best section alone.
+                let fileID: Int64 = row["file_id"]
+                let range: [Int64] = [fileID << 24, (fileID << 24) + (1 << 24) - 1]
+                let scored = try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT rowid AS id, \(key) AS score FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ?",
+                    arguments: [match, range[0], range[1]]
+                ).map { (score: $0["score"] as Double, id: $0["id"] as Int64) }
+                    .sorted { ($0.score, $0.id) < ($1.score, $1.id) }
+                let inText = Set(
+                    try Int64.fetchAll(
                         db,
-                        sql: "SELECT EXISTS (SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?)",
-                        arguments: [inText, id])!
-                }
-                let best = scored.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
-                if allInText || !query.withSnippets {
-                    sections.append(best)
-                } else {
-                    let fileID =
-                        (row["best"] as String?).flatMap {
-                            $0.split(separator: ",").first.flatMap { Int64($0) }
-                        }.map { $0 >> 24 } ?? 0
-                    let textIDs = try Int64.fetchAll(
-                        db,
-                        sql: """
-                            SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT 3
-                            """, arguments: [inText, fileID << 24, (fileID << 24) + (1 << 24) - 1])
-                    let headings = try textIDs.map {
+                        sql: "SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ?",
+                        arguments: ["{heading body} : (" + match + ")", range[0], range[1]]))
+                let shownIDs =
+                    scored.contains { inText.contains($0.id) }
+                    ? scored.filter { inText.contains($0.id) }.prefix(3).map(\.id)
+                    : scored.prefix(1).map(\.id)
+                sections.append(
+                    try shownIDs.map {
                         try String.fetchOne(
                             db, sql: "SELECT heading FROM sections WHERE id = ?", arguments: [$0])!
-                    }
-                    sections.append(headings.isEmpty ? Array(best.prefix(1)) : headings)
-                }
+                    })
             }
             // Scores relative to the best of the page.
             let best = rows.map { $0["score"] as Double }.min() ?? 0

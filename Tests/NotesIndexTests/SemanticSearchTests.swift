@@ -363,6 +363,22 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(error?.code == .notFound)
     }
 
+    @Test func theNearestFilesAreTheMostSimilarInOrderWithTiesByRow() {
+        var random = SeededGenerator(seed: 7)
+        for count in [0, 1, 5, 100, 3_000] {
+            // Few distinct similarities, so ties are common.
+            let matches = (0..<count).map {
+                VectorTable.Match(
+                    row: $0, similarity: Float(Int.random(in: 0..<40, using: &random)) / 40)
+            }
+            let sorted = matches.sorted { ($0.similarity, $1.row) > ($1.similarity, $0.row) }
+            for limit in [1, 10, 100] {
+                let nearest = VectorTable.nearest(matches, limit: limit)
+                #expect(nearest.map(\.row) == sorted.prefix(limit).map(\.row))
+            }
+        }
+    }
+
     @Test func passagesCarryTitleAndHeadingAndSplitLongSections() {
         let words = (0..<400).map { "w\($0)" }.joined(separator: " ")
         let chunks = TextChunks.chunks(
