@@ -66,15 +66,17 @@ extension NoteIndex {
         }
     }
 
-    /// Which sides of a search run, and the query's vector being made meanwhile.
+    /// Which sides of a search run, and the nearest passages being found meanwhile.
     struct MeaningSide {
         var mode = SearchMode.lexical
-        var pendingVector: PendingQueryVector?
+        var pending: PendingNearest?
+        /// The stored vectors `pending` compares the query with.
+        var table: VectorTable?
         var coverage: SemanticCoverage?
     }
 
     /// Decides whether meaning is searched too (a model at hand and vectors stored), and if
-    /// so starts making the query's vector on another thread while the words are ranked.
+    /// so starts finding the nearest passages on another thread while the words are ranked.
     private func startMeaningSide(
         _ query: SearchQuery, plainWords: [QueryTerm]?, match: String?
     ) throws(NotesError) -> MeaningSide {
@@ -87,15 +89,17 @@ extension NoteIndex {
             match != nil || query.mode == .semantic, !query.semanticText.isEmpty
         else { return side }
         if let embedder = query.embedder {
-            let known = try quickCoverage()
+            let (known, table) = try quickCoverage()
             side.coverage = known
             if known.embeddedFiles > 0, let model = known.model {
-                side.pendingVector = PendingQueryVector(
-                    embedder, text: query.semanticText, storedModel: model)
+                side.pending = PendingNearest(
+                    embedder, text: query.semanticText, storedModel: model, in: table,
+                    limit: Self.semanticDepth)
+                side.table = table
                 side.mode = query.mode ?? .hybrid
             }
         }
-        if query.mode == .semantic && side.pendingVector == nil { throw Self.noMeaningSide(query) }
+        if query.mode == .semantic && side.pending == nil { throw Self.noMeaningSide(query) }
         return side
     }
 
@@ -190,37 +194,36 @@ extension NoteIndex {
         var saturated = false
     }
 
-    /// Waits for the query's vector and finds the files in scope whose passages are nearest
-    /// it: those above the meaning-only floor, and any the words side found.
+    /// Waits for the nearest passages and keeps those of files in scope whose section still
+    /// holds the text they were made from: those above the meaning-only floor, and any the
+    /// words side found.
     private func nearestByMeaning(
         _ side: MeaningSide, _ query: SearchQuery, _ ranked: RankedFiles,
         in scope: SearchScope, _ db: Database
     ) throws -> MeaningMatches {
         var matches = MeaningMatches()
-        let queryVector = try side.pendingVector?.wait()
-        if side.pendingVector != nil && queryVector == nil {
+        guard let pending = side.pending, let table = side.table else { return matches }
+        guard let nearest = try pending.wait() else {
             if query.mode == .semantic { throw Self.noMeaningSide(query) }
             matches.modelDiffers = true
+            return matches
         }
-        guard let queryVector else { return matches }
         matches.searched = true
-        let table = try vectors(db)
         matches.embeddedFiles = table.files
-        let nearest = table.bestPerFile(queryVector, limit: Self.semanticDepth)
         matches.saturated =
             nearest.count == Self.semanticDepth
             && (nearest.last?.similarity ?? 0) >= Self.meaningOnlyFloor
-        var found = try Self.current(nearest, table, db)
+        var current = try Self.current(nearest, table, db)
         if let hidden = scope.hidden, !hidden.isEmpty {
-            found.removeAll { hidden.contains($0.file) }
+            current.removeAll { hidden.contains($0.file) }
         }
         if scope.filterSQL != "1" {
             let allowed = try Self.allowed(
-                found.map(\.file), scope.filterSQL, scope.filterArgs, db)
-            found.removeAll { !allowed.contains($0.file) }
+                current.map(\.file), scope.filterSQL, scope.filterArgs, db)
+            current.removeAll { !allowed.contains($0.file) }
         }
         let floor = Self.meaningOnlyFloor
-        for (rank, passage) in found.enumerated()
+        for (rank, passage) in current.enumerated()
         where passage.similarity >= floor || ranked.contains(passage.file) {
             matches.files[passage.file] = (rank, passage)
         }

@@ -253,7 +253,8 @@ extension VectorTable {
 extension NoteIndex {
     /// Coverage as a search reports it, from the vector table a long-lived process keeps
     /// (``semanticCoverage()`` counts in SQL, a scan of every passage row).
-    func quickCoverage() throws(NotesError) -> SemanticCoverage {
+    /// Also returns that table.
+    func quickCoverage() throws(NotesError) -> (SemanticCoverage, VectorTable) {
         do {
             return try pool.read { db in
                 let table = try vectors(db)
@@ -261,9 +262,10 @@ extension NoteIndex {
                 let model = try String.fetchOne(
                     db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
                 let embedded = table.fileCount
-                return SemanticCoverage(
+                let coverage = SemanticCoverage(
                     embeddedFiles: min(files, embedded), files: files, model: model,
                     passages: table.count)
+                return (coverage, table)
             }
         } catch {
             throw wrap(error)

@@ -26,7 +26,7 @@ struct ResourceCatalog {
                 return n
             } ?? 0
         try toolbox.followWorkspace()
-        _ = try toolbox.session.refreshIfNeeded()
+        try toolbox.refreshIndex()
         let policy = toolbox.workspace.config.policy
         let files = try toolbox.index.listing(folder: "", recursive: true, glob: nil, sort: .path)
             .files

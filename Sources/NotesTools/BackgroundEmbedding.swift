@@ -20,6 +20,8 @@ public final class BackgroundEmbedding: @unchecked Sendable {
     private struct State {
         var running = false
         var again = false
+        /// A pass was started once: later ones follow changes only.
+        var started = false
         var stopped = false
         var lastError: String?
     }
@@ -45,6 +47,7 @@ public final class BackgroundEmbedding: @unchecked Sendable {
     public func kick() {
         let start = withState { state -> Bool in
             guard !state.stopped else { return false }
+            state.started = true
             if state.running {
                 state.again = true
                 return false
@@ -53,6 +56,13 @@ public final class BackgroundEmbedding: @unchecked Sendable {
             return true
         }
         if start { queue.async { [self] in run() } }
+    }
+
+    /// Starts a pass when the index may hold passages without vectors: the first time,
+    /// then after a refresh that changed anything. A pass with nothing to do still scans
+    /// every section, so it is not run for each search.
+    public func kick(after report: RefreshReport) {
+        if report.changedAnything || !withState({ $0.started }) { kick() }
     }
 
     /// Stops after the batch in progress; no pass starts afterwards.

@@ -141,7 +141,7 @@ extension Toolbox {
     static let changesShown = 25
 
     func context(_ author: Author) throws(NotesError) -> SessionContext {
-        let report = try session.refreshIfNeeded()
+        let report = try refreshIndex()
         let status = try index.status()
         let policy = workspace.config.policy
 
@@ -228,7 +228,6 @@ extension Toolbox {
                 "removed": report.removed + report.renames.count,
             ],
             semantic: semanticState())
-        embedding?.kick()
         return SessionContext(
             workspace: (workspace.root as NSString).lastPathComponent,
             now: Timestamp.format(Timestamp.now()),

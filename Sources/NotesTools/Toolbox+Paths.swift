@@ -153,7 +153,7 @@ extension Toolbox {
     /// extension, the other Unicode normalisation, one letter off, or the same name in
     /// another folder. At most 5, best first.
     func nearMisses(_ wanted: String, folders: Bool = false) -> [String] {
-        _ = try? session.refreshIfNeeded()
+        _ = try? refreshIndex()
         guard
             let listed = try? index.listing(folder: "", recursive: true, glob: nil, sort: .path)
                 .files.map(\.path)

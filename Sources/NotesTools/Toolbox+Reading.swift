@@ -249,7 +249,7 @@ extension Toolbox {
         let oneLevel = depth == 1 && !tree
         let listing: Listing
         do {
-            _ = try session.refreshIfNeeded()
+            try refreshIndex()
             listing = try index.listing(
                 folder: folder.relative, recursive: !oneLevel, glob: glob, sort: .path)
         } catch  where error.cause == .indexUnusable {
@@ -306,8 +306,7 @@ extension Toolbox {
         let limit = try args.int("limit", in: 1...100) ?? 10
         let mode = try args.choice("mode", SearchMode.allCases.map(\.rawValue)).flatMap(
             SearchMode.init(rawValue:))
-        _ = try session.refreshIfNeeded()
-        embedding?.kick()
+        try refreshIndex()
         var query = try SearchQuery(parsing: text, isMetadataKey: index.hasMetadataKey)
         query.limit = limit
         query.filters.hideProtected = true
@@ -350,8 +349,7 @@ extension Toolbox {
     func related(_ args: ToolArguments, _ author: Author) throws(NotesError) -> RelatedNotes {
         let path = try store.readablePath(try pathArgument(args), by: author)
         let limit = try args.int("limit", in: 1...50) ?? 10
-        _ = try session.refreshIfNeeded()
-        embedding?.kick()
+        try refreshIndex()
         return try index.related(to: path.relative, limit: limit, hideProtected: true)
     }
 

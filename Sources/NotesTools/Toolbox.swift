@@ -82,9 +82,19 @@ public final class Toolbox: @unchecked Sendable {
         guard workspace.reloadConfigIfChanged() else { return }
         do {
             try session.settingsChanged()
+            embedding?.kick()
         } catch  where error.cause == .indexUnusable {
             // No index to rescan: the tools that need it say why; the others go on.
         }
+    }
+
+    /// Brings the index up to date (``WorkspaceSession/refreshIfNeeded()``) and starts the
+    /// background embedding when that may have left passages without vectors.
+    @discardableResult
+    public func refreshIndex() throws(NotesError) -> RefreshReport {
+        let report = try session.refreshIfNeeded()
+        embedding?.kick(after: report)
+        return report
     }
 
     /// Runs tool `name` with `arguments`. Never throws: errors are outcomes with a code.
