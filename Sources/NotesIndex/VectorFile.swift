@@ -127,3 +127,11 @@ enum VectorFile {
         if !synced || rename(temporary, path) != 0 { unlink(temporary) }
     }
 }
+
+extension NoteIndex {
+    /// Whether the index folder `directory` holds passage vectors (its vector file): a
+    /// guess, before the index is opened, that a search will compare vectors.
+    public static func hasStoredVectors(directory: String) -> Bool {
+        FileManager.default.fileExists(atPath: directory + "/" + VectorFile.fileName)
+    }
+}

@@ -25,6 +25,15 @@ public enum InstalledModel {
         return LazyModel(threads: threads)
     }
 
+    /// The installed model, already loading and embedding `query` on a thread of its own
+    /// (nil when none is installed): a command that will search by meaning starts this
+    /// before it brings the index up to date, so the model's load and the query's forward
+    /// pass overlap the walk. The caller must call ``QueryModel/finish()`` before it exits.
+    public static func embedding(query: String) -> QueryModel? {
+        guard ModelLocation.installed() != nil else { return nil }
+        return QueryModel(query: query)
+    }
+
     /// Why search by meaning is unavailable, for `notes status` and `get_context`: nil when
     /// a model is installed and loads.
     public static func unavailableReason() -> String? {
@@ -63,4 +72,42 @@ final class LazyModel: TextEmbedder, @unchecked Sendable {
     var identifier: String { (try? model().identifier) ?? "" }
     var dimensions: Int { (try? model().dimensions) ?? 0 }
     func embed(_ texts: [String]) throws -> [[Float]] { try model().embed(texts) }
+}
+
+/// The installed model for one search, started early (``InstalledModel/embedding(query:)``):
+/// embedding the expected query returns the vector made meanwhile; anything else runs
+/// the model as usual.
+public final class QueryModel: TextEmbedder, @unchecked Sendable {
+    private let model = LazyModel(threads: 1)
+    private let query: String
+    private let done = DispatchSemaphore(value: 0)
+    private var vector: [Float]?
+
+    init(query: String) {
+        self.query = query
+        Thread.detachNewThread { [self] in
+            vector = try? model.embed([query]).first
+            done.signal()
+        }
+    }
+
+    /// The model for the search (a ``TextEmbedder``).
+    public var embedder: any TextEmbedder { self }
+
+    /// Waits for the early work: the process must not exit while the model runs.
+    public func finish() {
+        done.wait()
+        done.signal()
+    }
+
+    public var identifier: String { model.identifier }
+    public var dimensions: Int { model.dimensions }
+
+    public func embed(_ texts: [String]) throws -> [[Float]] {
+        if texts == [query] {
+            finish()
+            if let vector { return [vector] }
+        }
+        return try model.embed(texts)
+    }
 }

@@ -4,6 +4,7 @@ sides, and the coverage get_context reports. Skipped when the model is not insta
 (scripts/setup installs it; scripts/test passes its folder as NOTES_TEST_MODEL_DIR)."""
 
 import asyncio
+import json
 import os
 import shutil
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from notes_server import SAMPLE, Workspace, call, notes_binary, session, ToolError
+from notes_server import SAMPLE, Workspace, call, notes, notes_binary, session, ToolError
 
 MODEL = os.environ.get("NOTES_TEST_MODEL_DIR") or str(
     Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "notes" / "models" / "all-MiniLM-L6-v2")
@@ -84,6 +85,23 @@ class SearchByMeaning(unittest.TestCase):
                     self.assertEqual((exact["mode"], exact["hits"]), ("lexical", []), query)
                     self.assertIn("next", exact)
         asyncio.run(go())
+        # The command line, on the vectors the server stored: a question starts the model on
+        # the query before the index is brought up to date, and answers as the server did.
+        with_model = {"NOTES_MODEL_DIR": MODEL}
+        for args, mode in ((["which ship was destroyed by an angry whale"], "hybrid"),
+                           (["--mode", "semantic", "which", "ship", "was", "destroyed", "by", "an", "angry", "whale"], "semantic"),
+                           (["--mode", "lexical", "which ship was destroyed by an angry whale"], "lexical")):
+            result = notes("search", "--json", "--limit", "3", *args, ws=self.ws, env=with_model)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            answer = json.loads(result.stdout)
+            self.assertEqual(answer["mode"], mode, args)
+            if mode != "lexical":
+                self.assertEqual(answer["hits"][0]["path"], "Research/moby-dick/sources/essex-disaster.md", args)
+        # A word with the model started for nothing (`status:draft` could be a key): the
+        # process still exits cleanly after waiting for it.
+        result = notes("search", "--mode", "hybrid", "status:draft", "xyzzy", ws=self.ws, env=with_model)
+        self.assertIn(result.returncode, (0, 1), result.stderr)
+        self.assertEqual(result.stderr.strip(), "")
 
     def test_a_session_closed_while_embedding_exits_cleanly(self):
         # The agent leaves while the server still embeds in the background: the pass must be
