@@ -6,8 +6,7 @@ import Foundation
 /// embeddings + LayerNorm → N × (self-attention, GELU feed-forward) → mean pooling over the
 /// text's tokens → L2 normalisation. Matrix products go through `cblas_sgemm`.
 ///
-/// The weights stay in the memory-mapped `model.safetensors` (only the query, key and value
-/// matrices are copied, side by side, so one product computes all three).
+/// The weights stay in the memory-mapped `model.safetensors`: nothing is copied at load.
 ///
 /// Thread-safe: everything is immutable after `init`, and each `embed` call works in
 /// buffers of its own, so several threads may call `embed` at once.
@@ -85,23 +84,19 @@ public final class EmbeddingModel: @unchecked Sendable {
         var layers: [Layer] = []
         for i in 0..<config.layers {
             let p = "encoder.layer.\(i)."
-            let q = try t(p + "attention.self.query.weight", [h, h])
-            let k = try t(p + "attention.self.key.weight", [h, h])
-            let v = try t(p + "attention.self.value.weight", [h, h])
-            let qb = try t(p + "attention.self.query.bias", [h])
-            let kb = try t(p + "attention.self.key.bias", [h])
-            let vb = try t(p + "attention.self.value.bias", [h])
-            let qkv = UnsafeMutableBufferPointer<Float>.allocate(capacity: 3 * h * h)
-            let qkvBias = UnsafeMutableBufferPointer<Float>.allocate(capacity: 3 * h)
-            for (n, (w, b)) in [(q, qb), (k, kb), (v, vb)].enumerated() {
-                _ = UnsafeMutableBufferPointer(rebasing: qkv[(n * h * h)..<((n + 1) * h * h)])
-                    .initialize(from: w)
-                _ = UnsafeMutableBufferPointer(rebasing: qkvBias[(n * h)..<((n + 1) * h)])
-                    .initialize(from: b)
-            }
+            let projections = [
+                try t(p + "attention.self.query.weight", [h, h]),
+                try t(p + "attention.self.key.weight", [h, h]),
+                try t(p + "attention.self.value.weight", [h, h]),
+            ]
+            let biases = [
+                try t(p + "attention.self.query.bias", [h]),
+                try t(p + "attention.self.key.bias", [h]),
+                try t(p + "attention.self.value.bias", [h]),
+            ]
             layers.append(
                 Layer(
-                    qkv: UnsafeBufferPointer(qkv), qkvBias: UnsafeBufferPointer(qkvBias),
+                    projections: Array(zip(projections, biases)),
                     attentionOut: try t(p + "attention.output.dense.weight", [h, h]),
                     attentionOutBias: try t(p + "attention.output.dense.bias", [h]),
                     attentionNorm: (
@@ -118,13 +113,6 @@ public final class EmbeddingModel: @unchecked Sendable {
                     )))
         }
         self.layers = layers
-    }
-
-    deinit {
-        for layer in layers {
-            UnsafeMutableBufferPointer(mutating: layer.qkv).deallocate()
-            UnsafeMutableBufferPointer(mutating: layer.qkvBias).deallocate()
-        }
     }
 
     // MARK: - Tokens
@@ -255,11 +243,16 @@ public final class EmbeddingModel: @unchecked Sendable {
 
         let scale = 1 / Float(headSize).squareRoot()
         for layer in layers {
-            // Q, K, V for every token at once: [rows × 3h] = X · Wqkvᵀ + b.
-            fillRows(qkv, rows: rows, with: layer.qkvBias.baseAddress!, width: 3 * h)
-            copenblas_sgemm(
-                noTrans, trans, Int32(rows), Int32(3 * h), Int32(h),
-                1, x, Int32(h), layer.qkv.baseAddress!, Int32(h), 1, qkv, Int32(3 * h))
+            // Q, K and V side by side in each token's row: [rows × 3h], block n = X · Wnᵀ + bn.
+            for (n, projection) in layer.projections.enumerated() {
+                fillRows(
+                    qkv + n * h, rows: rows, with: projection.bias.baseAddress!, width: h,
+                    stride: 3 * h)
+                copenblas_sgemm(
+                    noTrans, trans, Int32(rows), Int32(h), Int32(h),
+                    1, x, Int32(h), projection.weight.baseAddress!, Int32(h), 1, qkv + n * h,
+                    Int32(3 * h))
+            }
             // Attention, per sequence and head, over that sequence's rows only.
             for (n, ids) in batch.enumerated() {
                 let len = ids.count
@@ -344,9 +337,11 @@ public enum BLAS {
 /// Every row of `matrix` set to `row`.
 @inline(__always)
 private func fillRows(
-    _ matrix: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int
+    _ matrix: UnsafeMutablePointer<Float>, rows: Int, with row: UnsafePointer<Float>, width: Int,
+    stride: Int? = nil
 ) {
-    for r in 0..<rows { (matrix + r * width).update(from: row, count: width) }
+    let stride = stride ?? width
+    for r in 0..<rows { (matrix + r * stride).update(from: row, count: width) }
 }
 
 /// `out = LayerNorm(input + bias + residual)` row by row (`out` may be `input` or `residual`).
@@ -499,8 +494,8 @@ func fastErf(_ x: Float) -> Float {
 // MARK: - Parts
 
 private struct Layer {
-    var qkv: UnsafeBufferPointer<Float>
-    var qkvBias: UnsafeBufferPointer<Float>
+    /// The query, key and value projections: weight [h × h] and bias [h].
+    var projections: [(weight: UnsafeBufferPointer<Float>, bias: UnsafeBufferPointer<Float>)]
     var attentionOut: UnsafeBufferPointer<Float>
     var attentionOutBias: UnsafeBufferPointer<Float>
     var attentionNorm: (gamma: UnsafeBufferPointer<Float>, beta: UnsafeBufferPointer<Float>)
