@@ -6,12 +6,14 @@ whose parser version differs would rebuild the other's index).
 
     .venv/bin/python bench/search_ab.py --side before=/tmp/old:/tmp/sem-old --side after=/tmp/new:/tmp/sem-new
 
-A side is NAME=BINDIR:WORKDIR, BINDIR holding `notes` and `notes-mcp`, WORKDIR holding `ws/`
+Whole-process figures are the p50 over every run (queries × rounds) and the mean CPU time
+(user + system) a search took. A side is NAME=BINDIR:WORKDIR, BINDIR holding `notes` and `notes-mcp`, WORKDIR holding `ws/`
 and `index/` (bench/search_semantic.py --workdir makes one)."""
 
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import subprocess
 import time
@@ -24,14 +26,16 @@ def env(workdir):
     return dict(os.environ, NOTES_INDEX_DIR=workdir + "/index", NO_COLOR="1", NOTES_NO_PROGRESS="1")
 
 
-def process_p50(bindir, workdir, mode):
-    times = []
-    for q in QUERIES:
-        t = time.perf_counter()
-        subprocess.run([bindir + "/notes", "-w", workdir + "/ws", "search", "--mode", mode, "--limit", "10", "--", q],
-                       env=env(workdir), capture_output=True)
-        times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times)
+def process_run(bindir, workdir, mode, query):
+    """One whole-process search: its wall time and the CPU time (user + system) it took, in ms."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run([bindir + "/notes", "-w", workdir + "/ws", "search", "--mode", mode, "--limit", "10", "--", query],
+                   env=env(workdir), capture_output=True)
+    wall = (time.perf_counter() - t) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+    return wall, cpu
 
 
 async def mcp_p50(bindir, workdir, mode, calls):
@@ -65,19 +69,29 @@ def main():
         bindir, _, workdir = dirs.partition(":")
         sides[name] = (os.path.abspath(bindir), os.path.abspath(workdir))
     results = {}
-    for _ in range(args.rounds):
-        for name, (bindir, workdir) in sides.items():
-            for mode in ("lexical", "hybrid"):
-                results.setdefault((name, "process", mode), []).append(process_p50(bindir, workdir, mode))
+    cpu = {}
+    names = list(sides)
+    for r in range(args.rounds):
+        # Whole-process runs alternate build by build for every query (the order reversed
+        # every other round), so a change of load meets every build alike.
+        for query in QUERIES:
+            for name in (names if r % 2 == 0 else names[::-1]):
+                bindir, workdir = sides[name]
+                for mode in ("lexical", "hybrid"):
+                    wall, used = process_run(bindir, workdir, mode, query)
+                    results.setdefault((name, "process", mode), []).append(wall)
+                    cpu.setdefault((name, mode), []).append(used)
         for name, (bindir, workdir) in sides.items():
             for mode in ("lexical", "hybrid"):
                 results.setdefault((name, "mcp", mode), []).append(asyncio.run(mcp_p50(bindir, workdir, mode, args.calls)))
-    print("| build | whole-process p50 lexical | hybrid | hybrid / lexical | MCP p50 lexical | MCP hybrid |")
-    print("|---|---|---|---|---|---|")
+    print("| build | whole-process p50 lexical | hybrid | hybrid / lexical | CPU per search lexical | hybrid "
+          "| MCP p50 lexical | MCP hybrid |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in sides:
         m = {key[1:]: statistics.median(v) for key, v in results.items() if key[0] == name}
         lexical, hybrid = m[("process", "lexical")], m[("process", "hybrid")]
         print(f"| {name} | {lexical:.1f} ms | {hybrid:.1f} ms | {hybrid / lexical:.2f} | "
+              f"{statistics.mean(cpu[(name, 'lexical')]):.1f} ms | {statistics.mean(cpu[(name, 'hybrid')]):.1f} ms | "
               f"{m[('mcp', 'lexical')]:.1f} ms | {m[('mcp', 'hybrid')]:.1f} ms |")
 
 
