@@ -8,7 +8,8 @@ import NotesIndex
 /// count). The query is not echoed back.
 ///
 /// A compact hit is who last changed the file as `by` (`created_by` only when someone else
-/// made it), the title only when it is not the file's name, and its best snippet: `line`,
+/// made it), the title only when it is not the file's name, `matched_by` only when one side
+/// alone found it (`meaning` or `words`; both is the usual case), and its best snippet: `line`,
 /// `section` (unless the title's own or the line's own heading) and `text`, the file's line
 /// as written — an exact excerpt around the match when the line is long (``SourceQuote``),
 /// so that it can be passed back as `edit_file`'s `old_text` (docs/decisions.md D255).
@@ -72,7 +73,8 @@ struct SearchAnswer: Encodable {
                 path: hit.path, title: ListedEntry.title(hit.title, of: hit.path),
                 score: hit.score, version: hit.version, by: last,
                 createdBy: created == last ? nil : created,
-                missing: hit.missing, matchedBy: hit.matchedBy?.rawValue,
+                missing: hit.missing,
+                matchedBy: hit.matchedBy == .both ? nil : hit.matchedBy?.rawValue,
                 line: quote?.line ?? best?.line, section: section,
                 text: quote?.text ?? best?.text, unique: quote?.unique == false ? false : nil,
                 quoted: best != nil && quote == nil ? false : nil)

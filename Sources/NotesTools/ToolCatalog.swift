@@ -79,7 +79,7 @@ public enum ToolCatalog {
         name: "search", title: "Search the workspace",
         description: """
             Search inside files by words and meaning (names: list_files); a question works: files with most words rank first \
-            (missing: words lacked; matched_by: what found it). A hit's text is its best line as written (edit_file's \
+            (missing: words lacked; matched_by: meaning or words when not both). A hit's text is its best line as written (edit_file's \
             old_text). "phrase", AND, OR, -word, prefix*, title:word are exact.
             """,
         parameters: [

@@ -67,6 +67,11 @@ class SearchByMeaning(unittest.TestCase):
                 hybrid = await call(s, "search", query="which ship was destroyed by an angry whale", path="Journal")
                 self.assertEqual(hybrid["mode"], "hybrid")
                 self.assertTrue(all(h["path"].startswith("Journal/") for h in hybrid["hits"]), hybrid["hits"])
+                # A hit says what found it only when one side alone did (both is the usual case).
+                both = await call(s, "search", query="whale hunting ships")
+                self.assertEqual(both["mode"], "hybrid")
+                self.assertTrue(any("matched_by" not in h for h in both["hits"]), both["hits"])
+                self.assertTrue(all(h.get("matched_by") in (None, "meaning", "words") for h in both["hits"]))
                 # Related notes leave the note itself out.
                 related = await call(s, "related", path="Research/moby-dick/introduction.md", limit=4)
                 paths = [r["path"] for r in related["related"]]
