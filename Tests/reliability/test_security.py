@@ -333,7 +333,7 @@ class ResourceExhaustion(unittest.IsolatedAsyncioTestCase):
             # append keeps the previous version in history as a full copy, so the chunks keep
             # the file well under the cap (docs/guarantees.md, known limits).
             appends = scaled(300, 3_000)
-            chunk = "y" * scaled(1000, 100)
+            chunk = "y" * scaled(300, 100)
             started = time.monotonic()
             for i in range(appends):
                 await call(s, "append_file", path="grow.md", content=f"{i} {chunk}")
