@@ -105,8 +105,7 @@ extension NoteIndex {
                     """, arguments: StatementArguments([RankedFiles.json(ids)] + filterArgs)))
     }
 
-    /// The answer's order (with `best`, only the best `best` files and those tied with the
-    /// last of them) and how many files it has. Words alone: by the words' key. Meaning alone: by similarity.
+    /// The answer's order. Words alone: by the words' key. Meaning alone: by similarity.
     /// Both: reciprocal rank fusion; with `wordsFirst` (a single word or a query with
     /// operators) the files holding the words come first and meaning reorders them, so
     /// `notes search whale` still lists the files that say "whale" before the rest.
@@ -118,8 +117,8 @@ extension NoteIndex {
     static func fused(
         _ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)],
         mode: SearchMode, wordsFirst: Bool,
-        titled: Set<Int64> = [], embedded: Set<Int64>? = nil, best: Int? = nil
-    ) -> (entries: [FusedEntry], total: Int) {
+        titled: Set<Int64> = [], embedded: Set<Int64>? = nil
+    ) -> [FusedEntry] {
         // Ordered as plain values (a file's index in `ranked`, not its sections): thousands
         // of files match a common word, and sorting entries that hold arrays copies them.
         struct Slot {
@@ -172,37 +171,12 @@ extension NoteIndex {
                         meaning: meaning.passage))
             }
         }
-        let total = slots.count
-        if let best, best < total / 2 {
-            let cut = Self.smallest(best, of: slots.map(\.key))
-            slots.removeAll { $0.key > cut }
-        }
         slots.sort { ($0.key, $0.file) < ($1.key, $1.file) }
-        let entries = slots.map {
+        return slots.map {
             FusedEntry(
                 file: $0.file, key: $0.key, relevance: $0.relevance,
                 words: $0.words >= 0 ? files[$0.words] : nil, meaning: $0.meaning)
         }
-        return (entries, total)
-    }
-
-    /// The `n`th smallest of `keys` (n ≥ 1, at most their count), from a short sorted list:
-    /// most keys fall above its last entry at one comparison.
-    static func smallest(_ n: Int, of keys: [Double]) -> Double {
-        var kept: [Double] = []
-        kept.reserveCapacity(n + 1)
-        for key in keys {
-            if kept.count == n, let last = kept.last, key >= last { continue }
-            var low = 0
-            var high = kept.count
-            while low < high {
-                let middle = (low + high) / 2
-                if kept[middle] <= key { low = middle + 1 } else { high = middle }
-            }
-            kept.insert(key, at: low)
-            if kept.count > n { kept.removeLast() }
-        }
-        return kept.last ?? .infinity
     }
 
     /// A file found by meaning alone: the line of its best passage that holds most of the

@@ -45,14 +45,14 @@ extension NoteIndex {
                     query, match: match, plainWords: plainWords, mode: mode, in: scope, db)
                 let nearest = try nearestByMeaning(meaning, query, words.ranked, in: scope, db)
                 if nearest.modelDiffers { mode = .lexical }
-                let (order, total) = Self.fused(
+                let order = Self.fused(
                     words.ranked, nearest.files, mode: mode,
                     wordsFirst: plainWords == nil || plainWords!.count < 2, titled: words.titled,
-                    embedded: nearest.embeddedFiles, best: query.sort == .relevance ? limit : nil)
+                    embedded: nearest.embeddedFiles)
                 let page = try Self.page(of: order, sort: query.sort, limit: limit, db)
                 let hits = try Self.hits(
                     page, query: query, match: match, byMeaning: nearest.searched, db)
-                var results = SearchResults(query: query.text, total: total, hits: hits)
+                var results = SearchResults(query: query.text, total: order.count, hits: hits)
                 if nearest.saturated && mode != .lexical { results.totalAtLeast = true }
                 results.mode = mode
                 if let plainWords, mode != .semantic {
