@@ -365,7 +365,7 @@ class BoundedWaits(unittest.TestCase):
             for attempt in range(5):
                 rebuild = subprocess.Popen(base + ["index", "--rebuild"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 while rebuild.poll() is None and not lock.read_text(errors="replace").startswith(f"{rebuild.pid}\t"):
-                    pass
+                    time.sleep(0.001)  # not a spin: the other core runs the process waited for
                 if rebuild.poll() is None:
                     os.kill(rebuild.pid, signal.SIGSTOP)
                     # Still building (it holds the lock exclusively)?
@@ -432,7 +432,7 @@ class StoppedWriter(unittest.TestCase):
                                       env={**os.environ, "NOTES_PAUSE_AT": "temporary-synced:60"})
             lock = ws.root / ".notes" / "lock"
             while writer.poll() is None and not (lock.exists() and lock.read_text(errors="replace").startswith(f"{writer.pid}\t")):
-                pass
+                time.sleep(0.001)
             os.kill(writer.pid, signal.SIGSTOP)
             try:
                 result = subprocess.run(base + ["append", "Journal/other.md", "other"], capture_output=True, text=True, timeout=60,
