@@ -3,6 +3,14 @@ import GRDB
 import NotesCore
 
 extension NoteIndex {
+    /// A token that changes whenever any process adds, removes, moves or changes a file in
+    /// the index, or rebuilds it (``LayoutSnapshot``'s token, kept by triggers): a long-lived
+    /// process embeds again when it moved, whoever brought the index up to date. Nil when the
+    /// index cannot be read.
+    public func filesStamp() -> String? {
+        try? pool.read { try LayoutSnapshot.currentToken($0) }
+    }
+
     /// Sections embedded per transaction: a pass killed mid-way keeps everything committed
     /// and the next pass continues from there.
     static let sectionsPerCommit = 8

@@ -20,8 +20,8 @@ public final class BackgroundEmbedding: @unchecked Sendable {
     private struct State {
         var running = false
         var again = false
-        /// A pass was started once: later ones follow changes only.
-        var started = false
+        /// The index's files stamp when the last pass that finished began (nil: none did).
+        var embeddedStamp: String?
         var stopped = false
         var lastError: String?
     }
@@ -47,7 +47,6 @@ public final class BackgroundEmbedding: @unchecked Sendable {
     public func kick() {
         let start = withState { state -> Bool in
             guard !state.stopped else { return false }
-            state.started = true
             if state.running {
                 state.again = true
                 return false
@@ -58,11 +57,14 @@ public final class BackgroundEmbedding: @unchecked Sendable {
         if start { queue.async { [self] in run() } }
     }
 
-    /// Starts a pass when the index may hold passages without vectors: the first time,
-    /// then after a refresh that changed anything. A pass with nothing to do still scans
+    /// Starts a pass when the index may hold passages without vectors: when its files
+    /// stamp (``NoteIndex/filesStamp()``) moved since the last pass that finished began —
+    /// a file changed, by this process or another, or the index was rebuilt — or no pass has
+    /// finished yet (the first, or one that failed). A pass with nothing to do still scans
     /// every section, so it is not run for each search.
-    public func kick(after report: RefreshReport) {
-        if report.changedAnything || !withState({ $0.started }) { kick() }
+    public func kickIfStale() {
+        let stamp = index.filesStamp()
+        if stamp == nil || stamp != withState({ $0.embeddedStamp }) { kick() }
     }
 
     /// Stops after the batch in progress; no pass starts afterwards.
@@ -95,9 +97,13 @@ public final class BackgroundEmbedding: @unchecked Sendable {
         while true {
             if let model {
                 do {
+                    let stamp = index.filesStamp()
                     try index.embedPending(
                         with: model, shouldStop: { [self] in withState { $0.stopped } })
-                    withState { $0.lastError = nil }
+                    withState {
+                        $0.lastError = nil
+                        if !$0.stopped { $0.embeddedStamp = stamp }
+                    }
                 } catch {
                     withState { $0.lastError = error.message }
                 }

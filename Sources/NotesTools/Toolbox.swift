@@ -89,11 +89,11 @@ public final class Toolbox: @unchecked Sendable {
     }
 
     /// Brings the index up to date (``WorkspaceSession/refreshIfNeeded()``) and starts the
-    /// background embedding when that may have left passages without vectors.
+    /// background embedding when the index's files changed since its last pass.
     @discardableResult
     public func refreshIndex() throws(NotesError) -> RefreshReport {
         let report = try session.refreshIfNeeded()
-        embedding?.kick(after: report)
+        embedding?.kickIfStale()
         return report
     }
 

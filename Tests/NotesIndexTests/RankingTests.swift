@@ -50,7 +50,7 @@ import Testing
     static func query(_ random: inout SeededGenerator) -> String {
         let a = words.randomElement(using: &random)!
         let b = words.randomElement(using: &random)!
-        switch Int.random(in: 0..<8, using: &random) {
+        switch Int.random(in: 0..<9, using: &random) {
         case 0: return a
         case 1: return "\(a) \(b)"
         case 2: return "\"\(a) \(b)\""
@@ -58,6 +58,7 @@ import Testing
         case 4: return String(a.prefix(3)) + "*"
         case 5: return "\(a) -\(b)"
         case 6: return "\(a) path:Research/**"
+        case 7: return "\(a) AND \(b)"
         default: return "\(a) by:agent"
         }
     }
@@ -116,6 +117,9 @@ import Testing
             filterArgs.append(exclusion)
         }
         let order = query.sort == .relevance ? "m.score, f.path" : NoteIndex.orderClause(query.sort)
+        // A section shows a match when any of the query's phrases is in its heading or text
+        // (in an AND query the others may be in the title only).
+        let anyPhrase = FTSExpression.anyOf(query.terms.filter { !$0.negated })
         return try database.read { db in
             // The filter functions the index registers on its own connections.
             db.add(
@@ -159,7 +163,7 @@ import Testing
                     try Int64.fetchAll(
                         db,
                         sql: "SELECT rowid FROM fts WHERE fts MATCH ? AND rowid BETWEEN ? AND ?",
-                        arguments: ["{heading body} : (" + match + ")", range[0], range[1]]))
+                        arguments: ["{heading body} : (" + anyPhrase + ")", range[0], range[1]]))
                 let shownIDs =
                     scored.contains { inText.contains($0.id) }
                     ? scored.filter { inText.contains($0.id) }.prefix(3).map(\.id)

@@ -108,6 +108,24 @@ class SearchByMeaning(unittest.TestCase):
         self.assertIn(result.returncode, (0, 1), result.stderr)
         self.assertEqual(result.stderr.strip(), "")
 
+    def test_a_note_another_process_indexed_is_embedded_too(self):
+        # The person saves a note and runs a command line search in a terminal: that process
+        # brings the shared index up to date (without embedding). The server's own refresh
+        # then finds nothing new, yet the note must still be embedded (its pass follows the
+        # index's files, not only its own refreshes).
+        async def go():
+            async with session(self.ws, env={"NOTES_MODEL_DIR": MODEL}) as s:
+                await self.wait_embedded(s)
+                self.ws.path("Research/shanties.md").write_text(
+                    "# Sea shanties\n\nSailors sang work songs to keep time while hauling the ropes.\n")
+                listed = notes("list", "Research", ws=self.ws)
+                self.assertIn("Research/shanties.md", listed.stdout)
+                answer = await self.wait_embedded(s, seconds=120)
+                self.assertGreaterEqual(answer["semantic"]["files"], 1)
+                songs = await call(s, "search", query="music the crew performed during labour", mode="semantic", limit=2)
+                self.assertEqual(songs["hits"][0]["path"], "Research/shanties.md")
+        asyncio.run(go())
+
     def test_a_session_closed_while_embedding_exits_cleanly(self):
         # The agent leaves while the server still embeds in the background: the pass must be
         # stopped and waited for before the process exits and frees the model under it (it
