@@ -62,6 +62,9 @@ extension NoteIndex {
                 return results
             }
         } catch {
+            // The meaning side's thread may still run the model: a process that exits on
+            // this error must not unload it under that thread.
+            _ = try? meaning.pending?.wait()
             throw wrap(error)
         }
     }
