@@ -47,7 +47,7 @@ extension NoteIndex {
                 if nearest.modelDiffers { mode = .lexical }
                 let order = Self.fused(
                     words.ranked, nearest.files, mode: mode,
-                    wordsFirst: plainWords == nil || plainWords!.count < 2, titled: words.titled,
+                    wordsFirst: plainWords == nil, titled: words.titled,
                     embedded: nearest.embeddedFiles)
                 let page = try Self.page(of: order, sort: query.sort, limit: limit, db)
                 let hits = try Self.hits(
@@ -84,11 +84,11 @@ extension NoteIndex {
         _ query: SearchQuery, plainWords: [QueryTerm]?, match: String?
     ) throws(NotesError) -> MeaningSide {
         var side = MeaningSide()
-        // By default the meaning side answers questions and several words; a single word
-        // or a query with operators keeps its exact meaning (a word's vector alone finds
-        // near-anything above the floor: `xyzzy`), unless a mode is asked for.
-        let meaningByDefault = plainWords.map { $0.count >= 2 } ?? false
-        guard query.mode != .lexical, query.mode != nil || meaningByDefault,
+        // By default the meaning side answers questions and several words, even when only
+        // one of them is significant ("what do I do for a living"); a single word or a query
+        // with operators keeps its exact meaning (a word's vector alone finds near-anything
+        // above the floor: `xyzzy`), unless a mode is asked for.
+        guard query.mode != .lexical, query.mode != nil || plainWords != nil,
             match != nil || query.mode == .semantic, !query.semanticText.isEmpty
         else { return side }
         if let embedder = query.embedder {

@@ -233,6 +233,10 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(results.hits.first?.path == "sea/whales.md")
         #expect(results.hits.first?.matchedBy == .meaning)
         #expect(results.matching == .mostWords)
+        // A question with a single significant word ("where is the …") is still a question.
+        let oneWord = try fixture.search("where is the leviathan", index) { $0.embedder = embedder }
+        #expect(oneWord.mode == .hybrid)
+        #expect(oneWord.hits.first?.path == "sea/whales.md")
         let semantic = try fixture.search("leviathan", index) {
             $0.embedder = embedder
             $0.mode = .semantic

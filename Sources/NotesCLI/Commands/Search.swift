@@ -209,7 +209,7 @@ extension NotesCommand {
             guard mode != SearchMode.lexical.rawValue,
                 let guess = try? SearchQuery(
                     parsing: query.joined(separator: " "), isMetadataKey: { _ in false }),
-                mode != nil || (guess.isPlainWords && guess.significantTerms.count >= 2),
+                mode != nil || guess.isPlainWords,
                 !guess.semanticText.isEmpty,
                 NoteIndex.hasStoredVectors(directory: indexDirectory)
             else { return nil }
