@@ -57,6 +57,11 @@ let package = Package(
         // type, whether folder ctimes can be trusted to skip listing unchanged folders
         // (folder_times.h).
         .target(name: "CSystemCalls"),
+        // Float kernels for short inputs, chosen at run time from the CPU's features (AVX-512,
+        // AVX2+FMA, portable C): the embedding model's products for a query's few tokens,
+        // which OpenBLAS spends on packing the weights, and the int8 similarity scan over
+        // every stored passage (Sources/CVectorKernels/include/vector_kernels.h).
+        .target(name: "CVectorKernels"),
         // cmark's allocations in a per-thread arena: nodes and buffers carved from kept
         // chunks, freed all at once (Sources/CMarkdownArena/include/markdown_arena.h).
         .target(name: "CMarkdownArena", dependencies: ["CCmark"]),
@@ -69,7 +74,7 @@ let package = Package(
         // memory-mapped, the BERT WordPiece tokenizer and the forward pass over BLAS.
         .target(
             name: "NotesEmbedding",
-            dependencies: ["COpenBLAS"],
+            dependencies: ["COpenBLAS", "CVectorKernels"],
             // Optimised in debug builds too: the forward pass's loops around BLAS (layer norm,
             // GELU, attention softmax) at -Onone made the tests that embed 3-6× slower. Allowed
             // because no library product the package exports contains it (SwiftPM refuses
@@ -96,7 +101,7 @@ let package = Package(
         .target(
             name: "NotesIndex",
             dependencies: [
-                "NotesCore", "NotesDocuments", "CSQLiteExtensions",
+                "NotesCore", "NotesDocuments", "CSQLiteExtensions", "CVectorKernels",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -185,7 +190,8 @@ let package = Package(
                 "NotesTestSupport",
             ], swiftSettings: strictSettings),
         .testTarget(
-            name: "NotesEmbeddingTests", dependencies: ["NotesEmbedding", "NotesTestSupport"],
+            name: "NotesEmbeddingTests",
+            dependencies: ["NotesEmbedding", "CVectorKernels", "NotesTestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "NotesNetworkTests", dependencies: ["NotesNetwork"], swiftSettings: strictSettings

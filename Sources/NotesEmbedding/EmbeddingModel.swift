@@ -1,10 +1,12 @@
 import COpenBLAS
+import CVectorKernels
 import Dispatch
 import Foundation
 
 /// A BERT sentence-embedding model (all-MiniLM-L6-v2) run on the CPU: WordPiece ids →
 /// embeddings + LayerNorm → N × (self-attention, GELU feed-forward) → mean pooling over the
-/// text's tokens → L2 normalisation. Matrix products go through `cblas_sgemm`.
+/// text's tokens → L2 normalisation. Matrix products go through `cblas_sgemm`, or for a few
+/// tokens through CVectorKernels (``directRows``).
 ///
 /// The weights stay in the memory-mapped `model.safetensors`: nothing is copied at load.
 ///
@@ -201,6 +203,31 @@ public final class EmbeddingModel: @unchecked Sendable {
         }
     }
 
+    /// Inputs up to this many tokens (a search query) go through CVectorKernels' products,
+    /// which read the weights in place; OpenBLAS first packs them, which costs more than the
+    /// arithmetic for a few rows and less for a batch of passages.
+    static let directRows = 16
+
+    /// `into` = X · Wᵀ for X of `rows` × `inputs` and a weight matrix of `outputs` rows (added
+    /// to what `into` holds with `adding`), rows of `into` `stride` apart (default `outputs`).
+    private func linear(
+        _ x: UnsafePointer<Float>, rows: Int, inputs: Int, _ weight: UnsafeBufferPointer<Float>,
+        outputs: Int, adding: Bool = false, into out: UnsafeMutablePointer<Float>,
+        stride: Int? = nil
+    ) {
+        let stride = stride ?? outputs
+        let level = notes_kernel_level()
+        if rows <= Self.directRows && level >= Int32(NOTES_KERNELS_AVX2.rawValue) {
+            notes_products_nt(
+                level, Int32(rows), Int32(outputs), Int32(inputs), x, weight.baseAddress!,
+                adding ? 1 : 0, out, Int32(stride))
+        } else {
+            copenblas_sgemm(
+                noTrans, trans, Int32(rows), Int32(outputs), Int32(inputs), 1, x, Int32(inputs),
+                weight.baseAddress!, Int32(inputs), adding ? 1 : 0, out, Int32(stride))
+        }
+    }
+
     /// One forward pass over sequences packed one after another (no padding: attention is
     /// computed within each sequence's own rows, so none is needed); `emit` gets each
     /// sequence's pooled, normalised vector.
@@ -248,10 +275,9 @@ public final class EmbeddingModel: @unchecked Sendable {
                 fillRows(
                     qkv + n * h, rows: rows, with: projection.bias.baseAddress!, width: h,
                     stride: 3 * h)
-                copenblas_sgemm(
-                    noTrans, trans, Int32(rows), Int32(h), Int32(h),
-                    1, x, Int32(h), projection.weight.baseAddress!, Int32(h), 1, qkv + n * h,
-                    Int32(3 * h))
+                linear(
+                    x, rows: rows, inputs: h, projection.weight, outputs: h, adding: true,
+                    into: qkv + n * h, stride: 3 * h)
             }
             // Attention, per sequence and head, over that sequence's rows only.
             for (n, ids) in batch.enumerated() {
@@ -272,21 +298,15 @@ public final class EmbeddingModel: @unchecked Sendable {
                 }
             }
             // Output projection + residual, LayerNorm.
-            copenblas_sgemm(
-                noTrans, trans, Int32(rows), Int32(h), Int32(h),
-                1, ctx, Int32(h), layer.attentionOut.baseAddress!, Int32(h), 0, a, Int32(h))
+            linear(ctx, rows: rows, inputs: h, layer.attentionOut, outputs: h, into: a)
             layerNorm(
                 a, rows: rows, width: h, residual: x, bias: layer.attentionOutBias.baseAddress!,
                 gamma: layer.attentionNorm.gamma.baseAddress!,
                 beta: layer.attentionNorm.beta.baseAddress!, eps: eps, into: x)
             // Feed-forward: GELU(X · W1ᵀ + b1) · W2ᵀ + b2 + residual, LayerNorm.
-            copenblas_sgemm(
-                noTrans, trans, Int32(rows), Int32(inter), Int32(h),
-                1, x, Int32(h), layer.intermediate.baseAddress!, Int32(h), 0, ff, Int32(inter))
+            linear(x, rows: rows, inputs: h, layer.intermediate, outputs: inter, into: ff)
             gelu(ff, rows: rows, width: inter, bias: layer.intermediateBias.baseAddress!)
-            copenblas_sgemm(
-                noTrans, trans, Int32(rows), Int32(h), Int32(inter),
-                1, ff, Int32(inter), layer.output.baseAddress!, Int32(inter), 0, a, Int32(h))
+            linear(ff, rows: rows, inputs: inter, layer.output, outputs: h, into: a)
             layerNorm(
                 a, rows: rows, width: h, residual: x, bias: layer.outputBias.baseAddress!,
                 gamma: layer.outputNorm.gamma.baseAddress!,

@@ -1,3 +1,4 @@
+import CVectorKernels
 import Foundation
 import GRDB
 import NotesCore
@@ -216,34 +217,17 @@ struct VectorTable: Sendable {
 }
 
 extension VectorTable {
-    /// The query's dot product with every stored vector, sixteen lanes at a time.
+    /// The query's dot product with every stored vector, times its scale (a C kernel for the
+    /// CPU at hand: CVectorKernels).
     func dotProducts(_ query: [Float]) -> [Float] {
         var out = [Float](repeating: 0, count: count)
-        let dimensions = dimensions
-        let lanes = dimensions / 16 * 16
         query.withUnsafeBufferPointer { q in
             out.withUnsafeMutableBufferPointer { o in
-                guard let qb = q.baseAddress, let vb = values.baseAddress else { return }
-                for row in 0..<count {
-                    let base = vb + row * dimensions
-                    var acc = SIMD16<Float>()
-                    var i = 0
-                    while i < lanes {
-                        let a = UnsafeRawPointer(qb + i).loadUnaligned(as: SIMD16<Float>.self)
-                        // Widened lane by lane: the compiler vectorises this loop, while
-                        // SIMD16's integer conversions compile to a call per vector.
-                        var b = SIMD16<Float>()
-                        for j in 0..<16 { b[j] = Float(base[i + j]) }
-                        acc += a * b
-                        i += 16
-                    }
-                    var sum = acc.sum()
-                    while i < dimensions {
-                        sum += qb[i] * Float(base[i])
-                        i += 1
-                    }
-                    o[row] = sum * scales[row]
-                }
+                guard let qb = q.baseAddress, let vb = values.baseAddress,
+                    let sb = scales.baseAddress, let ob = o.baseAddress
+                else { return }
+                notes_int8_dots(
+                    notes_kernel_level(), qb, vb, sb, count, Int32(dimensions), ob)
             }
         }
         return out

@@ -1,7 +1,8 @@
 import Foundation
-import NotesEmbedding
 import NotesTestSupport
 import Testing
+
+@testable import NotesEmbedding
 
 /// The reference fixture: token ids and vectors from sentence-transformers
 /// (scripts/make-embedding-fixture.py).
@@ -89,6 +90,18 @@ struct NotesEmbeddingTests {
             #expect(abs(norm - 1) < 1e-4)
         }
         print("embedding: minimum cosine to the reference over \(cases.count) texts: \(worst)")
+    }
+
+    @Test func aShortTextAloneMatchesTheReference() throws {
+        // Alone, a text of a few tokens goes through CVectorKernels' products, not OpenBLAS.
+        let short = Reference.shared.cases.filter {
+            model.tokenIDs($0.text).count <= EmbeddingModel.directRows
+        }
+        #expect(short.count >= 3)
+        for c in short {
+            let similarity = cosine(try model.embed([c.text])[0], c.embedding)
+            #expect(similarity >= 0.999, "text: \(c.text.debugDescription) cosine \(similarity)")
+        }
     }
 
     @Test func aBatchGivesTheSameVectorsAsOneAtATime() throws {
