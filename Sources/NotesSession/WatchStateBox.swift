@@ -18,4 +18,21 @@ final class WatchStateBox: @unchecked Sendable {
         state = new
         lock.unlock()
     }
+
+    /// Whether a refresh failed after the watcher's events were read (the kernel's queue
+    /// no longer has them): the next refresh must look at everything.
+    private var missed = false
+
+    var missedEvents: Bool {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return missed
+        }
+        set {
+            lock.lock()
+            missed = newValue
+            lock.unlock()
+        }
+    }
 }

@@ -43,13 +43,29 @@ extension WorkspaceSession {
 
     /// Brings the index up to date as cheaply as it can: with a watcher (see
     /// ``watchForChanges()``) only the reported paths are looked at; without one this is a
-    /// whole refresh. A kernel queue overflow falls back to a whole refresh.
+    /// whole refresh. A kernel queue overflow falls back to a whole refresh, and so does the
+    /// refresh after one that failed (a full or read-only cache disk, a busy index): the
+    /// events it had read are gone from the kernel's queue, and without a whole refresh the
+    /// files they named would stay stale in the index for the rest of the session.
     public func refreshIfNeeded() throws(NotesError) -> RefreshReport {
         guard case .watching(let watcher) = watchState.get() else { return try index.refresh() }
-        switch watcher.read() {
-        case .none: return RefreshReport()
-        case .overflow: return try index.refresh()
-        case .paths(let paths): return try index.refresh(only: paths)
+        let changes = watcher.read()
+        do {
+            let report: RefreshReport
+            if watchState.missedEvents {
+                report = try index.refresh()
+            } else {
+                switch changes {
+                case .none: report = RefreshReport()
+                case .overflow: report = try index.refresh()
+                case .paths(let paths): report = try index.refresh(only: paths)
+                }
+            }
+            watchState.missedEvents = false
+            return report
+        } catch {
+            watchState.missedEvents = true
+            throw error
         }
     }
 

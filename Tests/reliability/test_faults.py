@@ -787,6 +787,31 @@ class DegradeDontDie(unittest.TestCase):
             self.assertNotIn("--rebuild", result.stderr)
         self.assertEqual(notes("read", "Journal/new.md", ws=self.ws).returncode, 0)
 
+    def test_a_cache_disk_filling_during_a_session_costs_no_change_once_freed(self):
+        # The MCP server watches the workspace; changes made while its index's disk is full
+        # cannot be indexed. Once space is freed, the same session finds them all.
+        disk = self.tmpfs("fills-mid-session")
+        self.ws.index = disk / "index"
+        notes("index", ws=self.ws, check=True)
+
+        async def agent():
+            async with session(self.ws) as s:
+                await call(s, "search", query="whale")
+                fill(disk)
+                await call(s, "write_file", path="Mid/agent.md", content="# Agent\n\nzanzibar by the agent\n")
+                self.ws.path("Mid/person.md").write_text("# Person\n\nzanzibar by the person\n")
+                error = await fail(s, "search", {"query": "zanzibar"})
+                self.assertIn("is full", error["message"])
+                listed = json.dumps(await call(s, "list_files", path="Mid"))
+                self.assertIn("Mid/agent.md", listed, "listing while the disk is full shows the files")
+                self.assertIn("Mid/person.md", listed, "listing while the disk is full shows the files")
+                (disk / "filler").unlink()
+                found = json.dumps(await call(s, "search", query="zanzibar"))
+                for path in ("Mid/agent.md", "Mid/person.md"):
+                    self.assertIn(path, found, f"{path}, changed while the disk was full, is found once it is freed")
+        asyncio.run(asyncio.wait_for(agent(), timeout=120))
+        print("faults: the index's disk full during an MCP session: 2 changes made meanwhile listed, and found once freed")
+
     def test_the_cache_disk_is_read_only(self):
         disk = self.tmpfs("read-only-disk")
         self.ws.index = disk / "index"
