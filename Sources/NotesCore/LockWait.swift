@@ -60,7 +60,7 @@ public enum LockWait {
     }
 
     /// "stopped" when the process is stopped (SIGSTOP, Ctrl-Z), from `/proc` where there is one.
-    static func processState(_ pid: String) -> String? {
+    public static func processState(_ pid: String) -> String? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else {
             return nil
         }

@@ -8,7 +8,8 @@ import NotesCore
 /// `notes watch`'s claim on an index: an exclusive `flock` on `watch.lock` in the index
 /// folder, released by the kernel when the watcher exits however it exits. It holds
 /// `PID MODE CONFIGSTAMP`: only an inotify watcher writes mode `inotify`, and readers skip
-/// their walk only for that mode under the settings they loaded themselves.
+/// their walk only for that mode under the settings they loaded themselves, and only while
+/// the watcher runs (not stopped).
 public final class WatchLease {
     static let fileName = "watch.lock"
     private let fd: Int32
@@ -65,6 +66,9 @@ public final class WatchLease {
         guard n > 0 else { return false }
         let fields = String(decoding: text[..<n], as: UTF8.self).split(
             whereSeparator: \.isWhitespace)
+        // A stopped watcher (SIGSTOP, Ctrl-Z) keeps its lock but refreshes nothing: readers
+        // that trusted it would answer from a stale index for as long as it stays stopped.
         return fields.count == 3 && fields[1] == "inotify" && fields[2] == configStamp
+            && LockWait.processState(String(fields[0])) != "stopped"
     }
 }

@@ -460,6 +460,39 @@ class StoppedWriter(unittest.TestCase):
             ws.cleanup()
 
 
+class StoppedWatcher(unittest.TestCase):
+    """Item 3: a `notes watch` stopped (SIGSTOP, Ctrl-Z) keeps its watch lease, but it
+    refreshes nothing: reading commands must not trust it and answer from a stale index."""
+
+    def test_a_stopped_watch_is_not_trusted_to_keep_the_index_fresh(self):
+        ws = Workspace()
+        watch = subprocess.Popen([notes_binary(), "-w", str(ws.root), "--index-dir", str(ws.index), "watch"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, "NOTES_MODEL_DIR": "/nonexistent/x"})
+        try:
+            self.assertIn(b"watching", watch.stdout.readline())
+            self.assertIn(b"files", watch.stdout.readline(), "the watcher's first round")
+            os.kill(watch.pid, signal.SIGSTOP)
+            notes("append", "Journal/2026-11-20.md", "- quetzalbird seen", ws=ws, check=True)
+            ws.path("Journal/outside.md").write_text("# Outside\n\nhoatzinbird written by another program\n")
+            for word, path in (("quetzalbird", "Journal/2026-11-20.md"), ("hoatzinbird", "Journal/outside.md")):
+                found = notes("search", word, ws=ws)
+                self.assertEqual(found.returncode, 0, f"{word}: {found.stdout} {found.stderr}")
+                self.assertIn(path, found.stdout, f"{word} is found while the watcher is stopped")
+            listed = notes("list", "Journal", ws=ws)
+            self.assertIn("Journal/outside.md", listed.stdout)
+        finally:
+            os.kill(watch.pid, signal.SIGCONT)
+            watch.send_signal(signal.SIGINT)
+            try:
+                watch.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                watch.kill()
+                watch.wait()
+            watch.stdout.close()
+            ws.cleanup()
+        print("faults: a notes watch stopped with SIGSTOP: 2 changes made meanwhile found by search and list, 0 stale answers")
+
+
 class ConfigFailsClosed(unittest.TestCase):
     """Item 9: a config that does not parse never unprotects a file for the agent."""
 
