@@ -129,6 +129,14 @@ public final class HistoryStore: @unchecked Sendable {
             ?? 0
     }
 
+    /// Whether `record` is older than the last `notes gc` cutoff, so its versions may have
+    /// been removed on purpose; a newer record's missing version is damage.
+    public func isOlderThanLastGC(_ record: ChangeRecord) -> Bool {
+        let cutoff = prunedBefore
+        guard cutoff > 0, let time = Timestamp.parse(record.time) else { return false }
+        return time < cutoff
+    }
+
     /// Versions named by log records newer than the last `notes gc` cutoff that have no
     /// stored copy (issue 34 item 10: a deleted object was reported as "every version
     /// matches its hash").

@@ -605,6 +605,17 @@ class HistoryChecks(unittest.TestCase):
         unknown = notes("restore", "t.md", "--version", "0123456789abcdef", ws=self.ws)
         self.assertIn("is not in the history", unknown.stderr)
 
+    def test_history_marks_a_deleted_version_as_missing_not_as_gc(self):
+        notes("write", "t.md", ws=self.ws, stdin="# T\n\none\n", check=True)
+        notes("append", "t.md", "two", ws=self.ws, check=True)
+        history = notes("history", "t.md", ws=self.ws, check=True).stdout
+        written = next(v for v in self.versions("t.md") if not any(line.startswith(v) and "current" in line for line in history.splitlines()))
+        (self.ws.root / ".notes" / "history" / "objects" / written[:2] / written[2:]).unlink()
+        shown = [line for line in notes("history", "t.md", ws=self.ws, check=True).stdout.splitlines() if line.startswith(written)]
+        self.assertEqual(len(shown), 1, shown)
+        self.assertIn("missing", shown[0], "history marks the version whose copy is gone")
+        self.assertNotIn("gc", shown[0], "no gc ran: the copy was deleted, not collected")
+
     def test_an_outside_edit_of_a_file_notes_never_stored_is_no_damage(self):
         # The person edits a note notes has only indexed: the log names the version it
         # replaced, which notes never had a reason to keep.
@@ -636,6 +647,8 @@ class HistoryChecks(unittest.TestCase):
         self.assertGreaterEqual(json.loads(gc.stdout)["objects"], 1, "gc removed a version the old records name")
         check = notes("index", "--check", ws=self.ws)
         self.assertEqual(check.returncode, 0, check.stdout)
+        history = notes("history", "t.md", ws=self.ws, check=True).stdout
+        self.assertIn("removed by `notes gc`", history, "what gc removed is said to be gc's")
 
 
 class SmallOnes(unittest.TestCase):

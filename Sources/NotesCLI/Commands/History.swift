@@ -85,8 +85,12 @@ extension NotesCommand {
                 if record.after != nil && record.after == current {
                     line += Terminal.style("  ← current", .green)
                 } else if let after = record.after, !store.history.hasObject(after) {
+                    // Only gc removes versions on purpose; any other absence is damage.
                     line += Terminal.style(
-                        "  (no stored copy, removed by `notes gc`: cannot be restored)", .dim)
+                        store.history.isOlderThanLastGC(record)
+                            ? "  (no stored copy, removed by `notes gc`: cannot be restored)"
+                            : "  (stored copy missing or damaged: cannot be restored; `notes index --check` lists it)",
+                        .dim)
                 }
                 Terminal.write(line + "\n")
             }
