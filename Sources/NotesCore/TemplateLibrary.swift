@@ -49,7 +49,10 @@ public struct TemplateLibrary: Sendable {
     /// The embedded templates as a folder: `<cache>/notes/templates-<digest>/`, written on
     /// first use (built aside and renamed into place) and checked byte for byte on every use,
     /// so a damaged or planted copy is never read. The cache is `$XDG_CACHE_HOME`, else
-    /// `~/.cache`, else the temporary folder.
+    /// `~/.cache` (`$HOME`, else the home the password database gives), else
+    /// `notes-<uid>` in the temporary folder; a cache folder that is a symbolic link or
+    /// another user's is passed over (in a shared folder such as /tmp, whoever planted it
+    /// would choose where the files are written), and the ones made here are 0700.
     static func embedded(environment: [String: String]) -> TemplateLibrary? {
         let files = embeddedFiles
         var all: [UInt8] = []
@@ -61,12 +64,14 @@ public struct TemplateLibrary: Sendable {
         }
         if let home = environment["HOME"], home.hasPrefix("/") {
             bases.append(home + "/.cache/notes")
+        } else if let home = Workspace.homeFromPasswordDatabase() {
+            bases.append(home + "/.cache/notes")
         }
-        bases.append(NSTemporaryDirectory() + "notes-\(getuid())")
+        bases.append(NSTemporaryDirectory() + "notes-\(geteuid())")
         for base in bases {
+            guard isPrivateFolder(base) else { continue }
             let target = base + "/" + name
             if holds(files, at: target) { return TemplateLibrary(directory: target) }
-            guard (try? FileSystem.makeDirectories(base)) != nil else { continue }
             let aside = base + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
             guard write(files, to: aside) else {
                 try? FileManager.default.removeItem(atPath: aside)
@@ -84,6 +89,19 @@ public struct TemplateLibrary: Sendable {
             try? FileManager.default.removeItem(atPath: aside)
         }
         return nil
+    }
+
+    /// Creates `base` and its missing parents (0700) and says whether it is a real folder
+    /// of this user's, not a symbolic link and not writable by every user.
+    static func isPrivateFolder(_ base: String) -> Bool {
+        var current = ""
+        for part in base.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o700) != 0 && errno != EEXIST { return false }
+        }
+        var info = stat()
+        return lstat(base, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            && info.st_uid == geteuid() && info.st_mode & 0o002 == 0
     }
 
     static func isOwned(_ folder: String) -> Bool {

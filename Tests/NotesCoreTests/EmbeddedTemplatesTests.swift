@@ -42,4 +42,24 @@ import Testing
             contentsOf: URL(fileURLWithPath: again.directory + "/workspace/.notes/config.yml"))
         #expect(!String(decoding: bytes, as: UTF8.self).contains("planted"))
     }
+
+    /// Issue 34's fault 6, for the templates: a cache folder planted as a symbolic link (in a
+    /// shared folder such as /tmp, by another user) is never written through.
+    @Test func aCacheFolderThatIsASymbolicLinkIsPassedOver() throws {
+        let tmp = TemporaryDirectory()
+        try FileManager.default.createDirectory(
+            atPath: tmp.path + "/cache", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: tmp.path + "/elsewhere", withIntermediateDirectories: true)
+        #expect(symlink(tmp.path + "/elsewhere", tmp.path + "/cache/notes") == 0)
+        let environment = ["XDG_CACHE_HOME": tmp.path + "/cache", "HOME": tmp.path + "/home"]
+        let library = try #require(TemplateLibrary.embedded(environment: environment))
+        #expect(library.directory.hasPrefix(tmp.path + "/home/.cache/notes/templates-"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path + "/elsewhere") == [])
+        for folder in ["/home/.cache", "/home/.cache/notes"] {
+            var info = stat()
+            #expect(lstat(tmp.path + folder, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o700, "\(folder) is private")
+        }
+    }
 }
