@@ -50,6 +50,11 @@ public enum LockWait {
         guard let pid = parts.first, !pid.isEmpty, pid.allSatisfy(\.isNumber) else {
             return "another notes process"
         }
+        // The record outlives its writer: a holder that writes none (another program's
+        // `flock`) must not be reported as a process that has exited, whose pid may be reused.
+        if let number = pid_t(pid), kill(number, 0) != 0, errno == ESRCH {
+            return "another process (the last notes process recorded there, pid \(pid), has exited)"
+        }
         var description = "another notes process, pid \(pid)"
         var extras: [String] = []
         if parts.count > 1, !parts[1].isEmpty { extras.append("`\(parts[1])`") }

@@ -460,6 +460,30 @@ class StoppedWriter(unittest.TestCase):
             ws.cleanup()
 
 
+class StaleHolderRecord(unittest.TestCase):
+    """Item 3: the lock file's record outlives its writer; a holder that wrote none (another
+    program's `flock`) is never reported as the exited notes process the record names."""
+
+    def test_a_holder_without_a_record_is_not_named_after_an_exited_process(self):
+        ws = Workspace()
+        try:
+            notes("append", "Journal/a.md", "first", ws=ws, check=True)
+            lock = ws.root / ".notes" / "lock"
+            recorded = lock.read_text().split("\t")[0]
+            self.assertTrue(recorded.isdigit(), lock.read_text())
+            self.assertFalse(Path(f"/proc/{recorded}").exists(), "the append that wrote the record has exited")
+            with open(lock, "rb") as held:
+                fcntl.flock(held, fcntl.LOCK_EX)
+                result = notes("append", "Journal/a.md", "second", ws=ws, env={"NOTES_LOCK_TIMEOUT": "1"})
+            self.assertEqual(result.returncode, 2, result.stderr)
+            one_clean_line(self, result, "busy")
+            self.assertIn("busy", result.stderr)
+            self.assertNotIn(f"pid {recorded} (", result.stderr, "the exited process is not named as the holder")
+            self.assertIn("has exited", result.stderr)
+        finally:
+            ws.cleanup()
+
+
 class StoppedWatcher(unittest.TestCase):
     """Item 3: a `notes watch` stopped (SIGSTOP, Ctrl-Z) keeps its watch lease, but it
     refreshes nothing: reading commands must not trust it and answer from a stale index."""
