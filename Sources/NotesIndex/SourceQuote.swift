@@ -281,6 +281,7 @@ public struct QuotedFile: Sendable {
     static let large = 64 * 1024
 
     public init(_ bytes: [UInt8]) {
+        let bytes = Self.loneCarriageReturnsAsNewlines(bytes)
         self.bytes = bytes
         var checkpoints = [0]
         var counts: [Int] = []
@@ -308,6 +309,19 @@ public struct QuotedFile: Sendable {
         }
         self.checkpoints = checkpoints
         self.counts = counts
+    }
+
+    /// `bytes` with each \r that no \n follows (CR-only line endings) replaced by \n: such
+    /// a \r ends a line, as the index counts lines. Byte for byte, so offsets are kept, and
+    /// no quote changes (a quote never spans the end of its line).
+    static func loneCarriageReturnsAsNewlines(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(0x0D) else { return bytes }
+        var lines = bytes
+        for i in lines.indices
+        where lines[i] == 0x0D && (i + 1 == lines.count || lines[i + 1] != 0x0A) {
+            lines[i] = 0x0A
+        }
+        return lines
     }
 
     /// Whether `text` occurs exactly once in the file.

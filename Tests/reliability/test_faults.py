@@ -1208,6 +1208,20 @@ class Leftovers(unittest.TestCase):
         self.assertIn("Second heading", snippet, "the section's heading")
         self.assertIn('"line": 7', snippet.replace('"line":7', '"line": 7'), "the line number counts CRs")
         self.assertEqual(notes("search", "alpha", "-l", ws=self.ws, check=True).stdout.strip().splitlines(), ["Research/cr.md"])
+        # Reading agrees with search on what line 7 is, for the person and the agent.
+        read = json.loads(notes("read", "Research/cr.md", "--offset", "7", "--limit", "1", "--json", ws=self.ws, check=True).stdout)
+        self.assertEqual(read["total_lines"], 7, read)
+        self.assertEqual(read["content"].rstrip("\r"), "body words bravo zulu.", read)
+
+        async def agent():
+            async with session(self.ws) as s:
+                found = await call(s, "search", query="bravo")
+                hit = next(h for h in found["hits"] if h["path"] == "Research/cr.md")
+                self.assertEqual((hit["line"], hit["text"]), (7, "body words bravo zulu."), hit)
+                window = await call(s, "read_file", path="Research/cr.md", offset=7, limit=1)
+                self.assertEqual(window["content"].rstrip("\r"), "body words bravo zulu.", window)
+                self.assertEqual(window["total_lines"], 7, window)
+        asyncio.run(asyncio.wait_for(agent(), timeout=120))
 
     def test_stderr_that_cannot_be_written_never_traps(self):
         runs = 0
