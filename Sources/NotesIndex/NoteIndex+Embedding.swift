@@ -47,6 +47,20 @@ extension NoteIndex {
                         arguments: [embedder.identifier])
                     changed = true
                 }
+                let layout = try String.fetchOne(
+                    db, sql: "SELECT value FROM meta WHERE key = 'passage_layout'")
+                if layout != TextChunks.layout {
+                    // Passages of an older layout: the first sections', which gained the
+                    // title passage, are made again (the others are the same).
+                    try db.execute(
+                        sql: "DELETE FROM chunks WHERE section_id & ? = 0",
+                        arguments: [IndexSchema.rowsPerFile - 1])
+                    try db.execute(
+                        sql:
+                            "INSERT OR REPLACE INTO meta (key, value) VALUES ('passage_layout', ?)",
+                        arguments: [TextChunks.layout])
+                    changed = true
+                }
                 try db.execute(
                     sql: """
                         DELETE FROM chunks WHERE NOT EXISTS
@@ -94,7 +108,8 @@ extension NoteIndex {
                         return TextChunks.chunks(
                             title: FTSText.display(row["title"]),
                             heading: FTSText.display(row["heading"]),
-                            body: FTSText.display(row["body"]))
+                            body: FTSText.display(row["body"]),
+                            titlePassage: section.id & (IndexSchema.rowsPerFile - 1) == 0)
                     }
                 }
                 let vectors = try embedder.embed(texts.flatMap { $0.map(\.text) })

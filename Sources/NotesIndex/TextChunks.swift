@@ -19,7 +19,18 @@ enum TextChunks {
     /// whole sentence.
     static let charactersPerWord = 2
 
-    static func chunks(title: String, heading: String, body: String) -> [Chunk] {
+    /// What the passages of a section are; stored vectors of another layout are made again
+    /// (``NoteIndex/embedPending(with:progress:shouldStop:)``).
+    /// 2: a file's first section also has its title alone as a passage.
+    static let layout = "2"
+
+    /// - Parameter titlePassage: the section is its file's first: the title alone is a
+    ///   passage too. A title says what a note is about in a few words ("Reading list"),
+    ///   which the passages, mostly its text, say only diluted: a question about what a
+    ///   note is finds it by that vector.
+    static func chunks(title: String, heading: String, body: String, titlePassage: Bool = false)
+        -> [Chunk]
+    {
         // Words with the line each starts on.
         var words: [(text: Substring, line: Int)] = []
         var line = 0
@@ -59,6 +70,7 @@ enum TextChunks {
             if end == words.count { break }
             start = end - overlap
         }
+        if titlePassage && !title.isEmpty { result.append(Chunk(text: title, line: 0)) }
         return result
     }
 }

@@ -396,5 +396,50 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         let long = TextChunks.chunks(
             title: "T", heading: "H", body: String(repeating: "word ", count: 10_000))
         #expect(long.count == TextChunks.maxChunksPerSection)
+        // A file's first section also has its title alone.
+        let first = TextChunks.chunks(
+            title: "Book", heading: "Chapter 1", body: "intro line\n" + words, titlePassage: true)
+        #expect(first.count == 4 && first.last == TextChunks.Chunk(text: "Book", line: 0))
+        #expect(first.dropLast() == chunks[...])
+    }
+
+    @Test func aNoteIsFoundByWhatItsTitleSaysThoughItsTextIsAboutSomethingElse() throws {
+        // The text's one passage is mostly about engines: only the title says "roses".
+        fixture.write(
+            "home/shed.md",
+            "# Roses\n\nThe car engine, the vehicle engine, the automobile engine, an engine.\n")
+        let (index, embedder) = try embedded()
+        let results = try fixture.search("flowers", index) {
+            $0.embedder = embedder
+            $0.mode = .semantic
+        }
+        #expect(results.hits.map(\.path).contains("home/shed.md"))
+        // Its snippet is its text, not the bare title.
+        #expect(results.hits.first { $0.path == "home/shed.md" }?.snippets.first?.line == 3)
+    }
+
+    @Test func passagesOfAnOlderLayoutAreMadeAgainForFirstSectionsOnly() throws {
+        let (index, embedder) = try embedded()
+        let before = try chunkCount(index)
+        try DatabaseQueue(path: index.databasePath).write { db in
+            // As an index embedded before title passages: none, and no layout recorded.
+            try db.execute(
+                sql: "DELETE FROM chunks WHERE section_id & ? = 0 AND ordinal > 0",
+                arguments: [IndexSchema.rowsPerFile - 1])
+            try db.execute(sql: "DELETE FROM meta WHERE key = 'passage_layout'")
+        }
+        #expect(try chunkCount(index) < before)
+        let made = embedder.embedded.count
+        #expect(try index.embedPending(with: embedder) > 0)
+        #expect(try chunkCount(index) == before)
+        // Only first sections were embedded again (all their passages); later ones kept theirs.
+        let firstSections = try DatabaseQueue(path: index.databasePath).read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM chunks WHERE section_id & ? = 0",
+                arguments: [IndexSchema.rowsPerFile - 1])!
+        }
+        #expect(embedder.embedded.count - made == firstSections)
+        #expect(embedder.embedded[made...].contains("Whales"))
+        #expect(try index.embedPending(with: embedder) == 0)
     }
 }
