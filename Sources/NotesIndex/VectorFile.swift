@@ -87,7 +87,7 @@ enum VectorFile {
         let size = byteCount(passages: table.count, dimensions: table.dimensions)
         var bytes = [UInt8](repeating: 0, count: size)
         bytes.withUnsafeMutableBytes { out in
-            out.copyMemory(from: UnsafeRawBufferPointer(start: magic, count: 8))
+            magic.withUnsafeBytes { out.copyMemory(from: $0) }
             out.storeBytes(of: version.littleEndian, toByteOffset: 8, as: UInt32.self)
             out.storeBytes(
                 of: UInt32(table.dimensions).littleEndian, toByteOffset: 12, as: UInt32.self)
