@@ -77,10 +77,18 @@ enum VectorFile {
         return VectorTable(generation: generation, dimensions: dimensions, storage: storage)
     }
 
-    /// Writes `table` to `directory` (a new file renamed over the old one). Best effort: a
-    /// folder that cannot take it leaves the readers loading from the database.
+    /// Writes `table` to `directory` (a new file renamed over the old one), or removes the
+    /// file when the table is empty. Best effort: a folder that cannot take it leaves the
+    /// readers loading from the database.
     static func write(_ table: VectorTable, directory: String) {
-        guard table.count > 0, table.dimensions > 0, !table.generation.isEmpty,
+        if table.count == 0 {
+            // No vectors (a rebuild, every passage dropped): no file either, so that a
+            // command's guess that a search will compare vectors (``hasStoredVectors``)
+            // does not start the model for nothing.
+            unlink(directory + "/" + fileName)
+            return
+        }
+        guard table.dimensions > 0, !table.generation.isEmpty,
             table.generation.utf8.count <= generationBytes,
             UInt32(1).littleEndian == 1
         else { return }

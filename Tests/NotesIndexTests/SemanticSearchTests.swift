@@ -262,6 +262,20 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(half.workDone * 2 < half.workTotal)
     }
 
+    @Test func aRebuildWithoutVectorsLeavesNoVectorFileBehind() throws {
+        let (index, embedder) = try embedded()
+        let question = "where was the leviathan seen"
+        _ = try fixture.search(question, index) { $0.embedder = embedder }
+        #expect(NoteIndex.hasStoredVectors(directory: index.directory))
+        try index.rebuild()  // words only: the vectors are gone until the next pass
+        let results = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
+        #expect(results.mode == .lexical)
+        #expect(!NoteIndex.hasStoredVectors(directory: index.directory))
+        try index.embedPending(with: embedder)
+        _ = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
+        #expect(NoteIndex.hasStoredVectors(directory: index.directory))
+    }
+
     @Test func theVectorFileHoldsTheTableAndAStaleOrBrokenOneIsIgnored() throws {
         let (index, embedder) = try embedded()
         let question = "where was the leviathan seen"
