@@ -80,3 +80,14 @@ extension Substring {
         return String(core)
     }
 }
+
+/// Where lines end in text bytes, as the index counts them (DocumentParser): after a `\n`,
+/// and after a `\r` no `\n` follows (CR-only line endings), so a line number means the same
+/// line to `read`, to search's quotes and to the index.
+public enum LineEnds {
+    /// Whether the byte at `i` ends a line.
+    @inlinable
+    public static func endsLine(_ bytes: [UInt8], at i: Int) -> Bool {
+        bytes[i] == 0x0A || (bytes[i] == 0x0D && (i + 1 == bytes.count || bytes[i + 1] != 0x0A))
+    }
+}

@@ -78,12 +78,11 @@ extension Workspace {
             }
             effective = stated.effective(mtimeSeconds: mtime)
         }
-        // Where each line starts in the text's UTF-8 bytes: a line ends after its \n, or
-        // after a \r not followed by one (CR-only line endings), as the index counts lines.
+        // Where each line starts in the text's UTF-8 bytes (``LineEnds``).
         let utf8 = Array(text.utf8)
         var starts: [Int] = utf8.isEmpty ? [] : [0]
-        for (i, byte) in utf8.enumerated() where i + 1 < utf8.count {
-            if byte == 0x0A || (byte == 0x0D && utf8[i + 1] != 0x0A) { starts.append(i + 1) }
+        for i in utf8.indices where i + 1 < utf8.count && LineEnds.endsLine(utf8, at: i) {
+            starts.append(i + 1)
         }
         let totalLines = starts.count
         let first = max(1, offset ?? 1)

@@ -311,14 +311,13 @@ public struct QuotedFile: Sendable {
         self.counts = counts
     }
 
-    /// `bytes` with each \r that no \n follows (CR-only line endings) replaced by \n: such
-    /// a \r ends a line, as the index counts lines. Byte for byte, so offsets are kept, and
+    /// `bytes` with each \r that ends a line (``LineEnds``: CR-only line endings) replaced
+    /// by \n. Byte for byte, so offsets are kept, and
     /// no quote changes (a quote never spans the end of its line).
     static func loneCarriageReturnsAsNewlines(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.contains(0x0D) else { return bytes }
         var lines = bytes
-        for i in lines.indices
-        where lines[i] == 0x0D && (i + 1 == lines.count || lines[i + 1] != 0x0A) {
+        for i in bytes.indices where bytes[i] == 0x0D && LineEnds.endsLine(bytes, at: i) {
             lines[i] = 0x0A
         }
         return lines
