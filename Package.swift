@@ -55,7 +55,8 @@ let package = Package(
         // `openat2` with RESOLVE_NO_SYMLINKS (no glibc wrapper), reads that refuse a folder
         // swapped for a symlink in one system call (no_follow_open.h); `statfs`'s filesystem
         // type, whether folder ctimes can be trusted to skip listing unchanged folders
-        // (folder_times.h).
+        // (folder_times.h); `sync_file_range`, a first build's file written out while it is
+        // built instead of all at its fsync (writeback.h).
         .target(name: "CSystemCalls"),
         // Float kernels for short inputs, chosen at run time from the CPU's features (AVX-512,
         // AVX2+FMA, portable C): the embedding model's products for a query's few tokens,
@@ -101,7 +102,8 @@ let package = Package(
         .target(
             name: "NotesIndex",
             dependencies: [
-                "NotesCore", "NotesDocuments", "CSQLiteExtensions", "CVectorKernels",
+                "NotesCore", "NotesDocuments", "CSQLiteExtensions", "CSystemCalls",
+                "CVectorKernels",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

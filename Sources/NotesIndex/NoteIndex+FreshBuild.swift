@@ -70,8 +70,12 @@ extension NoteIndex {
         guard let queue = createBuildingDatabase(at: temporary) else { return .declined }
         let writer = IndexWriter(
             pool: queue, mode: .freshBuild, racyBefore: racyBefore, policy: workspace.config.policy)
-        report.outsideEdits = index(work, with: writer, report: &report, progress: progress)
+        let writeback = Writeback(path: temporary)
+        report.outsideEdits = index(
+            work, with: writer, report: &report, progress: progress,
+            afterEachBatch: writeback.start)
         writer.finish()
+        writeback.start()
         do {
             if let failure = writer.failure { throw failure }
             let began = Timestamp.now()

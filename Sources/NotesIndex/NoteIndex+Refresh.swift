@@ -353,10 +353,12 @@ extension NoteIndex {
     /// below the writer's priority) while `writer` applies the previous batch. Each batch's
     /// outside edits (known files whose bytes changed without notes) go to the ledger, which
     /// answers with the provenance its rows are written with (``ChangeLedger``); returns them
-    /// all. The caller finishes the writer.
+    /// all. The caller finishes the writer. `afterEachBatch` runs on the writer's queue after
+    /// each batch is written.
     func index(
         _ work: [PendingFile], with writer: IndexWriter, report: inout RefreshReport,
-        progress: (@Sendable (RefreshProgress) -> Void)?
+        progress: (@Sendable (RefreshProgress) -> Void)?,
+        afterEachBatch: (@Sendable () -> Void)? = nil
     ) -> [OutsideEdit] {
         var outsideEdits: [OutsideEdit] = []
         let limits = (
@@ -408,6 +410,7 @@ extension NoteIndex {
                 writesProvenance ? (ledger ?? StatedProvenance()).settle(edits) : unsettled
             writeQueue.async {
                 writer.write(items, provenance: provenance)
+                afterEachBatch?()
                 inFlight.signal()
             }
         }

@@ -1,3 +1,4 @@
+import CSystemCalls
 import Foundation
 import GRDB
 import NotesCore
@@ -215,6 +216,24 @@ import Testing
             try small.search("tag:red keyword", smallIndex).hits.map(\.path).sorted() == [
                 "a.md", "b.md",
             ])
+    }
+
+    /// The hint a first build gives the kernel so that its final fsync has little left
+    /// (Linux): it must act on an open file and report a bad descriptor, not ignore it.
+    @Test func writebackStartsOnAFileAndRefusesABadDescriptor() throws {
+        let f = IndexFixture(filler: 0)
+        let path = f.root + "/written.bin"
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(repeating: 1, count: 1 << 20)))
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        #expect(notes_start_writeback(fd) == 0)
+        close(fd)
+        // -1, not the closed number: tests run in parallel and another may reuse it.
+        errno = 0
+        #expect(notes_start_writeback(-1) == -1)
+        #expect(errno == EBADF)
     }
 
     @Test func aLeftoverFromACrashedBuildIsRemovedByTheNextOpen() throws {
