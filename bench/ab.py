@@ -220,7 +220,8 @@ def main():
         arms.append((f"A again: {a.binaries[0]}", os.path.abspath(a.binaries[0])))
 
     work = tempfile.mkdtemp(prefix="notes-ab-")
-    env = dict(os.environ, NO_COLOR="1", NOTES_NO_PROGRESS="1")
+    # Words only, as in the headline run: an installed model would make `index` embed too.
+    env = dict(os.environ, NO_COLOR="1", NOTES_NO_PROGRESS="1", NOTES_MODEL_DIR="/nonexistent/notes-ab-no-model")
     try:
         shared = os.path.join(work, "index")
         if not first_build:
