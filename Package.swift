@@ -49,7 +49,8 @@ let package = Package(
         // FTS5 tokens recorded on the parsing threads and replayed by the writer's INSERTs, so
         // the single writer skips tokenizing (it sits between two FTS5 C interfaces:
         // token_replay.h); the index's WAL kept between processes, so read-only commands write
-        // nothing (`sqlite3_db_config` is variadic: wal_sharing.h).
+        // nothing (`sqlite3_db_config` is variadic: wal_sharing.h); BM25 as FTS5 computes it,
+        // with the sections' lengths in memory in a long-lived process (section_rank.h).
         .target(name: "CSQLiteExtensions", linkerSettings: [.linkedLibrary("sqlite3")]),
         // POSIX and Linux calls Swift's Glibc module does not offer (Sources/CSystemCalls/include/):
         // `openat2` with RESOLVE_NO_SYMLINKS (no glibc wrapper), reads that refuse a folder

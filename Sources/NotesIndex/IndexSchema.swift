@@ -25,17 +25,20 @@ enum IndexSchema {
 
     /// BM25 column weights for (title, heading, tags, body): title ≫ headings, tags ≫ body.
     static let weights = (title: 10.0, heading: 4.0, tags: 6.0, body: 1.0)
-    /// The ranking expression. `NOTES_FIELD_WEIGHTS=t,h,g,b` overrides the weights: a
+    /// The weights as SQL arguments. `NOTES_FIELD_WEIGHTS=t,h,g,b` overrides them: a
     /// benchmarking knob (bench/run.py measures known-item success with and without them).
-    static let bm25: String = {
+    private static let weightArguments: String = {
         if let text = ProcessInfo.processInfo.environment["NOTES_FIELD_WEIGHTS"] {
             let values = text.split(separator: ",").compactMap { Double($0) }
-            if values.count == 4 {
-                return "bm25(fts, \(values[0]), \(values[1]), \(values[2]), \(values[3]))"
-            }
+            if values.count == 4 { return values.map { "\($0)" }.joined(separator: ", ") }
         }
-        return "bm25(fts, \(weights.title), \(weights.heading), \(weights.tags), \(weights.body))"
+        return "\(weights.title), \(weights.heading), \(weights.tags), \(weights.body)"
     }()
+    /// The ranking expression: BM25 with the weights, as `notes_rank` computes it (equal to
+    /// FTS5's `bm25()`; ``SectionRank``).
+    static let ranking = "notes_rank(fts, \(weightArguments))"
+    /// The same with FTS5's own `bm25()` (the reference `notes_rank` is tested against).
+    static let bm25 = "bm25(fts, \(weightArguments))"
 
     /// A file's rows in `sections`, `metadata`, `links` and `diagnostics` are numbered below 2^24.
     static let sectionBits: Int64 = 24

@@ -274,7 +274,9 @@ public final class NoteIndex: Sendable {
     /// are read as usual).
     static let mapSize = 2_147_418_112
 
-    static func configuration(policy: PathPolicy, mapped: Bool) -> Configuration {
+    /// The reading connections' set-up. `mapped` (a long-lived process) also shares the
+    /// sections' lengths between searches (``SectionRank``).
+    static func configuration(path: String, policy: PathPolicy, mapped: Bool) -> Configuration {
         var config = Configuration()
         config.busyMode = .timeout(busyTimeout)
         config.prepareDatabase { db in
@@ -282,6 +284,7 @@ public final class NoteIndex: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             if mapped { try db.execute(sql: "PRAGMA mmap_size = \(mapSize)") }
             try TokenReplay.register(db)
+            try SectionRank.register(db, path: path, sharingLengths: mapped)
             db.add(function: PathGlobFunction.make())
             db.add(function: ProtectedPathFunction.make(policy))
         }
@@ -292,7 +295,7 @@ public final class NoteIndex: Sendable {
         -> DatabasePool
     {
         let pool = try openPool(
-            path: path, configuration: configuration(policy: policy, mapped: mapped))
+            path: path, configuration: configuration(path: path, policy: policy, mapped: mapped))
         let triggers =
             "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '\(IndexSchema.layoutTriggerPrefix)%'"
         func stored(_ db: Database) throws -> (version: String?, root: String?, triggers: Int) {

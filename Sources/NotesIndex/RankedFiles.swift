@@ -94,7 +94,8 @@ struct RankedFiles {
     init(match: String, plainWords: Int? = nil, _ db: Database) throws {
         let ranking = PlainWordsRanking.current
         let statement = try db.cachedStatement(
-            sql: "SELECT rowid, \(IndexSchema.bm25), notes_matched(fts) FROM fts WHERE fts MATCH ?")
+            sql: "SELECT rowid, \(IndexSchema.ranking), notes_matched(fts) FROM fts"
+                + " WHERE fts MATCH ?")
         try statement.setArguments([match])
         // Raw column reads: a common word matches thousands of sections, and decoding each
         // through GRDB's `Row` was a large share of the ranking's cost.
