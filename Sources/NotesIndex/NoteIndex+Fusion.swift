@@ -114,11 +114,15 @@ extension NoteIndex {
     /// `embedded`: the files that have vectors. A file found by words that has none yet (a
     /// note written a moment ago) cannot be judged by meaning, so its rank by words stands
     /// in for its rank by meaning rather than leaving it below every file both sides found.
+    ///
+    /// `best`: only the first `best` entries are wanted (a page by relevance), and any tied
+    /// in key with the last of them (ties are broken by path, which needs the rows); the
+    /// rest are counted, not ordered. Nil: every entry, in order.
     static func fused(
         _ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)],
         mode: SearchMode, wordsFirst: Bool,
-        titled: Set<Int64> = [], embedded: Set<Int64>? = nil
-    ) -> [FusedEntry] {
+        titled: Set<Int64> = [], embedded: Set<Int64>? = nil, best: Int? = nil
+    ) -> (entries: [FusedEntry], total: Int) {
         // Ordered as plain values (a file's index in `ranked`, not its sections): thousands
         // of files match a common word, and sorting entries that hold arrays copies them.
         struct Slot {
@@ -143,9 +147,11 @@ extension NoteIndex {
                     relevance: Double($0.passage.similarity), words: -1, meaning: $0.passage)
             }
         } else {
-            let byWords = files.indices.sorted {
-                (files[$0].score, files[$0].id) < (files[$1].score, files[$1].id)
+            var byScore = files.indices.map {
+                Ranked(score: files[$0].score, id: files[$0].id, at: $0)
             }
+            byScore.sort()
+            let byWords = byScore.map(\.at)
             let weight = wordsFirst ? 1 : semanticWeight
             slots.reserveCapacity(byWords.count + nearest.count)
             for (rank, index) in byWords.enumerated() {
@@ -171,12 +177,52 @@ extension NoteIndex {
                         meaning: meaning.passage))
             }
         }
-        slots.sort { ($0.key, $0.file) < ($1.key, $1.file) }
-        return slots.map {
+        let before = { (a: Slot, b: Slot) in (a.key, a.file) < (b.key, b.file) }
+        let total = slots.count
+        if let best, best > 0, slots.count > best {
+            slots = Self.first(best, of: slots, by: before, tied: { $0.key == $1.key })
+        } else {
+            slots.sort(by: before)
+        }
+        let entries = slots.map {
             FusedEntry(
                 file: $0.file, key: $0.key, relevance: $0.relevance,
                 words: $0.words >= 0 ? files[$0.words] : nil, meaning: $0.meaning)
         }
+        return (entries, total)
+    }
+
+    /// A file's words score, for ordering files by it (lower first, then by id).
+    private struct Ranked: Comparable {
+        let score: Double
+        let id: Int64
+        let at: Int
+        static func < (a: Ranked, b: Ranked) -> Bool { (a.score, a.id) < (b.score, b.id) }
+    }
+
+    /// The first `count` of `items` in the order `before`, followed by the others `tied` with
+    /// the last of them, in order: one pass keeping a short sorted list, where sorting every
+    /// item would cost more than the page needs (a common word matches thousands of files).
+    static func first<T>(
+        _ count: Int, of items: [T], by before: (T, T) -> Bool, tied: (T, T) -> Bool
+    ) -> [T] {
+        var kept: [T] = []
+        kept.reserveCapacity(count + 1)
+        for item in items {
+            if kept.count == count, let last = kept.last, !before(item, last) { continue }
+            var low = 0
+            var high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if before(kept[middle], item) { low = middle + 1 } else { high = middle }
+            }
+            kept.insert(item, at: low)
+            if kept.count > count { kept.removeLast() }
+        }
+        guard let last = kept.last else { return kept }
+        var ties = items.filter { tied($0, last) && before(last, $0) }
+        ties.sort(by: before)
+        return kept + ties
     }
 
     /// A file found by meaning alone: the line of its best passage that holds most of the

@@ -48,11 +48,13 @@ extension NoteIndex {
                 let order = Self.fused(
                     words.ranked, nearest.files, mode: mode,
                     wordsFirst: plainWords == nil, titled: words.titled,
-                    embedded: nearest.embeddedFiles)
-                let page = try Self.page(of: order, sort: query.sort, limit: limit, db)
+                    embedded: nearest.embeddedFiles,
+                    best: query.sort == .relevance ? limit : nil)
+                let page = try Self.page(
+                    of: order.entries, sort: query.sort, limit: limit, db)
                 let hits = try Self.hits(
                     page, query: query, match: match, byMeaning: nearest.searched, db)
-                var results = SearchResults(query: query.text, total: order.count, hits: hits)
+                var results = SearchResults(query: query.text, total: order.total, hits: hits)
                 if nearest.saturated && mode != .lexical { results.totalAtLeast = true }
                 results.mode = mode
                 if let plainWords, mode != .semantic {
@@ -92,14 +94,19 @@ extension NoteIndex {
             match != nil || query.mode == .semantic, !query.semanticText.isEmpty
         else { return side }
         if let embedder = query.embedder {
-            let (known, table) = try quickCoverage()
-            side.coverage = known
-            if known.embeddedFiles > 0, let model = known.model {
-                side.pending = PendingNearest(
-                    embedder, text: query.semanticText, storedModel: model, in: table,
-                    limit: Self.semanticDepth)
-                side.table = table
-                side.mode = query.mode ?? .hybrid
+            do {
+                side.coverage = try storedVectors { table, model in
+                    guard table.count > 0, let model else { return }
+                    side.pending = PendingNearest(
+                        embedder, text: query.semanticText, storedModel: model, in: table,
+                        limit: Self.semanticDepth)
+                    side.table = table
+                    side.mode = query.mode ?? .hybrid
+                }
+            } catch {
+                // That thread may still run the model (as in searchOnce).
+                _ = try? side.pending?.wait()
+                throw error
             }
         }
         if query.mode == .semantic && side.pending == nil { throw Self.noMeaningSide(query) }

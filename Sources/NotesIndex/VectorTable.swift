@@ -34,6 +34,9 @@ struct VectorTable: Sendable {
         let lines: UnsafeBufferPointer<Int32>
         let scales: UnsafeBufferPointer<Float>
         let values: UnsafeBufferPointer<Int8>
+        /// The files with passages, made at the first search that asks (a long-lived process
+        /// keeps the table, and so the set, until the vectors change).
+        let fileSet = Locked<Set<Int64>?>(nil)
         private let release: () -> Void
 
         init(
@@ -143,13 +146,17 @@ struct VectorTable: Sendable {
 
     /// The files that have passages.
     var files: Set<Int64> {
-        var files = Set<Int64>(minimumCapacity: count / 2)
-        var last: Int64 = -1
-        for id in sectionIDs where id >> IndexSchema.sectionBits != last {
-            last = id >> IndexSchema.sectionBits
-            files.insert(last)
+        storage.fileSet.withLock { known in
+            if let known { return known }
+            var files = Set<Int64>(minimumCapacity: count / 2)
+            var last: Int64 = -1
+            for id in sectionIDs where id >> IndexSchema.sectionBits != last {
+                last = id >> IndexSchema.sectionBits
+                files.insert(last)
+            }
+            known = files
+            return files
         }
-        return files
     }
 
     /// How many files have passages (each file's rows are adjacent).
@@ -235,21 +242,23 @@ extension VectorTable {
 }
 
 extension NoteIndex {
-    /// Coverage as a search reports it, from the vector table a long-lived process keeps
-    /// (``semanticCoverage()`` counts in SQL, a scan of every passage row).
-    /// Also returns that table.
-    func quickCoverage() throws(NotesError) -> (SemanticCoverage, VectorTable) {
+    /// Coverage as a search reports it, from the vector table (kept by a long-lived process:
+    /// ``vectors(_:)``; ``semanticCoverage()`` counts in SQL, a scan of every passage row).
+    /// `found` gets the table and the model that made it as soon as they are read, before
+    /// the files are counted: a search starts finding the nearest passages meanwhile.
+    func storedVectors(found: (VectorTable, _ model: String?) -> Void) throws(NotesError)
+        -> SemanticCoverage
+    {
         do {
             return try pool.read { db in
                 let table = try vectors(db)
-                let files = try Self.filesWithText(db)
                 let model = try String.fetchOne(
                     db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
-                let embedded = table.fileCount
-                let coverage = SemanticCoverage(
-                    embeddedFiles: min(files, embedded), files: files, model: model,
+                found(table, model)
+                let files = try Self.filesWithText(db)
+                return SemanticCoverage(
+                    embeddedFiles: min(files, table.fileCount), files: files, model: model,
                     passages: table.count)
-                return (coverage, table)
             }
         } catch {
             throw wrap(error)

@@ -91,6 +91,26 @@ import Testing
         #expect(compared > 20, "most random queries should match something")
     }
 
+    /// The page's selection (``NoteIndex/first(_:of:by:tied:)``) is the sorted order's first
+    /// items and every item tied in key with the last of them, on many ties.
+    @Test func theFirstItemsAndTheirTiesAreTheSortedOrdersPrefix() {
+        var random = SeededGenerator(seed: 7)
+        for _ in 0..<300 {
+            let items = (0..<Int.random(in: 0...60, using: &random)).map {
+                (key: Double(Int.random(in: 0..<8, using: &random)), id: Int64($0))
+            }
+            let count = Int.random(in: 1...12, using: &random)
+            let before = { (a: (key: Double, id: Int64), b: (key: Double, id: Int64)) in
+                (a.key, a.id) < (b.key, b.id)
+            }
+            let sorted = items.sorted(by: before)
+            var end = min(count, sorted.count)
+            while end < sorted.count && sorted[end].key == sorted[end - 1].key { end += 1 }
+            let chosen = NoteIndex.first(count, of: items, by: before, tied: { $0.key == $1.key })
+            #expect(chosen.map(\.id) == sorted[..<end].map(\.id), "\(items) first \(count)")
+        }
+    }
+
     /// The all-SQL formulation (what `search` ran before issue 7's second pass).
     static func reference(_ query: SearchQuery, _ database: DatabaseQueue) throws -> (
         total: Int, paths: [String], scores: [Double?], sections: [[String]]
