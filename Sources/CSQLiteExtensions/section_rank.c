@@ -1,6 +1,9 @@
 #include "section_rank.h"
 
 #include <math.h>
+
+// The score's arithmetic exactly as written, as FTS5's bm25() does it (no fused multiply-adds).
+#pragma STDC FP_CONTRACT OFF
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -8,10 +11,12 @@
 
 // ---- the lengths, as read at one state of the table ---------------------------------------
 
-// Every row's length in tokens (all columns), by rowid ascending, with the table's structure
-// and totals records as they were when read: while both are byte-for-byte the same, no row
-// was added, removed or changed (FTS5 writes a new structure, with a larger write counter,
-// for every transaction that changes the table, and the totals with it).
+// Every row's length in tokens (all columns), by rowid ascending, with what identified the
+// table's state when they were read: FTS5's structure and totals records and the database's
+// token (`meta.database_token`, new in every database the index creates). While all three
+// are byte-for-byte the same, no row was added, removed or changed: every transaction that
+// changes the table makes FTS5 add or merge a segment, which rewrites the structure record,
+// and the token tells a database put in place of another (a rebuild) from the one before.
 typedef struct {
     int references;
     sqlite3_int64 count;
@@ -21,6 +26,8 @@ typedef struct {
     int structure_length;
     void *totals;
     int totals_length;
+    void *token;
+    int token_length;
 } size_table;
 
 struct notes_section_sizes {
@@ -36,6 +43,7 @@ static void table_release(size_table *t) {
     free(t->lengths);
     free(t->structure);
     free(t->totals);
+    free(t->token);
     free(t);
 }
 
@@ -65,23 +73,24 @@ long notes_section_sizes_loads(notes_section_sizes *s) {
 
 static void sizes_destroy(void *p) { notes_section_sizes_release(p); }
 
-/// Reads one record of `fts_data` (malloc'ed copy into *bytes). SQLITE_OK also when absent.
-static int read_record(sqlite3 *db, int id, void **bytes, int *length) {
+/// Runs `sql` (`id` bound to its parameter, if it has one) and copies the first column of its row into *bytes
+/// (malloc'ed). SQLITE_OK also when there is no row (*bytes NULL, *length 0).
+static int read_value(sqlite3 *db, const char *sql, int id, void **bytes, int *length) {
     sqlite3_stmt *statement = NULL;
     *bytes = NULL;
     *length = 0;
-    int rc = sqlite3_prepare_v2(db, "SELECT block FROM main.fts_data WHERE id = ?", -1, &statement, NULL);
+    int rc = sqlite3_prepare_v2(db, sql, -1, &statement, NULL);
     if (rc != SQLITE_OK) return rc;
-    sqlite3_bind_int(statement, 1, id);
+    if (sqlite3_bind_parameter_count(statement) > 0) sqlite3_bind_int(statement, 1, id);
     rc = sqlite3_step(statement);
     if (rc == SQLITE_ROW) {
         int n = sqlite3_column_bytes(statement, 0);
-        const void *block = sqlite3_column_blob(statement, 0);
+        const void *value = sqlite3_column_blob(statement, 0);
         *bytes = malloc(n > 0 ? (size_t)n : 1);
         if (!*bytes) {
             rc = SQLITE_NOMEM;
         } else {
-            if (n > 0) memcpy(*bytes, block, (size_t)n);
+            if (n > 0) memcpy(*bytes, value, (size_t)n);
             *length = n;
             rc = SQLITE_OK;
         }
@@ -114,16 +123,18 @@ static int record_total(const unsigned char *p, int n) {
     return total;
 }
 
-/// Reads every row's length, in the connection's current snapshot.
-static int table_load(sqlite3 *db, void *structure, int structure_length, void *totals, int totals_length,
-                      size_table **out) {
+/// Reads every row's length, in the connection's current snapshot, into a table that takes
+/// over `stamp`'s records (freed on failure too).
+static int table_load(sqlite3 *db, size_table *stamp, size_table **out) {
     size_table *t = calloc(1, sizeof *t);
-    if (!t) return SQLITE_NOMEM;
+    if (!t) {
+        free(stamp->structure);
+        free(stamp->totals);
+        free(stamp->token);
+        return SQLITE_NOMEM;
+    }
+    *t = *stamp;
     t->references = 1;
-    t->structure = structure;
-    t->structure_length = structure_length;
-    t->totals = totals;
-    t->totals_length = totals_length;
     sqlite3_int64 capacity = 0;
     sqlite3_stmt *statement = NULL;
     int rc = sqlite3_prepare_v2(db, "SELECT id, sz FROM main.fts_docsize ORDER BY id", -1, &statement, NULL);
@@ -151,30 +162,43 @@ static int table_load(sqlite3 *db, void *structure, int structure_length, void *
     return SQLITE_OK;
 }
 
+static int same_stamp(const size_table *a, const size_table *b) {
+    return same_bytes(a->structure, a->structure_length, b->structure, b->structure_length) &&
+           same_bytes(a->totals, a->totals_length, b->totals, b->totals_length) &&
+           same_bytes(a->token, a->token_length, b->token, b->token_length);
+}
+
 /// The lengths for the table as the connection sees it now: the shared ones when they
-/// match its structure and totals, else read again (and shared). A new reference.
+/// match its stamp, else read again (and shared). A new reference.
 static int table_for(sqlite3 *db, notes_section_sizes *s, size_table **out) {
-    void *structure, *totals;
-    int structure_length, totals_length;
-    int rc = read_record(db, 10, &structure, &structure_length);  // FTS5's structure record
-    if (rc != SQLITE_OK) return rc;
-    rc = read_record(db, 1, &totals, &totals_length);  // FTS5's totals ("averages") record
-    if (rc != SQLITE_OK) { free(structure); return rc; }
+    size_table stamp = {0};
+    const char *record = "SELECT block FROM main.fts_data WHERE id = ?";
+    int rc = read_value(db, record, 10, &stamp.structure, &stamp.structure_length);  // FTS5's structure
+    if (rc == SQLITE_OK) rc = read_value(db, record, 1, &stamp.totals, &stamp.totals_length);  // its totals
+    if (rc == SQLITE_OK)
+        rc = read_value(db, "SELECT value FROM main.meta WHERE key = 'database_token'", 0,
+                        &stamp.token, &stamp.token_length);
+    if (rc != SQLITE_OK) {
+        free(stamp.structure);
+        free(stamp.totals);
+        free(stamp.token);
+        return rc;
+    }
     pthread_mutex_lock(&s->lock);
     size_table *current = s->current;
-    if (current && same_bytes(current->structure, current->structure_length, structure, structure_length) &&
-        same_bytes(current->totals, current->totals_length, totals, totals_length)) {
+    if (current && same_stamp(current, &stamp)) {
         __atomic_add_fetch(&current->references, 1, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&s->lock);
-        free(structure);
-        free(totals);
+        free(stamp.structure);
+        free(stamp.totals);
+        free(stamp.token);
         *out = current;
         return SQLITE_OK;
     }
     pthread_mutex_unlock(&s->lock);
     size_table *loaded = NULL;
-    rc = table_load(db, structure, structure_length, totals, totals_length, &loaded);
-    if (rc != SQLITE_OK) return rc;  // table_load freed the records
+    rc = table_load(db, &stamp, &loaded);
+    if (rc != SQLITE_OK) return rc;
     pthread_mutex_lock(&s->lock);
     size_table *old = s->current;
     __atomic_add_fetch(&loaded->references, 1, __ATOMIC_RELAXED);  // the shared one
@@ -233,7 +257,10 @@ static int ranking_start(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3 
             r->idf[i] = idf;
         }
     }
-    if (rc == SQLITE_OK && s) rc = table_for(db, s, &r->lengths);
+    // Inside a write transaction the table may hold rows FTS5 has not counted in its records
+    // yet: such a statement (none today) looks lengths up as bm25() does.
+    if (rc == SQLITE_OK && s && sqlite3_txn_state(db, "main") != SQLITE_TXN_WRITE)
+        rc = table_for(db, s, &r->lengths);
     if (rc != SQLITE_OK) {
         ranking_free(r);
         return rc;
@@ -320,6 +347,7 @@ int notes_rank_register(sqlite3 *db, notes_section_sizes *sizes) {
     if (!api) return SQLITE_ERROR;
     if (sizes) sizes_retain(sizes);
     int rc = api->xCreateFunction(api, "notes_rank", sizes, rank_function, sizes ? sizes_destroy : NULL);
-    // On failure SQLite has already called the destructor with the reference.
+    // FTS5 calls the destructor only for a function it registered.
+    if (rc != SQLITE_OK && sizes) notes_section_sizes_release(sizes);
     return rc;
 }

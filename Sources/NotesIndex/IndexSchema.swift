@@ -60,6 +60,7 @@ enum IndexSchema {
         try db.execute(
             sql: """
                 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                INSERT INTO meta (key, value) VALUES (\(databaseToken));
                 CREATE TABLE files (
                     id INTEGER PRIMARY KEY,
                     path TEXT NOT NULL UNIQUE,
@@ -110,6 +111,11 @@ enum IndexSchema {
             try createLayoutTriggers(db)
         }
     }
+
+    /// `meta.database_token`'s row: a random value new in every database created, so that a
+    /// rebuild put in place of an index is told from it by what kept its lengths
+    /// (``SectionRank``), even when FTS5's records of both read the same.
+    static let databaseToken = "'database_token', hex(randomblob(8))"
 
     /// Triggers that store a new random `meta.layout` token whenever a `files` row is
     /// added, removed, moved or given new stat facts, or a `folders` row changes: the

@@ -70,16 +70,18 @@ extension NoteIndex {
         guard let queue = createBuildingDatabase(at: temporary) else { return .declined }
         let writer = IndexWriter(
             pool: queue, mode: .freshBuild, racyBefore: racyBefore, policy: workspace.config.policy)
-        let writeback = Writeback(path: temporary)
+        // A file that is copied in and removed is never fsynced: no writeback for it.
+        let writeback = copiesIn ? nil : Writeback(path: temporary)
         report.outsideEdits = index(
             work, with: writer, report: &report, progress: progress,
-            afterEachBatch: writeback.start)
+            afterEachBatch: writeback?.start)
         writer.finish()
-        writeback.start()
+        writeback?.start()
         do {
             if let failure = writer.failure { throw failure }
             let began = Timestamp.now()
             try completeSchema(queue, stamps: stamps, rules: rules)
+            writeback?.start()
             if copiesIn {
                 try copyIntoLive(queue)
                 try queue.close()

@@ -179,7 +179,8 @@ extension NoteIndex {
         }
         let before = { (a: Slot, b: Slot) in (a.key, a.file) < (b.key, b.file) }
         let total = slots.count
-        if let best, best > 0, slots.count > best {
+        // The short list moves up to `best` entries per insertion: for a long page, sort.
+        if let best, best > 0, best <= 64, slots.count > best {
             slots = Self.first(best, of: slots, by: before, tied: { $0.key == $1.key })
         } else {
             slots.sort(by: before)

@@ -103,6 +103,11 @@ extension NoteIndex {
                     side.table = table
                     side.mode = query.mode ?? .hybrid
                 }
+                // Passages but no file with text to find (all since removed): words only.
+                if side.coverage?.embeddedFiles == 0, let pending = side.pending {
+                    _ = try? pending.wait()
+                    side = MeaningSide(coverage: side.coverage)
+                }
             } catch {
                 // That thread may still run the model (as in searchOnce).
                 _ = try? side.pending?.wait()

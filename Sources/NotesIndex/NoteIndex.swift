@@ -377,6 +377,8 @@ public final class NoteIndex: Sendable {
                 }
                 try db.execute(sql: "DELETE FROM fts")
                 try db.execute(sql: "DELETE FROM meta WHERE key NOT IN ('schema', 'root')")
+                try db.execute(
+                    sql: "INSERT INTO meta (key, value) VALUES (\(IndexSchema.databaseToken))")
             }
         } catch {
             throw wrap(error)

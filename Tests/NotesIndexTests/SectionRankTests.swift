@@ -88,6 +88,12 @@ import Testing
         Self.expectEqualToBM25(afterRemoval, everyQueryMatches: false)
         #expect(SectionRank.loads(of: path) == before + 3)
         #expect(afterRemoval[0].count < grown[0].count, "the removed note no longer matches")
+
+        // A rebuild by another process puts a new database's contents in place: read again,
+        // even where FTS5's own records could read as before.
+        _ = try f.open().rebuild()
+        Self.expectEqualToBM25(try Self.scores(index), everyQueryMatches: false)
+        #expect(SectionRank.loads(of: path) == before + 4, "a rebuilt index is read again")
     }
 
     /// The search a person and an agent run: a long-lived index answers with the same

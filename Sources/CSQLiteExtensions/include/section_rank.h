@@ -26,9 +26,10 @@ void notes_section_sizes_release(notes_section_sizes *sizes);
 
 /// Registers `notes_rank` on a connection, taking the lengths from `sizes` (which it keeps a
 /// reference to while the connection is open), or from FTS5 row by row when `sizes` is NULL.
-/// The lengths are checked against the table at the start of every ranking statement (its
-/// structure and totals records, which every write to the table changes) and read again, in
-/// the statement's own snapshot, when they differ. Returns an SQLite result code.
+/// The lengths are checked against the table at the start of every ranking statement (FTS5's
+/// structure and totals records, which every write to the table changes, and
+/// `meta.database_token`, new in every database the index creates) and read again, in the
+/// statement's own snapshot, when they differ. Returns an SQLite result code.
 int notes_rank_register(sqlite3 *db, notes_section_sizes *sizes);
 
 /// How many times `sizes` read every length (for tests).
