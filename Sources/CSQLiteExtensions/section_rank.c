@@ -1,5 +1,7 @@
 #include "section_rank.h"
 
+#include "fts5_api_of.h"
+
 #include <math.h>
 
 // The score's arithmetic exactly as written, as FTS5's bm25() does it (no fused multiply-adds).
@@ -332,18 +334,8 @@ static void rank_function(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3
     sqlite3_result_double(result, -1.0 * score);
 }
 
-static fts5_api *fts5_of(sqlite3 *db) {
-    fts5_api *api = NULL;
-    sqlite3_stmt *statement = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &statement, NULL) != SQLITE_OK) return NULL;
-    sqlite3_bind_pointer(statement, 1, (void *)&api, "fts5_api_ptr", NULL);
-    sqlite3_step(statement);
-    sqlite3_finalize(statement);
-    return api;
-}
-
 int notes_rank_register(sqlite3 *db, notes_section_sizes *sizes) {
-    fts5_api *api = fts5_of(db);
+    fts5_api *api = notes_fts5_api_of(db);
     if (!api) return SQLITE_ERROR;
     if (sizes) sizes_retain(sizes);
     int rc = api->xCreateFunction(api, "notes_rank", sizes, rank_function, sizes ? sizes_destroy : NULL);

@@ -1,5 +1,7 @@
 #include "token_replay.h"
 
+#include "fts5_api_of.h"
+
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -53,7 +55,7 @@ static int record_token(void *context, int flags, const char *token, int length,
     return SQLITE_OK;
 }
 
-static fts5_api *api_of(sqlite3 *db) {
+fts5_api *notes_fts5_api_of(sqlite3 *db) {
     fts5_api *api = NULL;
     sqlite3_stmt *statement = NULL;
     if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &statement, NULL) != SQLITE_OK) return NULL;
@@ -88,7 +90,7 @@ static void set_up_recorder(void) {
     }
     if (recorder_argc == 0) return;
     if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) return;
-    fts5_api *api = api_of(db);
+    fts5_api *api = notes_fts5_api_of(db);
     if (!api) return;
     if (api->xFindTokenizer(api, recorder_argv[0], &recorder_context, &recorder_module) != SQLITE_OK) return;
     if (pthread_key_create(&recorder_key, delete_thread_recorder) != 0) return;
@@ -257,7 +259,7 @@ static void matched_phrases(const Fts5ExtensionApi *api, Fts5Context *fts, sqlit
 }
 
 int notes_tokens_register(sqlite3 *db) {
-    fts5_api *api = api_of(db);
+    fts5_api *api = notes_fts5_api_of(db);
     if (!api) return SQLITE_ERROR;
     fts5_tokenizer module = {replay_create, replay_delete, replay_tokenize};
     int rc = api->xCreateTokenizer(api, "notes_replay", api, &module, NULL);
@@ -410,7 +412,7 @@ static void snippet_line(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_
 }
 
 int notes_fts_functions_register(sqlite3 *db) {
-    fts5_api *api = api_of(db);
+    fts5_api *api = notes_fts5_api_of(db);
     if (!api) return SQLITE_ERROR;
     return api->xCreateFunction(api, "notes_snippet", NULL, snippet_line, NULL);
 }

@@ -201,25 +201,12 @@ extension NoteIndex {
         static func < (a: Ranked, b: Ranked) -> Bool { (a.score, a.id) < (b.score, b.id) }
     }
 
-    /// The first `count` of `items` in the order `before`, followed by the others `tied` with
-    /// the last of them, in order: one pass keeping a short sorted list, where sorting every
-    /// item would cost more than the page needs (a common word matches thousands of files).
+    /// The first `count` of `items` in the order `before` (``ShortList``), followed by the
+    /// others `tied` with the last of them, in order.
     static func first<T>(
         _ count: Int, of items: [T], by before: (T, T) -> Bool, tied: (T, T) -> Bool
     ) -> [T] {
-        var kept: [T] = []
-        kept.reserveCapacity(count + 1)
-        for item in items {
-            if kept.count == count, let last = kept.last, !before(item, last) { continue }
-            var low = 0
-            var high = kept.count
-            while low < high {
-                let middle = (low + high) / 2
-                if before(kept[middle], item) { low = middle + 1 } else { high = middle }
-            }
-            kept.insert(item, at: low)
-            if kept.count > count { kept.removeLast() }
-        }
+        let kept = ShortList.first(count, of: items, by: before)
         guard let last = kept.last else { return kept }
         var ties = items.filter { tied($0, last) && before(last, $0) }
         ties.sort(by: before)

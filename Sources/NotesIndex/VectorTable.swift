@@ -199,27 +199,10 @@ struct VectorTable: Sendable {
     }
 
     /// The `limit` most similar of `matches`, most similar first (ties: the earlier row).
-    /// Kept in a short sorted list: most of thousands of files fall below its last entry
-    /// at one comparison, where sorting them all cost a share of a search.
     static func nearest(_ matches: [Match], limit: Int) -> [Match] {
-        func before(_ a: Match, _ b: Match) -> Bool {
+        ShortList.first(limit, of: matches) { a, b in
             (a.similarity, b.row) > (b.similarity, a.row)
         }
-        guard limit > 0 else { return [] }
-        var kept: [Match] = []
-        kept.reserveCapacity(limit + 1)
-        for match in matches {
-            if kept.count == limit, let last = kept.last, !before(match, last) { continue }
-            var low = 0
-            var high = kept.count
-            while low < high {
-                let middle = (low + high) / 2
-                if before(kept[middle], match) { low = middle + 1 } else { high = middle }
-            }
-            kept.insert(match, at: low)
-            if kept.count > limit { kept.removeLast() }
-        }
-        return kept
     }
 }
 
