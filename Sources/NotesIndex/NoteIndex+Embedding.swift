@@ -170,6 +170,27 @@ extension NoteIndex {
             db, sql: "SELECT count(*) FROM files WHERE indexed = 1 AND section_count > 0") ?? 0
     }
 
+    /// Files with text, those of them with passages in `table`, and those whose every
+    /// section has passages there: the count ``semanticCoverage()`` makes in SQL, from the
+    /// table a search has already read (a pass stopped mid-file leaves that file with
+    /// passages but not covered).
+    static func filesWithText(_ db: Database, coveredBy table: VectorTable) throws -> (
+        files: Int, withPassages: Int, covered: Int
+    ) {
+        let leading = table.fileSections.leadingSections
+        var counts = (files: 0, withPassages: 0, covered: 0)
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT id, section_count FROM files WHERE indexed = 1 AND section_count > 0")
+        while let row = try rows.next() {
+            counts.files += 1
+            let sections: Int = row[1]
+            guard let done = leading[row[0]] else { continue }
+            counts.withPassages += 1
+            if done >= min(sections, Int(IndexSchema.rowsPerFile)) { counts.covered += 1 }
+        }
+        return counts
+    }
+
     /// How many indexed files with text have vectors for every section.
     public func semanticCoverage() throws(NotesError) -> SemanticCoverage {
         do {

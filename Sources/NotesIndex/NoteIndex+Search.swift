@@ -95,7 +95,7 @@ extension NoteIndex {
         else { return side }
         if let embedder = query.embedder {
             do {
-                side.coverage = try storedVectors { table, model in
+                let stored = try storedVectors { table, model in
                     guard table.count > 0, let model else { return }
                     side.pending = PendingNearest(
                         embedder, text: query.semanticText, storedModel: model, in: table,
@@ -103,8 +103,9 @@ extension NoteIndex {
                     side.table = table
                     side.mode = query.mode ?? .hybrid
                 }
+                side.coverage = stored.coverage
                 // Passages but no file with text to find (all since removed): words only.
-                if side.coverage?.embeddedFiles == 0, let pending = side.pending {
+                if stored.filesWithPassages == 0, let pending = side.pending {
                     _ = try? pending.wait()
                     side = MeaningSide(coverage: side.coverage)
                 }

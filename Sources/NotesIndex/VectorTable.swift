@@ -35,8 +35,8 @@ struct VectorTable: Sendable {
         let scales: UnsafeBufferPointer<Float>
         let values: UnsafeBufferPointer<Int8>
         /// The files with passages, made at the first search that asks (a long-lived process
-        /// keeps the table, and so the set, until the vectors change).
-        let fileSet = Locked<Set<Int64>?>(nil)
+        /// keeps the table, and so these, until the vectors change).
+        let fileSet = Locked<FileSections?>(nil)
         private let release: () -> Void
 
         init(
@@ -144,31 +144,43 @@ struct VectorTable: Sendable {
         return VectorTable(generation: generation, dimensions: dimensions, storage: storage)
     }
 
-    /// The files that have passages.
-    var files: Set<Int64> {
+    /// Which files have passages, and how far their sections do.
+    struct FileSections {
+        /// The files with at least one passage.
+        var files: Set<Int64> = []
+        /// Per file, how many of its sections, counted from its first, have passages: a
+        /// file is covered when that reaches its section count.
+        var leadingSections: [Int64: Int] = [:]
+    }
+
+    var fileSections: FileSections {
         storage.fileSet.withLock { known in
             if let known { return known }
-            var files = Set<Int64>(minimumCapacity: count / 2)
-            var last: Int64 = -1
-            for id in sectionIDs where id >> IndexSchema.sectionBits != last {
-                last = id >> IndexSchema.sectionBits
-                files.insert(last)
+            var made = FileSections()
+            made.files.reserveCapacity(count / 2)
+            made.leadingSections.reserveCapacity(count / 2)
+            // Rows are ordered by section id (file << sectionBits | ordinal).
+            var file: Int64 = -1
+            var next = 0
+            for id in sectionIDs {
+                let owner = id >> IndexSchema.sectionBits
+                let ordinal = Int(id & (IndexSchema.rowsPerFile - 1))
+                if owner != file {
+                    if file >= 0 { made.leadingSections[file] = next }
+                    made.files.insert(owner)
+                    file = owner
+                    next = 0
+                }
+                if ordinal == next { next += 1 }
             }
-            known = files
-            return files
+            if file >= 0 { made.leadingSections[file] = next }
+            known = made
+            return made
         }
     }
 
-    /// How many files have passages (each file's rows are adjacent).
-    var fileCount: Int {
-        var files = 0
-        var last: Int64 = -1
-        for id in sectionIDs where id >> IndexSchema.sectionBits != last {
-            last = id >> IndexSchema.sectionBits
-            files += 1
-        }
-        return files
-    }
+    /// The files that have passages.
+    var files: Set<Int64> { fileSections.files }
 
     /// One passage's match: its index in the table and its cosine similarity to the query.
     struct Match {
@@ -229,8 +241,10 @@ extension NoteIndex {
     /// ``vectors(_:)``; ``semanticCoverage()`` counts in SQL, a scan of every passage row).
     /// `found` gets the table and the model that made it as soon as they are read, before
     /// the files are counted: a search starts finding the nearest passages meanwhile.
+    /// `filesWithPassages`: files with text that have any passage (a search by meaning can
+    /// find them, covered or not).
     func storedVectors(found: (VectorTable, _ model: String?) -> Void) throws(NotesError)
-        -> SemanticCoverage
+        -> (coverage: SemanticCoverage, filesWithPassages: Int)
     {
         do {
             return try pool.read { db in
@@ -238,10 +252,13 @@ extension NoteIndex {
                 let model = try String.fetchOne(
                     db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
                 found(table, model)
-                let files = try Self.filesWithText(db)
-                return SemanticCoverage(
-                    embeddedFiles: min(files, table.fileCount), files: files, model: model,
-                    passages: table.count)
+                let counts = try Self.filesWithText(db, coveredBy: table)
+                return (
+                    SemanticCoverage(
+                        embeddedFiles: counts.covered, files: counts.files, model: model,
+                        passages: table.count),
+                    counts.withPassages
+                )
             }
         } catch {
             throw wrap(error)

@@ -220,9 +220,44 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
             })
         let partial = try index.semanticCoverage()
         #expect(partial.embeddedFiles == partial.files - 1)
+        // A search counts as the SQL does, and still finds the passages the file has.
+        let search = try fixture.search("tempest", index) {
+            $0.embedder = ConceptEmbedder()
+            $0.mode = .semantic
+        }
+        #expect(search.semantic?.embeddedFiles == partial.embeddedFiles)
+        #expect(search.semantic?.files == partial.files)
+        #expect(search.hits.map(\.path).contains("big.md"))
         try index.embedPending(with: ConceptEmbedder())
         let whole = try index.semanticCoverage()
         #expect(whole.embeddedFiles == whole.files)
+        let after = try fixture.search("tempest", index) {
+            $0.embedder = ConceptEmbedder()
+            $0.mode = .semantic
+        }
+        #expect(after.semantic?.embeddedFiles == whole.files)
+    }
+
+    @Test func aSearchFindsTheFirstPassagesOfTheOnlyFileWithAnyYet() throws {
+        let sections = (1...12).map {
+            "## Part \($0)\n\nStorm and gale number \($0), with more words to make it long enough.\n"
+        }.joined(separator: "\n")
+        let only = IndexFixture(filler: 0)
+        only.write("big.md", "# Big\n\n" + sections)
+        let index = try only.refreshed()
+        var batches = 0
+        try index.embedPending(
+            with: ConceptEmbedder(),
+            shouldStop: {
+                defer { batches += 1 }
+                return batches >= 1
+            })
+        let search = try only.search("tempest", index) {
+            $0.embedder = ConceptEmbedder()
+            $0.mode = .semantic
+        }
+        #expect(search.semantic?.embeddedFiles == 0 && search.semantic?.files == 1)
+        #expect(search.hits.map(\.path) == ["big.md"])
     }
 
     @Test func aQuestionIsAnsweredByMeaningWhenNoWordMatches() throws {
