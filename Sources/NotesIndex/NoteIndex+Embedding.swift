@@ -27,11 +27,45 @@ extension NoteIndex {
     /// after a refresh and never reads the workspace. Returns the number of passages embedded.
     ///
     /// Safe beside searches and refreshes in other processes: each batch is one short write
-    /// transaction, and a batch whose section changed meanwhile is not stored.
+    /// transaction, and a batch whose section changed meanwhile is not stored. Only one
+    /// process embeds at a time (``EmbeddingLease``): this waits for a background pass
+    /// elsewhere to stop after its batch, and for another command to finish (`busy` after
+    /// ``LockWait/timeout``).
     @discardableResult
     public func embedPending(
         with embedder: any TextEmbedder, progress: (EmbeddingProgress) -> Void = { _ in },
         shouldStop: () -> Bool = { false }
+    ) throws(NotesError) -> Int {
+        let lease = try EmbeddingLease.waiting(directory: directory)
+        return try withExtendedLifetime(lease) { () throws(NotesError) -> Int in
+            try embedUnderLease(with: embedder, progress: progress, shouldStop: shouldStop)
+        }
+    }
+
+    /// ``embedPending(with:progress:shouldStop:)`` for a process that embeds in the
+    /// background: runs only when no other process embeds this index, and stops after its
+    /// batch when a command waits to. Returns false when it did not run or stopped early for
+    /// that command (the caller tries again later).
+    public func embedPendingInBackground(
+        with embedder: any TextEmbedder, shouldStop: () -> Bool
+    ) throws(NotesError) -> Bool {
+        guard let lease = EmbeddingLease.ifFree(directory: directory) else { return false }
+        var yielded = false
+        try withExtendedLifetime(lease) { () throws(NotesError) in
+            _ = try embedUnderLease(
+                with: embedder,
+                shouldStop: {
+                    if shouldStop() { return true }
+                    yielded = lease.isWanted
+                    return yielded
+                })
+        }
+        return !yielded
+    }
+
+    private func embedUnderLease(
+        with embedder: any TextEmbedder, progress: (EmbeddingProgress) -> Void = { _ in },
+        shouldStop: () -> Bool
     ) throws(NotesError) -> Int {
         do {
             let pool = try self.pool

@@ -93,17 +93,25 @@ public final class BackgroundEmbedding: @unchecked Sendable {
         return body(&state)
     }
 
+    /// Seconds before a pass that found another process embedding tries again (that
+    /// process may stop before it is done: killed, or a background pass itself).
+    static let retryAfterOtherEmbedder = 5.0
+
     private func run() {
+        var deferred = false
         while true {
             if let model {
                 do {
                     let stamp = index.filesStamp()
-                    try index.embedPending(
+                    // Another process embedding this index (or waiting to): its vectors
+                    // appear as it stores them, and a later kick tries again.
+                    let ran = try index.embedPendingInBackground(
                         with: model, shouldStop: { [self] in withState { $0.stopped } })
                     withState {
                         $0.lastError = nil
-                        if !$0.stopped { $0.embeddedStamp = stamp }
+                        if ran && !$0.stopped { $0.embeddedStamp = stamp }
                     }
+                    deferred = !ran
                 } catch {
                     withState { $0.lastError = error.message }
                 }
@@ -116,7 +124,12 @@ public final class BackgroundEmbedding: @unchecked Sendable {
                 state.running = false
                 return false
             }
-            if !again { return }
+            if !again { break }
+        }
+        if deferred {
+            queue.asyncAfter(deadline: .now() + Self.retryAfterOtherEmbedder) { [weak self] in
+                self?.kick()
+            }
         }
     }
 }
