@@ -204,15 +204,23 @@ extension NoteIndex {
             db, sql: "SELECT count(*) FROM files WHERE indexed = 1 AND section_count > 0") ?? 0
     }
 
+    /// How many files have text, how many of those have passages, and how many have them for
+    /// every section.
+    struct FilesWithText {
+        var files = 0
+        var withPassages = 0
+        var covered = 0
+    }
+
     /// Files with text, those of them with passages in `table`, and those whose every
     /// section has passages there: the count ``semanticCoverage()`` makes in SQL, from the
     /// table a search has already read (a pass stopped mid-file leaves that file with
     /// passages but not covered).
-    static func filesWithText(_ db: Database, coveredBy table: VectorTable) throws -> (
-        files: Int, withPassages: Int, covered: Int
-    ) {
+    static func filesWithText(_ db: Database, coveredBy table: VectorTable) throws
+        -> FilesWithText
+    {
         let leading = table.fileSections.leadingSections
-        var counts = (files: 0, withPassages: 0, covered: 0)
+        var counts = FilesWithText()
         let rows = try Row.fetchCursor(
             db, sql: "SELECT id, section_count FROM files WHERE indexed = 1 AND section_count > 0")
         while let row = try rows.next() {

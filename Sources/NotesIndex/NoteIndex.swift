@@ -62,6 +62,10 @@ public final class NoteIndex: Sendable {
     let pendingLayout: Locked<PendingLayout?>
     /// The stored vectors as last read, for a long-lived process's searches (``VectorTable``).
     let vectorCache = Locked<VectorTable?>(nil)
+    /// The last coverage a search counted, and what it was counted for: the vector table's
+    /// generation and the files' layout token (``LayoutSnapshot``), which every write to a
+    /// file's row renews, its section count and whether it is indexed included.
+    let coverageCache = Locked<(key: String, counts: FilesWithText)?>(nil)
 
     /// Where the database file is.
     public var databasePath: String { directory + "/" + Self.databaseFileName }

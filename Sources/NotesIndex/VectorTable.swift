@@ -252,7 +252,15 @@ extension NoteIndex {
                 let model = try String.fetchOne(
                     db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
                 found(table, model)
-                let counts = try Self.filesWithText(db, coveredBy: table)
+                // A long-lived process counts again only after a change.
+                let key = try LayoutSnapshot.currentToken(db).map { table.generation + " " + $0 }
+                let counts: FilesWithText
+                if let key, let known = coverageCache.withLock({ $0 }), known.key == key {
+                    counts = known.counts
+                } else {
+                    counts = try Self.filesWithText(db, coveredBy: table)
+                    if let key { coverageCache.withLock { $0 = (key, counts) } }
+                }
                 return (
                     SemanticCoverage(
                         embeddedFiles: counts.covered, files: counts.files, model: model,

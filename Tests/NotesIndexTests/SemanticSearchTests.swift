@@ -236,6 +236,25 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
             $0.mode = .semantic
         }
         #expect(after.semantic?.embeddedFiles == whole.files)
+        // The same process counts again after a change to the files, the vectors unchanged:
+        // a new note, then a new section in the big one.
+        fixture.write("garage/new.md", "# New\n\nA vehicle in the rain.\n")
+        _ = try index.refresh()
+        let added = try fixture.search("tempest", index) {
+            $0.embedder = ConceptEmbedder()
+            $0.mode = .semantic
+        }
+        #expect(added.semantic?.files == whole.files + 1)
+        #expect(added.semantic?.embeddedFiles == whole.files)
+        fixture.write("big.md", "# Big\n\n" + sections + "\n## Part 13\n\nA gale again.\n")
+        _ = try index.refresh()
+        let grown = try fixture.search("tempest", index) {
+            $0.embedder = ConceptEmbedder()
+            $0.mode = .semantic
+        }
+        #expect(grown.semantic?.files == whole.files + 1)
+        #expect(grown.semantic?.embeddedFiles == whole.files - 1)
+        #expect(try index.semanticCoverage().embeddedFiles == whole.files - 1)
     }
 
     @Test func aSearchFindsTheFirstPassagesOfTheOnlyFileWithAnyYet() throws {
