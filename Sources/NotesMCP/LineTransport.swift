@@ -18,7 +18,7 @@ import MCP
 actor LineTransport: Transport {
     nonisolated let logger: Logger
     private let input: Int32
-    private let output: Int32
+    private let writer: LineWriter
     private let maxMessageBytes: Int
     private let shortcut: ToolCallShortcut?
     private let stream: AsyncThrowingStream<Data, any Error>
@@ -31,7 +31,7 @@ actor LineTransport: Transport {
     ) {
         self.input = input
         self.shortcut = shortcut
-        self.output = output
+        self.writer = LineWriter(output: output)
         self.maxMessageBytes = maxMessageBytes
         self.logger = logger
         (stream, continuation) = AsyncThrowingStream.makeStream(
@@ -44,8 +44,8 @@ actor LineTransport: Transport {
         let reader = LineReader(
             input: input, maxMessageBytes: maxMessageBytes, continuation: continuation,
             shortcut: shortcut
-        ) { [weak self] message in
-            try? await self?.send(message)
+        ) { [writer] message in
+            try? writer.write(message)
         }
         let thread = Thread { reader.run() }
         thread.name = "notes-mcp-stdin"
@@ -59,12 +59,31 @@ actor LineTransport: Transport {
     }
 
     func send(_ message: Data) async throws {
+        try writer.write(message)
+    }
+
+    func receive() -> AsyncThrowingStream<Data, any Error> { stream }
+}
+
+/// Writes each message as one line on the output, one message at a time: the SDK's
+/// answers (through the actor) and the ones sent straight from the reader's and the tool
+/// queue's threads never interleave. Synchronous, so that a tool call's answer is written
+/// by the thread that made it, without waiting for a task to be scheduled.
+final class LineWriter: @unchecked Sendable {
+    private let output: Int32
+    private let lock = NSLock()
+
+    init(output: Int32) { self.output = output }
+
+    func write(_ message: Data) throws {
         var bytes = [UInt8](message)
         bytes.append(0x0A)
+        lock.lock()
+        defer { lock.unlock() }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes {
-                write(output, $0.baseAddress, $0.count)
+                writeBytes(output, $0.baseAddress, $0.count)
             }
             if written > 0 {
                 offset += written
@@ -76,8 +95,11 @@ actor LineTransport: Transport {
             }
         }
     }
+}
 
-    func receive() -> AsyncThrowingStream<Data, any Error> { stream }
+/// write(2), named apart from ``LineWriter/write(_:)``.
+private func writeBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(fd, bytes, count)
 }
 
 /// The blocking read loop behind ``LineTransport``.
@@ -87,12 +109,12 @@ private final class LineReader: @unchecked Sendable {
     let continuation: AsyncThrowingStream<Data, any Error>.Continuation
     let shortcut: ToolCallShortcut?
     /// Sends a message the SDK never sees (a refusal, a shortcut's answer).
-    let send: @Sendable (Data) async -> Void
+    let send: @Sendable (Data) -> Void
 
     init(
         input: Int32, maxMessageBytes: Int,
         continuation: AsyncThrowingStream<Data, any Error>.Continuation,
-        shortcut: ToolCallShortcut?, send: @escaping @Sendable (Data) async -> Void
+        shortcut: ToolCallShortcut?, send: @escaping @Sendable (Data) -> Void
     ) {
         self.input = input
         self.shortcut = shortcut
@@ -102,7 +124,7 @@ private final class LineReader: @unchecked Sendable {
     }
 
     private func refuse(_ message: Data) {
-        Task { [send] in await send(message) }
+        send(message)
     }
 
     /// Bytes of an oversized message kept to find its id and method.

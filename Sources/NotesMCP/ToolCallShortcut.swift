@@ -32,7 +32,7 @@ struct ToolCallShortcut: Sendable {
     /// the queue and hands the response to `reply`, returning true. Returns false, having
     /// done nothing, for anything else.
     func take(
-        _ message: Data, screen: MessageScreen, reply: @escaping @Sendable (Data) async -> Void
+        _ message: Data, screen: MessageScreen, reply: @escaping @Sendable (Data) -> Void
     ) -> Bool {
         guard screen.method == "tools/call", let id = screen.id,
             let request = try? JSONDecoder().decode(Request.self, from: message),
@@ -45,14 +45,9 @@ struct ToolCallShortcut: Sendable {
                 toolbox, request.params.name, arguments: request.params.arguments)
             let response = MessageScreen.toolResult(
                 id: id, json: outcome.json, isError: outcome.isError)
-            // Sent before the next call starts, so that draining the queue at shutdown
+            // Written before the next call starts, so that draining the queue at shutdown
             // also means every answer is out.
-            let sent = DispatchSemaphore(value: 0)
-            Task {
-                await reply(response)
-                sent.signal()
-            }
-            sent.wait()
+            reply(response)
         }
         return true
     }
