@@ -8,8 +8,7 @@ import NotesCore
 #endif
 
 /// One process at a time embeds an index's passages: two that did would run the model on
-/// the same sections side by side (a `notes index --rebuild` beside an open `notes mcp`
-/// took twice as long) and store the vectors of the slower one never. The embedder holds an
+/// the same sections side by side and throw the slower one's vectors away. The embedder holds an
 /// exclusive `flock` on `embed.lock` in the index folder, with its holder record
 /// (``LockWait``); the kernel releases it when the process exits, however it exits.
 ///
@@ -48,7 +47,7 @@ final class EmbeddingLease {
         )
     }
 
-    /// The lease when no other process holds it; nil when one does.
+    /// The lease when no other process holds it or waits for it; nil otherwise.
     static func ifFree(directory: String) -> EmbeddingLease? {
         let (fd, wantedFD) = openFiles(directory)
         guard fd >= 0 else { return EmbeddingLease(fd: -1, wantedFD: wantedFD) }
@@ -57,7 +56,8 @@ final class EmbeddingLease {
             if wantedFD >= 0 { close(wantedFD) }
             return nil
         }
-        return EmbeddingLease(fd: fd, wantedFD: wantedFD)
+        let lease = EmbeddingLease(fd: fd, wantedFD: wantedFD)
+        return lease.isWanted ? nil : lease
     }
 
     /// The lease, once its holder lets go: a background pass does after its batch, another
@@ -100,6 +100,19 @@ final class EmbeddingLease {
             flock(wantedFD, LOCK_UN)
             return false
         }
-        return true
+        // Only a hold by someone else says so (another failure is not a waiter).
+        return errno == EWOULDBLOCK
+    }
+
+    /// Whether a command waits for the lease of the index in `directory` (tests).
+    static func isWanted(directory: String) -> Bool {
+        let fd = open(directory + "/" + wantedFileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return false
+        }
+        return errno == EWOULDBLOCK
     }
 }

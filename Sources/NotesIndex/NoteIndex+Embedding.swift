@@ -36,6 +36,8 @@ extension NoteIndex {
         with embedder: any TextEmbedder, progress: (EmbeddingProgress) -> Void = { _ in },
         shouldStop: () -> Bool = { false }
     ) throws(NotesError) -> Int {
+        // The index opens first: nothing is created in a folder it refused (IndexFolder).
+        _ = try pool
         let lease = try EmbeddingLease.waiting(directory: directory)
         return try withExtendedLifetime(lease) { () throws(NotesError) -> Int in
             try embedUnderLease(with: embedder, progress: progress, shouldStop: shouldStop)
@@ -49,6 +51,7 @@ extension NoteIndex {
     public func embedPendingInBackground(
         with embedder: any TextEmbedder, shouldStop: () -> Bool
     ) throws(NotesError) -> Bool {
+        _ = try pool
         guard let lease = EmbeddingLease.ifFree(directory: directory) else { return false }
         var yielded = false
         try withExtendedLifetime(lease) { () throws(NotesError) in

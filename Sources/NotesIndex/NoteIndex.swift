@@ -63,8 +63,9 @@ public final class NoteIndex: Sendable {
     /// The stored vectors as last read, for a long-lived process's searches (``VectorTable``).
     let vectorCache = Locked<VectorTable?>(nil)
     /// The last coverage a search counted, and what it was counted for: the vector table's
-    /// generation and the files' layout token (``LayoutSnapshot``), which every write to a
-    /// file's row renews, its section count and whether it is indexed included.
+    /// generation and the files' layout token (``LayoutSnapshot``). The token's triggers
+    /// watch `path`, `size`, `mtime_ns` and `inode`; a file's section count and `indexed`
+    /// change only through IndexWriter's update of the whole row, which sets those too.
     let coverageCache = Locked<(key: String, counts: FilesWithText)?>(nil)
 
     /// Where the database file is.

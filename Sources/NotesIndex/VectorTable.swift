@@ -36,7 +36,7 @@ struct VectorTable: Sendable {
         let values: UnsafeBufferPointer<Int8>
         /// The files with passages, made at the first search that asks (a long-lived process
         /// keeps the table, and so these, until the vectors change).
-        let fileSet = Locked<FileSections?>(nil)
+        let fileSections = Locked<FileSections?>(nil)
         private let release: () -> Void
 
         init(
@@ -154,7 +154,7 @@ struct VectorTable: Sendable {
     }
 
     var fileSections: FileSections {
-        storage.fileSet.withLock { known in
+        storage.fileSections.withLock { known in
             if let known { return known }
             var made = FileSections()
             made.files.reserveCapacity(count / 2)

@@ -123,8 +123,12 @@ private final class LineReader: @unchecked Sendable {
         self.continuation = continuation
     }
 
+    /// Refusals are written from a queue of their own: the reader goes on reading while a
+    /// client that sends a batch before reading leaves stdout full.
+    private let refusals = DispatchQueue(label: "notes-mcp-refusals")
+
     private func refuse(_ message: Data) {
-        send(message)
+        refusals.async { [send] in send(message) }
     }
 
     /// Bytes of an oversized message kept to find its id and method.

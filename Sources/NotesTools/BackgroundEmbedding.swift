@@ -7,7 +7,8 @@ import NotesIndex
 /// (`notes mcp`, `notes agent`, `notes watch`): a search never waits for it and uses the
 /// vectors that exist. A pass is started by ``kick()`` after a refresh; kicks during a pass
 /// start one more pass after it. Killed mid-way, the next pass continues from what was
-/// committed.
+/// committed. When another process embeds the index (``NoteIndex/embedPendingInBackground(with:shouldStop:)``
+/// finds it busy, or a command asks for it), one retry is scheduled a few seconds later.
 public final class BackgroundEmbedding: @unchecked Sendable {
     private let index: NoteIndex
     private let queue = DispatchQueue(label: "notes.embedding", qos: .utility)
@@ -24,6 +25,8 @@ public final class BackgroundEmbedding: @unchecked Sendable {
         var embeddedStamp: String?
         var stopped = false
         var lastError: String?
+        /// A retry after another process's embedding is pending (one at a time).
+        var retryScheduled = false
     }
 
     /// nil when no model is installed.
@@ -126,9 +129,18 @@ public final class BackgroundEmbedding: @unchecked Sendable {
             }
             if !again { break }
         }
-        if deferred {
+        let retry =
+            deferred
+            && withState { state -> Bool in
+                guard !state.retryScheduled && !state.stopped else { return false }
+                state.retryScheduled = true
+                return true
+            }
+        if retry {
             queue.asyncAfter(deadline: .now() + Self.retryAfterOtherEmbedder) { [weak self] in
-                self?.kick()
+                guard let self else { return }
+                self.withState { $0.retryScheduled = false }
+                self.kickIfStale()
             }
         }
     }

@@ -6,11 +6,12 @@ import Testing
 
 @testable import NotesIndex
 
-/// An embedder that takes its time, and says when it first starts: a background pass is
-/// then known to hold the lease.
-final class SlowEmbedder: TextEmbedder, @unchecked Sendable {
+/// An embedder whose first batch waits at a gate the test opens: a background pass is then
+/// known to hold the lease, and to be inside a batch, until the test lets it go on.
+final class GatedEmbedder: TextEmbedder, @unchecked Sendable {
     let inner = ConceptEmbedder()
     let started = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var calls = 0
     var identifier: String { inner.identifier }
@@ -21,8 +22,10 @@ final class SlowEmbedder: TextEmbedder, @unchecked Sendable {
             calls += 1
             return calls == 1
         }
-        if first { started.signal() }
-        usleep(30_000)
+        if first {
+            started.signal()
+            _ = gate.wait(timeout: .now() + 30)
+        }
         return try inner.embed(texts)
     }
 }
@@ -62,24 +65,59 @@ final class SlowEmbedder: TextEmbedder, @unchecked Sendable {
     @Test func aBackgroundPassYieldsToACommandAndNoPassageIsEmbeddedTwice() throws {
         let background = try fixture.refreshed()
         let command = try fixture.open()
-        let slow = SlowEmbedder()
-        let ran = Locked<Bool?>(nil)
-        let thread = Thread {
-            ran.withLock { $0 = try? background.embedPendingInBackground(with: slow) { false } }
-        }
-        thread.start()
-        slow.started.wait()
+        let gated = GatedEmbedder()
+        let ran = Locked<Result<Bool, NotesError>?>(nil)
+        Thread {
+            let outcome = Result { () throws(NotesError) -> Bool in
+                try background.embedPendingInBackground(with: gated) { false }
+            }
+            ran.withLock { $0 = outcome }
+        }.start()
+        #expect(gated.started.wait(timeout: .now() + 30) == .success)
+        // The command waits for the lease; once it says so, the first batch may finish.
         let fast = ConceptEmbedder()
-        let embedded = try command.embedPending(with: fast)
-        while ran.withLock({ $0 }) == nil { usleep(1000) }
+        let embedded = Locked<Result<Int, NotesError>?>(nil)
+        Thread {
+            let outcome = Result { () throws(NotesError) -> Int in
+                try command.embedPending(with: fast)
+            }
+            embedded.withLock { $0 = outcome }
+        }.start()
+        var waiting = false
+        for _ in 0..<30_000 where !waiting {
+            waiting = EmbeddingLease.isWanted(directory: command.directory)
+            if !waiting { usleep(1000) }
+        }
+        #expect(waiting)
+        gated.gate.signal()
+        for _ in 0..<30_000 where ran.withLock({ $0 }) == nil || embedded.withLock({ $0 }) == nil {
+            usleep(1000)
+        }
         // The background pass stopped after its batch and said so; the command did the rest.
-        #expect(ran.withLock { $0 } == false)
-        #expect(embedded > 0)
-        let texts = slow.inner.embedded + fast.embedded
+        #expect(try ran.withLock({ $0 })?.get() == false)
+        #expect(try (embedded.withLock({ $0 })?.get() ?? 0) > 0)
+        let texts = gated.inner.embedded + fast.embedded
         #expect(Set(texts).count == texts.count)
         #expect(try storedPassages(command) == texts.count)
         let coverage = try command.semanticCoverage()
         #expect(coverage.embeddedFiles == coverage.files)
+    }
+
+    @Test func aBackgroundPassDoesNotStartWhileACommandWaits() throws {
+        let index = try fixture.refreshed()
+        // What a waiting command holds: a shared lock on embed.wanted.
+        let fd = open(
+            index.directory + "/" + EmbeddingLease.wantedFileName, O_RDWR | O_CREAT, 0o600)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_SH | LOCK_NB) == 0)
+        #expect(EmbeddingLease.ifFree(directory: index.directory) == nil)
+        let embedder = ConceptEmbedder()
+        let ran = try index.embedPendingInBackground(with: embedder) { false }
+        #expect(ran == false)
+        #expect(embedder.embedded.isEmpty)
+        flock(fd, LOCK_UN)
+        #expect(EmbeddingLease.ifFree(directory: index.directory) != nil)
     }
 
     @Test func aCommandWaitsBoundedForAnotherCommandAndNamesIt() throws {

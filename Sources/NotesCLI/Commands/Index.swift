@@ -142,12 +142,24 @@ extension NotesCommand {
         }
 
         /// Embeds the passages that have no vectors yet, with a progress bar and ETA on a
-        /// terminal; nil when no model is installed (search then runs by words).
+        /// terminal; nil when no model is installed (search then runs by words), or when
+        /// another command kept embedding this index past the wait (said on stderr: the
+        /// index itself is up to date, and that command stores the vectors).
         static func embed(_ index: NoteIndex) throws -> EmbeddingReport? {
             guard let model = InstalledModel.load() else { return nil }
             let started = Date()
             let bar = ProgressBar(label: "Embedding")
-            let chunks = try index.embedPending(with: model, progress: { bar.drawEmbedding($0) })
+            let chunks: Int
+            do {
+                chunks = try index.embedPending(with: model, progress: { bar.drawEmbedding($0) })
+            } catch {
+                guard error.code == .busy else { throw error }
+                bar.finish()
+                StandardStreams.writeError(
+                    "notes: not embedded here: \(error.message) (its vectors appear as it stores them; `notes index` again finishes any left)\n"
+                )
+                return nil
+            }
             bar.finish()
             return EmbeddingReport(
                 chunks: chunks, seconds: Date().timeIntervalSince(started),
