@@ -118,6 +118,29 @@ struct EmbeddingCLITests {
         #expect((json["embedding"] as? [String: Any])?["chunks"] as? Int == 0)
     }
 
+    @Test func anotherEmbedderPastTheWaitLeavesTheRefreshReportAndSaysWho() throws {
+        #expect(notes(["index", "--no-embed"], withModel).status == 0)
+        // This test process stands for another command embedding the index.
+        let fd = open(indexDir + "/embed.lock", O_RDWR | O_CREAT, 0o600)
+        #expect(fd >= 0)
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        var waitBriefly = withModel
+        waitBriefly["NOTES_LOCK_TIMEOUT"] = "0.3"
+        let busy = notes(["index", "--json"], waitBriefly)
+        #expect(busy.status == 0, "\(busy.stderr)")
+        #expect(busy.stderr.contains("not embedded here: busy:"), "\(busy.stderr)")
+        let report = try #require(
+            JSONSerialization.jsonObject(with: Data(busy.stdout.utf8)) as? [String: Any],
+            "\(busy.stdout)")
+        #expect(report["embedding"] == nil && report["added"] != nil)
+        #expect(chunkRows().rows == 0)
+        flock(fd, LOCK_UN)
+        close(fd)
+        #expect(notes(["index"], withModel).status == 0)
+        let after = try coverage()
+        #expect(after.embedded == after.files && after.passages > 0)
+    }
+
     @Test func searchByMeaningAndWithoutAModel() throws {
         #expect(notes(["index"], withModel).status == 0)
         // No word of the query is in the note.
