@@ -133,6 +133,8 @@ struct EmbeddingCLITests {
             JSONSerialization.jsonObject(with: Data(busy.stdout.utf8)) as? [String: Any],
             "\(busy.stdout)")
         #expect(report["embedding"] == nil && report["added"] != nil)
+        let skipped = try #require(report["embedding_skipped"] as? String)
+        #expect(skipped.hasPrefix("busy:") && skipped.contains("embedding of this index"))
         #expect(chunkRows().rows == 0)
         flock(fd, LOCK_UN)
         close(fd)

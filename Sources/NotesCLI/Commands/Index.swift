@@ -47,7 +47,8 @@ extension NotesCommand {
             progress.finish()
             // The words' summary first: embedding can take minutes.
             if !json && !check { Terminal.write(Self.summary(report) + "\n") }
-            let embedding = noEmbed || check ? nil : try Self.embed(index)
+            var skipped: String?
+            let embedding = noEmbed || check ? nil : try Self.embed(index, skipped: &skipped)
             let damagedHistory = check ? HistoryStore(workspace: ws).damagedObjects() : []
             let logProblems = check ? HistoryStore(workspace: ws).logProblems() : []
             let missing = check ? HistoryStore(workspace: ws).missingObjects() : []
@@ -65,7 +66,9 @@ extension NotesCommand {
                     return
                 }
                 return Terminal.write(
-                    try JSONOutput.document(IndexedReport(report: report, embedding: embedding)))
+                    try JSONOutput.document(
+                        IndexedReport(
+                            report: report, embedding: embedding, embeddingSkipped: skipped)))
             }
             if !damage.isEmpty {
                 Terminal.write(
@@ -133,11 +136,18 @@ extension NotesCommand {
         struct IndexedReport: Encodable {
             let report: RefreshReport
             let embedding: EmbeddingReport?
+            /// Why nothing was embedded although a model is installed (another command kept
+            /// embedding this index past the wait).
+            let embeddingSkipped: String?
             func encode(to encoder: any Encoder) throws {
                 try report.encode(to: encoder)
-                enum Key: String, CodingKey { case embedding }
+                enum Key: String, CodingKey {
+                    case embedding
+                    case embeddingSkipped = "embedding_skipped"
+                }
                 var container = encoder.container(keyedBy: Key.self)
                 try container.encodeIfPresent(embedding, forKey: .embedding)
+                try container.encodeIfPresent(embeddingSkipped, forKey: .embeddingSkipped)
             }
         }
 
@@ -145,7 +155,7 @@ extension NotesCommand {
         /// terminal; nil when no model is installed (search then runs by words), or when
         /// another command kept embedding this index past the wait (said on stderr: the
         /// index itself is up to date, and that command stores the vectors).
-        static func embed(_ index: NoteIndex) throws -> EmbeddingReport? {
+        static func embed(_ index: NoteIndex, skipped: inout String?) throws -> EmbeddingReport? {
             guard let model = InstalledModel.load() else { return nil }
             let started = Date()
             let bar = ProgressBar(label: "Embedding")
@@ -155,6 +165,7 @@ extension NotesCommand {
             } catch {
                 guard error.code == .busy else { throw error }
                 bar.finish()
+                skipped = error.message
                 StandardStreams.writeError(
                     "notes: not embedded here: \(error.message) (its vectors appear as it stores them; `notes index` again finishes any left)\n"
                 )
