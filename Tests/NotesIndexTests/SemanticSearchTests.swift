@@ -205,19 +205,28 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(results.hits.first?.path == "garage/fresh.md")
     }
 
-    @Test func coverageCountsOnlyFilesWhoseEverySectionIsEmbedded() throws {
-        let sections = (1...12).map {
+    /// Twelve sections about storms: more than one batch of a pass.
+    static let bigNote =
+        "# Big\n\n"
+        + (1...12).map {
             "## Part \($0)\n\nStorm and gale number \($0), with more words to make it long enough.\n"
         }.joined(separator: "\n")
-        fixture.write("big.md", "# Big\n\n" + sections)
-        let index = try fixture.refreshed()
-        var batches = 0
+
+    /// A pass stopped after `batches` batches, as a kill or a stop leaves it.
+    func embedStopped(_ index: NoteIndex, after batches: Int) throws {
+        var done = 0
         try index.embedPending(
             with: ConceptEmbedder(),
             shouldStop: {
-                defer { batches += 1 }
-                return batches >= 2
+                defer { done += 1 }
+                return done >= batches
             })
+    }
+
+    @Test func coverageCountsOnlyFilesWhoseEverySectionIsEmbedded() throws {
+        fixture.write("big.md", Self.bigNote)
+        let index = try fixture.refreshed()
+        try embedStopped(index, after: 2)
         let partial = try index.semanticCoverage()
         #expect(partial.embeddedFiles == partial.files - 1)
         // A search counts as the SQL does, and still finds the passages the file has.
@@ -246,7 +255,7 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         }
         #expect(added.semantic?.files == whole.files + 1)
         #expect(added.semantic?.embeddedFiles == whole.files)
-        fixture.write("big.md", "# Big\n\n" + sections + "\n## Part 13\n\nA gale again.\n")
+        fixture.write("big.md", Self.bigNote + "\n## Part 13\n\nA gale again.\n")
         _ = try index.refresh()
         let grown = try fixture.search("tempest", index) {
             $0.embedder = ConceptEmbedder()
@@ -258,19 +267,10 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
     }
 
     @Test func aSearchFindsTheFirstPassagesOfTheOnlyFileWithAnyYet() throws {
-        let sections = (1...12).map {
-            "## Part \($0)\n\nStorm and gale number \($0), with more words to make it long enough.\n"
-        }.joined(separator: "\n")
         let only = IndexFixture(filler: 0)
-        only.write("big.md", "# Big\n\n" + sections)
+        only.write("big.md", Self.bigNote)
         let index = try only.refreshed()
-        var batches = 0
-        try index.embedPending(
-            with: ConceptEmbedder(),
-            shouldStop: {
-                defer { batches += 1 }
-                return batches >= 1
-            })
+        try embedStopped(index, after: 1)
         let search = try only.search("tempest", index) {
             $0.embedder = ConceptEmbedder()
             $0.mode = .semantic
