@@ -58,8 +58,16 @@ static inline void copenblas_open(void) {
     }
     // Its own thread pool would start (and spin) when the library loads; it is never used.
     if (getenv("OPENBLAS_NUM_THREADS") == NULL) setenv("OPENBLAS_NUM_THREADS", "1", 0);
-    void *handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) handle = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+    // NOTES_OPENBLAS_LIBRARY names another build (a path, or a soname such as
+    // libopenblas.so.3 where a distribution calls it that).
+    const char *chosen = getenv("NOTES_OPENBLAS_LIBRARY");
+    void *handle = NULL;
+    if (chosen != NULL && chosen[0] != '\0') {
+        handle = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
+    } else {
+        handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (handle == NULL) handle = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+    }
     if (handle == NULL) {
         const char *reason = dlerror();
         if (reason == NULL) reason = "libopenblas.so.0 could not be loaded";

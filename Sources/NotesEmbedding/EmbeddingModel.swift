@@ -6,7 +6,8 @@ import Foundation
 /// A BERT sentence-embedding model (all-MiniLM-L6-v2) run on the CPU: WordPiece ids →
 /// embeddings + LayerNorm → N × (self-attention, GELU feed-forward) → mean pooling over the
 /// text's tokens → L2 normalisation. Matrix products go through `cblas_sgemm`, or for a few
-/// tokens through CVectorKernels (``directRows``).
+/// tokens through CVectorKernels (``directRows``); OpenBLAS is opened by the first batch that
+/// needs it, so embedding a search's query never loads it.
 ///
 /// The weights stay in the memory-mapped `model.safetensors`: nothing is copied at load.
 ///
@@ -46,7 +47,6 @@ public final class EmbeddingModel: @unchecked Sendable {
     ///   - threads: worker threads for `embed` (default: the active processor count).
     public init(directory: URL, maxTokens: Int? = nil, threads: Int? = nil) throws(EmbeddingError) {
         self.directory = directory
-        try BLAS.load()
         let config = try BERTConfig(file: directory.appendingPathComponent("config.json"))
         self.config = config
         self.tokenizer = try WordPieceTokenizer(
@@ -169,6 +169,14 @@ public final class EmbeddingModel: @unchecked Sendable {
         }
         if !current.isEmpty { grouped.append(current) }
         let batches = grouped
+        // OpenBLAS is opened only when a batch needs it: a search's query never does, and
+        // opening it (with libgfortran) would delay every `notes search` by milliseconds.
+        let level = notes_kernel_level()
+        if batches.contains(where: {
+            !Self.isDirect(rows: $0.reduce(0) { $0 + sequences[$1].count }, level: level)
+        }) {
+            try BLAS.load()
+        }
 
         let d = dimensions
         let output = UnsafeMutableBufferPointer<Float>.allocate(capacity: sequences.count * d)
@@ -208,6 +216,11 @@ public final class EmbeddingModel: @unchecked Sendable {
     /// arithmetic for a few rows and less for a batch of passages.
     static let directRows = 16
 
+    /// Whether a batch of `rows` tokens runs on CVectorKernels alone (no OpenBLAS).
+    static func isDirect(rows: Int, level: Int32) -> Bool {
+        rows <= directRows && level >= Int32(NOTES_KERNELS_AVX2.rawValue)
+    }
+
     /// `into` = X · Wᵀ for X of `rows` × `inputs` and a weight matrix of `outputs` rows (added
     /// to what `into` holds with `adding`), rows of `into` `stride` apart (default `outputs`).
     private func linear(
@@ -217,7 +230,7 @@ public final class EmbeddingModel: @unchecked Sendable {
     ) {
         let stride = stride ?? outputs
         let level = notes_kernel_level()
-        if rows <= Self.directRows && level >= Int32(NOTES_KERNELS_AVX2.rawValue) {
+        if Self.isDirect(rows: rows, level: level) {
             notes_products_nt(
                 level, Int32(rows), Int32(outputs), Int32(inputs), x, weight.baseAddress!,
                 adding ? 1 : 0, out, Int32(stride))
@@ -240,6 +253,7 @@ public final class EmbeddingModel: @unchecked Sendable {
         let inter = config.intermediate
         let eps = config.layerNormEps
         let rows = batch.reduce(0) { $0 + $1.count }
+        let direct = Self.isDirect(rows: rows, level: notes_kernel_level())
         var offsets: [Int] = []
         var start = 0
         for ids in batch {
@@ -287,14 +301,20 @@ public final class EmbeddingModel: @unchecked Sendable {
                     let q = base + head * headSize
                     let k = base + h + head * headSize
                     let v = base + 2 * h + head * headSize
+                    let out = ctx + offsets[n] * h + head * headSize
+                    if direct {
+                        smallAttention(
+                            q: q, k: k, v: v, stride: 3 * h, length: len, width: headSize,
+                            scale: scale, scores: scores, into: out, outStride: h)
+                        continue
+                    }
                     copenblas_sgemm(
                         noTrans, trans, Int32(len), Int32(len), Int32(headSize),
                         scale, q, Int32(3 * h), k, Int32(3 * h), 0, scores, Int32(len))
                     softmaxRows(scores, rows: len, width: len)
                     copenblas_sgemm(
                         noTrans, noTrans, Int32(len), Int32(headSize), Int32(len),
-                        1, scores, Int32(len), v, Int32(3 * h), 0,
-                        ctx + offsets[n] * h + head * headSize, Int32(h))
+                        1, scores, Int32(len), v, Int32(3 * h), 0, out, Int32(h))
                 }
             }
             // Output projection + residual, LayerNorm.
@@ -388,6 +408,30 @@ private func layerNorm(
     }
 }
 
+/// One head's attention over a few tokens (a query's), without OpenBLAS: `into` row i =
+/// softmax(scale · qᵢ · Kᵀ) · V, where q, k and v rows are `stride` floats apart.
+private func smallAttention(
+    q: UnsafePointer<Float>, k: UnsafePointer<Float>, v: UnsafePointer<Float>, stride: Int,
+    length: Int, width: Int, scale: Float, scores: UnsafeMutablePointer<Float>,
+    into out: UnsafeMutablePointer<Float>, outStride: Int
+) {
+    for i in 0..<length {
+        for j in 0..<length {
+            scores[i * length + j] = scale * dot(q + i * stride, k + j * stride, width)
+        }
+    }
+    softmaxRows(scores, rows: length, width: length)
+    for i in 0..<length {
+        let row = out + i * outStride
+        row.update(repeating: 0, count: width)
+        for j in 0..<length {
+            let weight = scores[i * length + j]
+            let value = v + j * stride
+            for t in 0..<width { row[t] += weight * value[t] }
+        }
+    }
+}
+
 /// Softmax of each row, in place.
 private func softmaxRows(_ matrix: UnsafeMutablePointer<Float>, rows: Int, width: Int) {
     for r in 0..<rows {
@@ -418,6 +462,22 @@ private func sum(_ p: UnsafePointer<Float>, _ n: Int) -> Float {
     var total = lanes.sum()
     while j < n {
         total += p[j]
+        j += 1
+    }
+    return total
+}
+
+@inline(__always)
+private func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
+    var lanes = SIMD8<Float>(repeating: 0)
+    var j = 0
+    while j + 8 <= n {
+        lanes += load8(a + j) * load8(b + j)
+        j += 8
+    }
+    var total = lanes.sum()
+    while j < n {
+        total += a[j] * b[j]
         j += 1
     }
     return total

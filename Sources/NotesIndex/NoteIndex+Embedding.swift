@@ -149,7 +149,15 @@ extension NoteIndex {
                             titlePassage: section.id & (IndexSchema.rowsPerFile - 1) == 0)
                     }
                 }
-                let vectors = try embedder.embed(texts.flatMap { $0.map(\.text) })
+                let vectors: [[Float]]
+                do {
+                    vectors = try embedder.embed(texts.flatMap { $0.map(\.text) })
+                } catch {
+                    // The model's own error (OpenBLAS missing, a model that does not load)
+                    // says what to do; the index itself is fine.
+                    if let notes = error as? NotesError { throw notes }
+                    throw NotesError(.notFound, "cannot embed passages: \(error)")
+                }
                 var next = 0
                 try pool.write { db in
                     for (section, chunks) in zip(batch, texts) {

@@ -252,14 +252,21 @@ extension NoteIndex {
                 let model = try String.fetchOne(
                     db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
                 found(table, model)
-                // A long-lived process counts again only after a change.
+                // Counted again only after a change: a long-lived process keeps the count,
+                // and the next short one reads it from the coverage file.
                 let key = try LayoutSnapshot.currentToken(db).map { table.generation + " " + $0 }
                 let counts: FilesWithText
                 if let key, let known = coverageCache.withLock({ $0 }), known.key == key {
                     counts = known.counts
+                } else if let key, let stored = CoverageFile.read(directory: directory, key: key) {
+                    counts = stored
+                    coverageCache.withLock { $0 = (key, counts) }
                 } else {
                     counts = try Self.filesWithText(db, coveredBy: table)
-                    if let key { coverageCache.withLock { $0 = (key, counts) } }
+                    if let key {
+                        coverageCache.withLock { $0 = (key, counts) }
+                        CoverageFile.write(counts, key: key, directory: directory)
+                    }
                 }
                 return (
                     SemanticCoverage(

@@ -188,4 +188,33 @@ struct EmbeddingCLITests {
         // The notes on the same topic (every fifth) are nearest.
         #expect(near.allSatisfy { (($0["path"] as? String) ?? "").hasPrefix("notes/n") })
     }
+
+    @Test func aQueryNeedsNoOpenBLASAndPassagesSayWhenItIsMissing() throws {
+        #expect(notes(["index"], withModel).status == 0)
+        var noBLAS = withModel
+        noBLAS["NOTES_OPENBLAS_LIBRARY"] = dir.path + "/no-such-libopenblas.so"
+        // A query's few tokens run on the built-in kernels: found by meaning all the same.
+        let semantic = notes(
+            [
+                "search", "--mode", "semantic", "--json", "--limit", "1",
+                "cetacean diving under a boat",
+            ],
+            noBLAS)
+        #expect(semantic.status == 0, "\(semantic.stderr)")
+        #expect(semantic.stdout.contains("\"path\" : \"ocean/deep.md\""))
+        // Passages go through OpenBLAS: a new note cannot be embedded, and the one line says
+        // why and what to do, never to rebuild the index.
+        dir.write(
+            "ws/ocean/shallow.md", "# Shallow water\n\nSeals bask on the sandbank at low tide.\n")
+        let index = notes(["index"], noBLAS)
+        #expect(index.status == 2)
+        let lines = index.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(index.stderr)")
+        #expect(index.stderr.contains("OpenBLAS is not available"))
+        #expect(index.stderr.contains("apt-get install libopenblas0"))
+        #expect(!index.stderr.contains("--rebuild"))
+        // With the library back, the note is embedded.
+        #expect(notes(["index"], withModel).status == 0)
+        #expect(try coverage().embedded == 162)
+    }
 }

@@ -387,6 +387,52 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(VectorFile.read(directory: index.directory, generation: current) == nil)
     }
 
+    @Test func theCoverageASearchCountedIsKeptForTheNextProcessUntilAChange() throws {
+        let (index, embedder) = try embedded()
+        let question = "where was the leviathan seen"
+        let first = try fixture.search(question, index) { $0.embedder = embedder }
+        let counted = try #require(first.semantic)
+        func key() throws -> String {
+            try DatabaseQueue(path: index.databasePath).read { db in
+                try VectorTable.generation(db) + " "
+                    + #require(try LayoutSnapshot.currentToken(db))
+            }
+        }
+        let stored = try #require(CoverageFile.read(directory: index.directory, key: key()))
+        #expect(stored.files == counted.files && stored.covered == counted.embeddedFiles)
+        #expect(CoverageFile.read(directory: index.directory, key: "another key") == nil)
+        // Another process (an index opened afresh) takes the count from the file: one written
+        // with other figures under the current key is what it reports.
+        CoverageFile.write(
+            NoteIndex.FilesWithText(files: 40, withPassages: 30, covered: 20), key: try key(),
+            directory: index.directory)
+        let fromFile = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
+        #expect(fromFile.semantic?.files == 40 && fromFile.semantic?.embeddedFiles == 20)
+        // A change to the files changes the key: counted again, and the file rewritten.
+        fixture.write("sea/deep.md", "# Deep\n\nA leviathan rose from the deep.\n")
+        _ = try index.refresh()
+        let changed = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
+        #expect(changed.semantic?.files == counted.files + 1)
+        #expect(changed.semantic?.embeddedFiles == counted.embeddedFiles)
+        #expect(
+            try CoverageFile.read(directory: index.directory, key: key())?.files
+                == counted.files + 1)
+        // A torn file, or a symbolic link in its place, is not read.
+        let file = index.directory + "/" + CoverageFile.fileName
+        let size = try #require(
+            try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(truncate(file, off_t(size - 2)) == 0)
+        #expect(CoverageFile.read(directory: index.directory, key: try key()) == nil)
+        CoverageFile.write(
+            NoteIndex.FilesWithText(files: 3, withPassages: 2, covered: 1), key: try key(),
+            directory: index.directory)
+        #expect(CoverageFile.read(directory: index.directory, key: try key()) != nil)
+        let elsewhere = fixture.dir.path + "/elsewhere.coverage"
+        try FileManager.default.moveItem(atPath: file, toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: elsewhere)
+        #expect(CoverageFile.read(directory: index.directory, key: try key()) == nil)
+    }
+
     @Test func filtersApplyToBothSides() throws {
         let (index, embedder) = try embedded()
         #expect(
