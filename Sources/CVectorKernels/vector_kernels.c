@@ -149,6 +149,60 @@ __attribute__((target("avx512f"))) static void dots_avx512(
     dots_portable(query, rows + (size_t)r * dims, scales + r, count - r, dims, out + r);
 }
 
+// With AVX-512BW: the query rounded to 16-bit integers (its largest value to the largest
+// step that keeps a row's sum in 32 bits; relative error below 1e-4 of the largest term),
+// each row's bytes widened to 16 bits and multiplied pairwise into 32-bit sums
+// (vpmaddwd): half the instructions of widening every byte to a float, on a scan that
+// reads every stored vector.
+__attribute__((target("avx512f,avx512bw"))) static void dots_madd512(
+    const float *query, const int8_t *rows, const float *scales, long count, int dims,
+    float *out) {
+    float top = 0;
+    for (int p = 0; p < dims; p++) {
+        float a = query[p] < 0 ? -query[p] : query[p];
+        if (a > top) top = a;
+    }
+    long limit = 2147483647L / ((long)dims * 127);
+    int steps = limit < 32767 ? (int)limit : 32767;
+    if (top == 0 || dims > 2048 || steps < 1024) {
+        // Nothing to compare with, or more dimensions than a model here has (the query is
+        // kept on the stack): the float kernel.
+        dots_avx512(query, rows, scales, count, dims, out);
+        return;
+    }
+    int d32 = dims & ~31;
+    int16_t q[dims > 0 ? dims : 1];
+    float unit = top / (float)steps;
+    for (int p = 0; p < dims; p++) {
+        float v = query[p] / unit;
+        q[p] = (int16_t)(v < 0 ? v - 0.5f : v + 0.5f);
+    }
+    long r = 0;
+    for (; r + 4 <= count; r += 4) {
+        const int8_t *base = rows + (size_t)r * dims;
+        __m512i acc[4];
+        for (int a = 0; a < 4; a++) acc[a] = _mm512_setzero_si512();
+        for (int p = 0; p < d32; p += 32) {
+            __m512i qv = _mm512_loadu_si512((const void *)(q + p));
+            for (int a = 0; a < 4; a++) {
+                __m256i bytes = _mm256_loadu_si256((const __m256i *)(base + (size_t)a * dims + p));
+                acc[a] = _mm512_add_epi32(acc[a], _mm512_madd_epi16(qv, _mm512_cvtepi8_epi16(bytes)));
+            }
+        }
+        for (int a = 0; a < 4; a++) {
+            long sum = _mm512_reduce_add_epi32(acc[a]);
+            for (int p = d32; p < dims; p++) sum += (long)q[p] * base[(size_t)a * dims + p];
+            out[r + a] = (float)sum * unit * scales[r + a];
+        }
+    }
+    for (; r < count; r++) {
+        const int8_t *row = rows + (size_t)r * dims;
+        long sum = 0;
+        for (int p = 0; p < dims; p++) sum += (long)q[p] * row[p];
+        out[r] = (float)sum * unit * scales[r];
+    }
+}
+
 // ---------------------------------------------------------------- AVX2 + FMA
 
 __attribute__((target("avx2,fma"))) static float hsum256(__m256 v) {
@@ -238,7 +292,17 @@ void notes_int8_dots(
     int level, const float *query, const int8_t *rows, const float *scales, long count,
     int dims, float *out) {
 #if defined(__x86_64__)
-    if (level >= NOTES_KERNELS_AVX512) return dots_avx512(query, rows, scales, count, dims, out);
+    if (level >= NOTES_KERNELS_AVX512) {
+        static int bw = -1;
+        int known = __atomic_load_n(&bw, __ATOMIC_RELAXED);
+        if (known < 0) {
+            __builtin_cpu_init();
+            known = __builtin_cpu_supports("avx512bw") ? 1 : 0;
+            __atomic_store_n(&bw, known, __ATOMIC_RELAXED);
+        }
+        if (known) return dots_madd512(query, rows, scales, count, dims, out);
+        return dots_avx512(query, rows, scales, count, dims, out);
+    }
     if (level >= NOTES_KERNELS_AVX2) return dots_avx2(query, rows, scales, count, dims, out);
 #endif
     (void)level;

@@ -44,20 +44,51 @@ import Testing
 
     @Test func int8DotsEqualPlainSums() {
         var random = SeededGenerator(seed: 11)
-        for (count, dims) in [(1, 1), (3, 7), (4, 16), (9, 384), (13, 45)] {
+        for (count, dims) in [(1, 1), (3, 7), (4, 16), (9, 384), (13, 45), (6, 70), (5, 3000)] {
             let query = (0..<dims).map { _ in Float.random(in: -1...1, using: &random) }
             let rows = (0..<count * dims).map { _ in Int8.random(in: -127...127, using: &random) }
             let scales = (0..<count).map { _ in Float.random(in: 0.001...0.02, using: &random) }
             for level in levels {
                 var out = [Float](repeating: 0, count: count)
                 notes_int8_dots(level, query, rows, scales, count, Int32(dims), &out)
+                // The AVX-512BW kernel rounds the query to 16-bit steps of its largest value:
+                // each product may move by half a step times the row's byte.
+                let step = Double(query.map(abs).max() ?? 0) / 32767
                 for r in 0..<count {
                     var sum = 0.0
-                    for p in 0..<dims { sum += Double(query[p]) * Double(rows[r * dims + p]) }
+                    var rounding = 0.0
+                    for p in 0..<dims {
+                        sum += Double(query[p]) * Double(rows[r * dims + p])
+                        rounding += abs(Double(rows[r * dims + p])) * step / 2
+                    }
                     sum *= Double(scales[r])
+                    rounding *= Double(scales[r])
                     #expect(
-                        abs(Double(out[r]) - sum) <= 1e-4 * max(1, abs(sum)),
+                        abs(Double(out[r]) - sum) <= 1e-5 * max(1, abs(sum)) + rounding,
                         "level \(level) \(count)×\(dims) row \(r): \(out[r]) vs \(sum)")
+                }
+            }
+        }
+    }
+
+    @Test func int8DotsAtTheExtremesStayExact() {
+        // Every byte at its largest and the query at its own: the 16-bit steps' sums are
+        // the largest a 384-dimension row can make, and must not overflow.
+        let dims = 384
+        for sign in [Float(1), -1] {
+            let query = [Float](repeating: sign * 0.75, count: dims)
+            let rows =
+                [Int8](repeating: 127, count: 5 * dims) + [Int8](repeating: -127, count: dims)
+            let scales = [Float](repeating: 0.01, count: 6)
+            let expected = Double(sign) * 0.75 * 127 * Double(dims) * 0.01
+            for level in levels {
+                var out = [Float](repeating: 0, count: 6)
+                notes_int8_dots(level, query, rows, scales, 6, Int32(dims), &out)
+                for r in 0..<6 {
+                    let want = r < 5 ? expected : -expected
+                    #expect(
+                        abs(Double(out[r]) - want) <= 1e-4 * abs(want),
+                        "level \(level) row \(r): \(out[r])")
                 }
             }
         }

@@ -30,7 +30,9 @@ int notes_kernel_level(void);
 void notes_products_nt(
     int level, int m, int n, int k, const float *x, const float *w, float beta, float *c, int ldc);
 
-/// out[r] = scales[r] · (query · rows[r]) for `count` int8 rows of `dims` values each.
+/// out[r] = scales[r] · (query · rows[r]) for `count` int8 rows of `dims` values each. With
+/// AVX-512BW the query is first rounded to 16-bit steps of its largest value (results within
+/// 1e-4 of that value times a row's largest product).
 void notes_int8_dots(
     int level, const float *query, const int8_t *rows, const float *scales, long count,
     int dims, float *out);
