@@ -1,9 +1,10 @@
 // OpenBLAS's single-precision matrix product for the embedding model (NotesEmbedding),
-// loaded on first use. On macOS this would be Accelerate's cblas_sgemm instead (same
+// loaded by the first batch of passages (a query's few tokens never need it), and optional:
+// without it the built-in kernels (CVectorKernels) do every product, more slowly. On macOS this would be Accelerate's cblas_sgemm instead (same
 // arguments, `-framework Accelerate`); only Linux is built and tested today.
 //
 // libopenblas.so.0 (Debian: libopenblas0, pulled in by libopenblas-dev) is opened with dlopen
-// when the first model loads rather than linked, for two reasons:
+// rather than linked, for two reasons:
 // - Linking it makes every notes command map and relocate it and libgfortran/libquadmath at
 //   start, though only embedding uses it (the same reason CCurl and CCrypto load late).
 // - Debian's OpenBLAS 0.3.21 (DYNAMIC_ARCH) picks its kernels when it loads, and does not
@@ -14,6 +15,7 @@
 // header from a particular BLAS package is needed to build.
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,35 +52,50 @@ static inline const char *copenblas_core_for_cpu(void) {
     return NULL;
 }
 
-static inline void copenblas_open(void) {
-    struct copenblas_library *lib = copenblas_shared();
+static inline void copenblas_set_environment(void) {
     if (getenv("OPENBLAS_CORETYPE") == NULL) {
         const char *core = copenblas_core_for_cpu();
         if (core != NULL) setenv("OPENBLAS_CORETYPE", core, 0);
     }
     // Its own thread pool would start (and spin) when the library loads; it is never used.
     if (getenv("OPENBLAS_NUM_THREADS") == NULL) setenv("OPENBLAS_NUM_THREADS", "1", 0);
+}
+
+/// Sets the variables OpenBLAS reads when it loads, unless the person set them. Called when
+/// a model loads (and again, doing nothing, before the library opens): `setenv` while other
+/// threads read the environment is unsafe, so it runs once, early, not at the first batch.
+static inline void copenblas_prepare_environment(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, copenblas_set_environment);
+}
+
+static inline void copenblas_open(void) {
+    struct copenblas_library *lib = copenblas_shared();
+    copenblas_prepare_environment();
     // NOTES_OPENBLAS_LIBRARY names another build (a path, or a soname such as
     // libopenblas.so.3 where a distribution calls it that).
     const char *chosen = getenv("NOTES_OPENBLAS_LIBRARY");
-    void *handle = NULL;
-    if (chosen != NULL && chosen[0] != '\0') {
-        handle = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
-    } else {
-        handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) handle = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
-    }
+    const char *name = chosen != NULL && chosen[0] != '\0' ? chosen : "libopenblas.so.0";
+    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL && name != chosen) handle = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         const char *reason = dlerror();
-        if (reason == NULL) reason = "libopenblas.so.0 could not be loaded";
-        strncpy(lib->message, reason, sizeof lib->message - 1);
+        if (reason != NULL) {
+            strncpy(lib->message, reason, sizeof lib->message - 1);
+        } else {
+            snprintf(lib->message, sizeof lib->message, "%s could not be loaded", name);
+        }
         lib->error = lib->message;
         return;
     }
     *(void **)(&lib->sgemm) = dlsym(handle, "cblas_sgemm");
     *(void **)(&lib->set_num_threads) = dlsym(handle, "openblas_set_num_threads");
     *(void **)(&lib->get_corename) = dlsym(handle, "openblas_get_corename");
-    if (lib->sgemm == NULL) { lib->error = "libopenblas.so.0 lacks cblas_sgemm"; return; }
+    if (lib->sgemm == NULL) {
+        snprintf(lib->message, sizeof lib->message, "%s lacks cblas_sgemm", name);
+        lib->error = lib->message;
+        return;
+    }
     // Parallelism comes from notes's own threads (one batch each), so BLAS runs one thread.
     if (lib->set_num_threads != NULL) lib->set_num_threads(1);
 }

@@ -1,5 +1,6 @@
 #include "vector_kernels.h"
 
+#include <float.h>
 #include <stddef.h>
 
 #if defined(__x86_64__)
@@ -158,21 +159,25 @@ __attribute__((target("avx512f,avx512bw"))) static void dots_madd512(
     const float *query, const int8_t *rows, const float *scales, long count, int dims,
     float *out) {
     float top = 0;
+    int finite = 1;
     for (int p = 0; p < dims; p++) {
         float a = query[p] < 0 ? -query[p] : query[p];
+        if (!(a <= FLT_MAX)) finite = 0;  // NaN or infinite
         if (a > top) top = a;
     }
-    long limit = 2147483647L / ((long)dims * 127);
+    // A byte may be -128 (a damaged or foreign vector file): the sums stay in 32 bits.
+    long limit = 2147483647L / ((long)(dims > 0 ? dims : 1) * 128);
     int steps = limit < 32767 ? (int)limit : 32767;
-    if (top == 0 || dims > 2048 || steps < 1024) {
-        // Nothing to compare with, or more dimensions than a model here has (the query is
-        // kept on the stack): the float kernel.
+    float unit = top / (float)steps;
+    if (!finite || !(unit > 0) || dims > 2048) {
+        // A query of zeros, NaN or infinities, or so small that its steps vanish, or more
+        // dimensions than a model here has (the query is kept on the stack): the float
+        // kernel, which gives what plain arithmetic gives.
         dots_avx512(query, rows, scales, count, dims, out);
         return;
     }
     int d32 = dims & ~31;
     int16_t q[dims > 0 ? dims : 1];
-    float unit = top / (float)steps;
     for (int p = 0; p < dims; p++) {
         float v = query[p] / unit;
         q[p] = (int16_t)(v < 0 ? v - 0.5f : v + 0.5f);

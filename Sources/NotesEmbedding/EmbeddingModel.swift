@@ -7,7 +7,8 @@ import Foundation
 /// embeddings + LayerNorm → N × (self-attention, GELU feed-forward) → mean pooling over the
 /// text's tokens → L2 normalisation. Matrix products go through `cblas_sgemm`, or for a few
 /// tokens through CVectorKernels (``directRows``); OpenBLAS is opened by the first batch that
-/// needs it, so embedding a search's query never loads it.
+/// needs it, so embedding a search's query never loads it, and when it does not load the
+/// built-in kernels do every product (slower for passages, the same vectors).
 ///
 /// The weights stay in the memory-mapped `model.safetensors`: nothing is copied at load.
 ///
@@ -47,6 +48,8 @@ public final class EmbeddingModel: @unchecked Sendable {
     ///   - threads: worker threads for `embed` (default: the active processor count).
     public init(directory: URL, maxTokens: Int? = nil, threads: Int? = nil) throws(EmbeddingError) {
         self.directory = directory
+        // Before any batch opens OpenBLAS, and before other threads of this model run.
+        copenblas_prepare_environment()
         let config = try BERTConfig(file: directory.appendingPathComponent("config.json"))
         self.config = config
         self.tokenizer = try WordPieceTokenizer(
@@ -169,14 +172,6 @@ public final class EmbeddingModel: @unchecked Sendable {
         }
         if !current.isEmpty { grouped.append(current) }
         let batches = grouped
-        // OpenBLAS is opened only when a batch needs it: a search's query never does, and
-        // opening it (with libgfortran) would delay every `notes search` by milliseconds.
-        let level = notes_kernel_level()
-        if batches.contains(where: {
-            !Self.isDirect(rows: $0.reduce(0) { $0 + sequences[$1].count }, level: level)
-        }) {
-            try BLAS.load()
-        }
 
         let d = dimensions
         let output = UnsafeMutableBufferPointer<Float>.allocate(capacity: sequences.count * d)
@@ -216,9 +211,11 @@ public final class EmbeddingModel: @unchecked Sendable {
     /// arithmetic for a few rows and less for a batch of passages.
     static let directRows = 16
 
-    /// Whether a batch of `rows` tokens runs on CVectorKernels alone (no OpenBLAS).
+    /// Whether a batch of `rows` tokens runs on CVectorKernels alone: a few tokens on a CPU
+    /// they are written for, or any batch when OpenBLAS does not load (checked only then, so
+    /// a query never opens it).
     static func isDirect(rows: Int, level: Int32) -> Bool {
-        rows <= directRows && level >= Int32(NOTES_KERNELS_AVX2.rawValue)
+        (rows <= directRows && level >= Int32(NOTES_KERNELS_AVX2.rawValue)) || !BLAS.isAvailable
     }
 
     /// `into` = X · Wᵀ for X of `rows` × `inputs` and a weight matrix of `outputs` rows (added
@@ -226,13 +223,13 @@ public final class EmbeddingModel: @unchecked Sendable {
     private func linear(
         _ x: UnsafePointer<Float>, rows: Int, inputs: Int, _ weight: UnsafeBufferPointer<Float>,
         outputs: Int, adding: Bool = false, into out: UnsafeMutablePointer<Float>,
-        stride: Int? = nil
+        stride: Int? = nil, direct: Bool
     ) {
         let stride = stride ?? outputs
-        let level = notes_kernel_level()
-        if Self.isDirect(rows: rows, level: level) {
+        if direct {
             notes_products_nt(
-                level, Int32(rows), Int32(outputs), Int32(inputs), x, weight.baseAddress!,
+                notes_kernel_level(), Int32(rows), Int32(outputs), Int32(inputs), x,
+                weight.baseAddress!,
                 adding ? 1 : 0, out, Int32(stride))
         } else {
             copenblas_sgemm(
@@ -291,7 +288,7 @@ public final class EmbeddingModel: @unchecked Sendable {
                     stride: 3 * h)
                 linear(
                     x, rows: rows, inputs: h, projection.weight, outputs: h, adding: true,
-                    into: qkv + n * h, stride: 3 * h)
+                    into: qkv + n * h, stride: 3 * h, direct: direct)
             }
             // Attention, per sequence and head, over that sequence's rows only.
             for (n, ids) in batch.enumerated() {
@@ -318,15 +315,19 @@ public final class EmbeddingModel: @unchecked Sendable {
                 }
             }
             // Output projection + residual, LayerNorm.
-            linear(ctx, rows: rows, inputs: h, layer.attentionOut, outputs: h, into: a)
+            linear(
+                ctx, rows: rows, inputs: h, layer.attentionOut, outputs: h, into: a, direct: direct)
             layerNorm(
                 a, rows: rows, width: h, residual: x, bias: layer.attentionOutBias.baseAddress!,
                 gamma: layer.attentionNorm.gamma.baseAddress!,
                 beta: layer.attentionNorm.beta.baseAddress!, eps: eps, into: x)
             // Feed-forward: GELU(X · W1ᵀ + b1) · W2ᵀ + b2 + residual, LayerNorm.
-            linear(x, rows: rows, inputs: h, layer.intermediate, outputs: inter, into: ff)
+            linear(
+                x, rows: rows, inputs: h, layer.intermediate, outputs: inter, into: ff,
+                direct: direct)
             gelu(ff, rows: rows, width: inter, bias: layer.intermediateBias.baseAddress!)
-            linear(ff, rows: rows, inputs: inter, layer.output, outputs: h, into: a)
+            linear(
+                ff, rows: rows, inputs: inter, layer.output, outputs: h, into: a, direct: direct)
             layerNorm(
                 a, rows: rows, width: h, residual: x, bias: layer.outputBias.baseAddress!,
                 gamma: layer.outputNorm.gamma.baseAddress!,
@@ -359,19 +360,20 @@ public final class EmbeddingModel: @unchecked Sendable {
 private let noTrans = Int32(COPENBLAS_NO_TRANS)
 private let trans = Int32(COPENBLAS_TRANS)
 
-/// OpenBLAS, opened on first use (Sources/COpenBLAS/shim.h).
+/// OpenBLAS, opened by the first batch that needs it (Sources/COpenBLAS/shim.h); without it
+/// the built-in kernels do every product.
 public enum BLAS {
-    /// Opens libopenblas once; a one-line error when it is missing.
-    public static func load() throws(EmbeddingError) {
-        if let problem = copenblas_load() {
-            throw EmbeddingError(
-                "OpenBLAS is not available (\(String(cString: problem)))",
-                hint: "install it: `apt-get install libopenblas0` (scripts/setup does)")
-        }
-    }
+    /// Whether OpenBLAS loads (it is opened by the first call).
+    public static var isAvailable: Bool { copenblas_load() == nil }
 
-    /// The kernel family OpenBLAS runs ("SkylakeX", "Haswell"…), once loaded.
-    public static var coreName: String { String(cString: copenblas_core_name()) }
+    /// What does a batch's matrix products, for `notes model`: "OpenBLAS (SkylakeX)", or why
+    /// the built-in kernels do (opens OpenBLAS).
+    public static var products: (openBLAS: Bool, description: String) {
+        if let problem = copenblas_load() {
+            return (false, "built-in kernels (OpenBLAS does not load: \(String(cString: problem)))")
+        }
+        return (true, "OpenBLAS (\(String(cString: copenblas_core_name())))")
+    }
 }
 
 /// Every row of `matrix` set to `row`.
@@ -408,8 +410,9 @@ private func layerNorm(
     }
 }
 
-/// One head's attention over a few tokens (a query's), without OpenBLAS: `into` row i =
-/// softmax(scale · qᵢ · Kᵀ) · V, where q, k and v rows are `stride` floats apart.
+/// One head's attention without OpenBLAS (a query's few tokens, or any text when OpenBLAS does
+/// not load): `into` row i = softmax(scale · qᵢ · Kᵀ) · V, where q, k and v rows are `stride`
+/// floats apart.
 private func smallAttention(
     q: UnsafePointer<Float>, k: UnsafePointer<Float>, v: UnsafePointer<Float>, stride: Int,
     length: Int, width: Int, scale: Float, scores: UnsafeMutablePointer<Float>,

@@ -1,4 +1,5 @@
 import Foundation
+import NotesCore
 
 /// The last coverage a search counted (files with text, those with passages, those covered),
 /// beside the database (`index.coverage`), so that a short command does not read every
@@ -7,10 +8,12 @@ import Foundation
 /// A cache like ``VectorFile`` and nothing more: its key is the `chunks_generation` and the
 /// layout token it was counted under (the key ``NoteIndex/coverageCache`` uses in a
 /// long-lived process), a reader whose database has another key ignores it, and it is
-/// replaced whole (a new file renamed over it). Text: `notes-coverage 1`, the key, then the
-/// three counts, each on a line of its own.
+/// replaced whole (a new file renamed over it). Text: ``heading``, the key, then the three
+/// counts, each on a line of its own.
 enum CoverageFile {
     static let fileName = "index.coverage"
+    /// Names what the counts mean: a release that counts otherwise (as D266 did) changes the
+    /// number, so that it never reads an older release's count as its own.
     static let heading = "notes-coverage 1"
 
     /// The counts stored for `key`, or nil when there are none, they are for another key, or
@@ -45,7 +48,9 @@ enum CoverageFile {
         let text =
             "\(heading)\n\(key)\n\(counts.files) \(counts.withPassages) \(counts.covered)\n"
         let path = directory + "/" + fileName
-        let temporary = path + ".\(getpid()).tmp"
+        // A process killed between creating its file and renaming it left one behind.
+        FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")
+        let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         let bytes = Array(text.utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import NotesCore
 
 /// The vector table as one file beside the database (`index.vectors`), so that a short
 /// command maps the passages' vectors instead of reading and copying every `chunks` row.
@@ -115,7 +116,9 @@ enum VectorFile {
             append(table.values)
         }
         let path = directory + "/" + fileName
-        let temporary = path + ".\(getpid()).tmp"
+        // A process killed between creating its file and renaming it left one behind.
+        FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")
+        let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         let written = bytes.withUnsafeBytes { raw -> Bool in

@@ -72,23 +72,53 @@ import Testing
     }
 
     @Test func int8DotsAtTheExtremesStayExact() {
-        // Every byte at its largest and the query at its own: the 16-bit steps' sums are
-        // the largest a 384-dimension row can make, and must not overflow.
-        let dims = 384
-        for sign in [Float(1), -1] {
-            let query = [Float](repeating: sign * 0.75, count: dims)
-            let rows =
-                [Int8](repeating: 127, count: 5 * dims) + [Int8](repeating: -127, count: dims)
-            let scales = [Float](repeating: 0.01, count: 6)
-            let expected = Double(sign) * 0.75 * 127 * Double(dims) * 0.01
-            for level in levels {
-                var out = [Float](repeating: 0, count: 6)
-                notes_int8_dots(level, query, rows, scales, 6, Int32(dims), &out)
-                for r in 0..<6 {
-                    let want = r < 5 ? expected : -expected
-                    #expect(
-                        abs(Double(out[r]) - want) <= 1e-4 * abs(want),
-                        "level \(level) row \(r): \(out[r])")
+        // Every byte at its largest and the query at its own: the 16-bit steps' sums are the
+        // largest a row can make, and must not overflow. -128 is never stored, but a damaged
+        // file may hold it.
+        for dims in [384, 2048] {
+            for sign in [Float(1), -1] {
+                let query = [Float](repeating: sign * 0.75, count: dims)
+                let rows =
+                    [Int8](repeating: 127, count: 5 * dims) + [Int8](repeating: -128, count: dims)
+                let scales = [Float](repeating: 0.01, count: 6)
+                let largest = Double(sign) * 0.75 * Double(dims) * 0.01
+                for level in levels {
+                    var out = [Float](repeating: 0, count: 6)
+                    notes_int8_dots(level, query, rows, scales, 6, Int32(dims), &out)
+                    for r in 0..<6 {
+                        let want = r < 5 ? largest * 127 : largest * -128
+                        #expect(
+                            abs(Double(out[r]) - want) <= 1e-4 * abs(want),
+                            "level \(level) dims \(dims) row \(r): \(out[r]) vs \(want)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func int8DotsOfAQueryWithoutFiniteStepsAreWhatArithmeticGives() {
+        let dims = 64
+        let rows = (0..<3 * dims).map { Int8(truncatingIfNeeded: $0 % 200 - 100) }
+        let scales: [Float] = [0.01, 0.02, 0.03]
+        for level in levels {
+            for query in [
+                [Float](repeating: 0, count: dims),
+                [Float](repeating: 1e-42, count: dims),
+                [Float.nan] + [Float](repeating: 0.5, count: dims - 1),
+            ] {
+                var out = [Float](repeating: 7, count: 3)
+                notes_int8_dots(level, query, rows, scales, 3, Int32(dims), &out)
+                for r in 0..<3 {
+                    var sum = 0.0
+                    for p in 0..<dims { sum += Double(query[p]) * Double(rows[r * dims + p]) }
+                    sum *= Double(scales[r])
+                    if sum.isNaN {
+                        #expect(out[r].isNaN, "level \(level) row \(r): \(out[r])")
+                    } else {
+                        #expect(
+                            abs(Double(out[r]) - sum) <= 1e-40, "level \(level) row \(r): \(out[r])"
+                        )
+                    }
                 }
             }
         }

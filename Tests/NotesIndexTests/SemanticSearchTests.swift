@@ -408,7 +408,10 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
             directory: index.directory)
         let fromFile = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
         #expect(fromFile.semantic?.files == 40 && fromFile.semantic?.embeddedFiles == 20)
-        // A change to the files changes the key: counted again, and the file rewritten.
+        // A change to the files changes the key: counted again, and the file rewritten (a
+        // temporary file a killed process left is removed then).
+        let leftover = index.directory + "/" + CoverageFile.fileName + ".999999999.1"
+        #expect(FileManager.default.createFile(atPath: leftover, contents: Data()))
         fixture.write("sea/deep.md", "# Deep\n\nA leviathan rose from the deep.\n")
         _ = try index.refresh()
         let changed = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
@@ -417,6 +420,7 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(
             try CoverageFile.read(directory: index.directory, key: key())?.files
                 == counted.files + 1)
+        #expect(!FileManager.default.fileExists(atPath: leftover))
         // A torn file, or a symbolic link in its place, is not read.
         let file = index.directory + "/" + CoverageFile.fileName
         let size = try #require(
@@ -431,6 +435,29 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         try FileManager.default.moveItem(atPath: file, toPath: elsewhere)
         try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: elsewhere)
         #expect(CoverageFile.read(directory: index.directory, key: try key()) == nil)
+    }
+
+    @Test func anEmbedderThatFailsSaysWhyNotToRebuildTheIndex() throws {
+        struct ModelGone: Error, CustomStringConvertible {
+            var description: String { "the model files are gone (reinstall the model)" }
+        }
+        final class FailingEmbedder: TextEmbedder, @unchecked Sendable {
+            let identifier = "concepts@1"
+            let dimensions = 8
+            func embed(_ texts: [String]) throws -> [[Float]] { throw ModelGone() }
+        }
+        let index = try fixture.refreshed()
+        do {
+            try index.embedPending(with: FailingEmbedder())
+            Issue.record("a failing embedder embedded")
+        } catch {
+            #expect(error.code == .notFound)
+            #expect(
+                error.message
+                    == "cannot embed passages: the model files are gone (reinstall the model)")
+            #expect(!(error.hint ?? "").contains("rebuild"))
+        }
+        #expect(try chunkCount(index) == 0)
     }
 
     @Test func filtersApplyToBothSides() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NotesCore
+import NotesEmbedding
 import NotesIndex
 import NotesSession
 import NotesStore
@@ -172,6 +173,12 @@ extension NotesCommand {
                 return nil
             }
             bar.finish()
+            // Passages were embedded, so OpenBLAS was asked for: say when it was not there.
+            if chunks > 0 && !BLAS.isAvailable {
+                StandardStreams.writeError(
+                    "notes: embedded without OpenBLAS, about three times slower (`notes model` says why; `apt-get install libopenblas0`)\n"
+                )
+            }
             return EmbeddingReport(
                 chunks: chunks, seconds: Date().timeIntervalSince(started),
                 coverage: try index.semanticCoverage())

@@ -40,11 +40,13 @@ extension NotesCommand {
             var dimensions: Int?
             var maxTokens: Int?
             var identifier: String?
+            /// What does the matrix products of a batch of passages.
+            var products: String?
             var missing: [String]?
             var hint: String?
 
             enum CodingKeys: String, CodingKey {
-                case installed, name, folder, bytes, dimensions, identifier, missing, hint
+                case installed, name, folder, bytes, dimensions, identifier, products, missing, hint
                 case maxTokens = "max_tokens"
             }
         }
@@ -71,6 +73,10 @@ extension NotesCommand {
             }
             let model = try loadModel(folder)
             let bytes = folderSize(folder)
+            let products = BLAS.products
+            let productsHint =
+                products.openBLAS
+                ? nil : "install OpenBLAS (`apt-get install libopenblas0`) to embed faster"
             if json {
                 return Terminal.write(
                     try JSONOutput.document(
@@ -78,7 +84,8 @@ extension NotesCommand {
                             installed: true, name: ModelLocation.modelName, folder: folder.path,
                             bytes: bytes,
                             dimensions: model.dimensions, maxTokens: model.maxTokens,
-                            identifier: model.identifier)))
+                            identifier: model.identifier, products: products.description,
+                            hint: productsHint)))
             }
             Terminal.write(
                 """
@@ -88,8 +95,10 @@ extension NotesCommand {
                   dimensions  \(model.dimensions)
                   max tokens  \(model.maxTokens)
                   identifier  \(model.identifier)
+                  products    \(products.description)
 
                 """)
+            if let productsHint { Terminal.write("  \(productsHint)\n") }
         }
     }
 
