@@ -69,11 +69,13 @@ extension NoteIndex {
         let meaning: PassageMatch?
     }
 
-    /// The passages whose section still has the text they were embedded from.
+    /// The passages whose section still has the text they were embedded from, and the files
+    /// whose nearest passage was made from text since changed (`stale`: their new text has no
+    /// vector yet, so meaning cannot say how near they are).
     static func current(_ matches: [VectorTable.Match], _ table: VectorTable, _ db: Database) throws
-        -> [PassageMatch]
+        -> (passages: [PassageMatch], stale: Set<Int64>)
     {
-        guard !matches.isEmpty else { return [] }
+        guard !matches.isEmpty else { return ([], []) }
         let ids = matches.map { table.sectionIDs[$0.row] }
         var digests: [Int64: Int64] = [:]
         for row in try Row.fetchAll(
@@ -83,13 +85,18 @@ extension NoteIndex {
         {
             digests[row["id"]] = row["fts_digest"]
         }
-        return matches.compactMap { match in
+        var stale = Set<Int64>()
+        let passages = matches.compactMap { match -> PassageMatch? in
             let section = table.sectionIDs[match.row]
-            guard digests[section] == table.digests[match.row] else { return nil }
+            guard digests[section] == table.digests[match.row] else {
+                stale.insert(section >> IndexSchema.sectionBits)
+                return nil
+            }
             return PassageMatch(
                 file: section >> IndexSchema.sectionBits, section: section,
                 line: Int(table.lines[match.row]), similarity: match.similarity)
         }
+        return (passages, stale)
     }
 
     /// The files of `ids` that pass the filters.

@@ -58,7 +58,9 @@ extension NoteIndex {
                 if nearest.saturated && mode != .lexical { results.totalAtLeast = true }
                 results.mode = mode
                 if let plainWords, mode != .semantic {
-                    Self.markMissingWords(plainWords, page: page, in: &results)
+                    Self.markMissingWords(
+                        plainWords, page: page, answer: words.ranked, byMeaning: nearest.files,
+                        in: &results)
                 }
                 results.semantic = meaning.coverage
                 return results
@@ -225,11 +227,15 @@ extension NoteIndex {
             return matches
         }
         matches.searched = true
-        matches.embeddedFiles = table.files
         matches.saturated =
             nearest.count == Self.semanticDepth
             && (nearest.last?.similarity ?? 0) >= Self.meaningOnlyFloor
-        var current = try Self.current(nearest, table, db)
+        let found = try Self.current(nearest, table, db)
+        var current = found.passages
+        let stale = found.stale
+        // A file edited since its passages were made is as good as not embedded yet: it keeps
+        // its rank by words rather than falling below every file meaning found.
+        matches.embeddedFiles = stale.isEmpty ? table.files : table.files.subtracting(stale)
         if let hidden = scope.hidden, !hidden.isEmpty {
             current.removeAll { hidden.contains($0.file) }
         }
@@ -317,11 +323,12 @@ extension NoteIndex {
         }
     }
 
-    /// For a plain-words query: the words each hit lacks, whether every hit holds all of
-    /// them, and the words searched for.
+    /// For a plain-words query: the words each hit lacks, whether every file the answer
+    /// counts (`answer` by words, `byMeaning`; not only the page) holds all of them, and the
+    /// words searched for.
     private static func markMissingWords(
-        _ plainWords: [QueryTerm], page: [(row: Row, entry: FusedEntry)],
-        in results: inout SearchResults
+        _ plainWords: [QueryTerm], page: [(row: Row, entry: FusedEntry)], answer: RankedFiles,
+        byMeaning: [Int64: (rank: Int, passage: PassageMatch)], in results: inout SearchResults
     ) {
         let all: Int64 = (1 << Int64(plainWords.count)) - 1
         for (i, (_, entry)) in page.enumerated() {
@@ -331,9 +338,10 @@ extension NoteIndex {
             }.map { plainWords[$0].shownText }
         }
         if !results.hits.isEmpty {
-            results.matching =
-                results.hits.allSatisfy { $0.missing == nil && $0.matchedBy != .meaning }
-                ? .allWords : .mostWords
+            let everyFileHoldsAll =
+                answer.files.allSatisfy { $0.matched & all == all }
+                && byMeaning.keys.allSatisfy { answer.contains($0) }
+            results.matching = everyFileHoldsAll ? .allWords : .mostWords
         }
         results.words = plainWords.map(\.shownText)
     }

@@ -10,8 +10,9 @@ public struct SearchResults: Sendable, Codable {
     /// were close enough to be listed, more may be, and `total` is a lower bound (nil: exact).
     public var totalAtLeast: Bool? = nil
     public var hits: [SearchHit]
-    /// For a plain-words query: whether every hit holds all the ``words`` or some hits hold
-    /// only some of them (absent for a query with operators, which must match exactly).
+    /// For a plain-words query: whether every file the answer counts (``total``, not only the
+    /// hits shown) holds all the ``words``, or some hold only some of them or match by meaning
+    /// alone (absent for a query with operators, which must match exactly).
     public var matching: Matching? = nil
     /// For a plain-words query, the words it ranked by (its common words left out).
     public var words: [String]? = nil

@@ -65,6 +65,12 @@ import Testing
         let all = try fixture.search("textile Lowell")
         #expect(all.hits.map(\.path) == ["notes/industry.md"])
         #expect(all.matching == .allWords)
+        // Said of every file the answer counts, not only of the hits shown: a page of one
+        // that holds every word does not make the rest hold them.
+        let first = try fixture.search("petroleum kerosene") { $0.limit = 1 }
+        #expect(first.hits.map(\.path) == ["history/petroleum.md"] && first.total == 2)
+        #expect(first.hits.first?.missing == nil)
+        #expect(first.matching == .mostWords)
     }
 
     @Test func operatorsKeepTheirExactMeaning() throws {

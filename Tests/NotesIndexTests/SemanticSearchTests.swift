@@ -437,6 +437,27 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(CoverageFile.read(directory: index.directory, key: try key()) == nil)
     }
 
+    @Test func aNoteEditedSinceItsPassagesKeepsItsRankByWords() throws {
+        fixture.write("sea/leviathan.md", "# Leviathan\n\nThe leviathan surfaced beside us.\n")
+        let (index, embedder) = try embedded()
+        func paths() throws -> [String] {
+            try fixture.search("cetacean surfaced", index) {
+                $0.embedder = embedder
+                $0.mode = .hybrid
+            }.hits.map(\.path)
+        }
+        // Holding both words and nearest in meaning, the note comes first.
+        #expect(try paths().first == "sea/whales.md")
+        // Edited, its passage no longer matches its text until the next pass: meaning cannot
+        // place it, and it keeps the place its words give it rather than falling below the
+        // note found by meaning and one word.
+        fixture.write("sea/whales.md", "# Whales\n\nA cetacean surfaced near the boat at dawn.\n")
+        _ = try index.refresh()
+        #expect(try paths().first == "sea/whales.md")
+        try index.embedPending(with: embedder)
+        #expect(try paths().first == "sea/whales.md")
+    }
+
     @Test func anEmbedderThatFailsSaysWhyNotToRebuildTheIndex() throws {
         struct ModelGone: Error, CustomStringConvertible {
             var description: String { "the model files are gone (reinstall the model)" }

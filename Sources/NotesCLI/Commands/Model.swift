@@ -74,9 +74,13 @@ extension NotesCommand {
             let model = try loadModel(folder)
             let bytes = folderSize(folder)
             let products = BLAS.products
+            let chosen = ProcessInfo.processInfo.environment["NOTES_OPENBLAS_LIBRARY"] ?? ""
             let productsHint =
                 products.openBLAS
-                ? nil : "install OpenBLAS (`apt-get install libopenblas0`) to embed faster"
+                ? nil
+                : chosen.isEmpty
+                    ? "install OpenBLAS (`apt-get install libopenblas0`) to embed faster"
+                    : "NOTES_OPENBLAS_LIBRARY names \(chosen), which does not load: unset it or name an OpenBLAS library"
             if json {
                 return Terminal.write(
                     try JSONOutput.document(
