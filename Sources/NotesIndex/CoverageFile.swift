@@ -8,13 +8,13 @@ import NotesCore
 /// A cache like ``VectorFile`` and nothing more: its key is the `chunks_generation` and the
 /// layout token it was counted under (the key ``NoteIndex/coverageCache`` uses in a
 /// long-lived process), a reader whose database has another key ignores it, and it is
-/// replaced whole (a new file renamed over it). Text: ``heading``, the key, then the three
+/// replaced whole (a new file renamed over it). Text: ``heading``, the key, then the four
 /// counts, each on a line of its own.
 enum CoverageFile {
     static let fileName = "index.coverage"
     /// Names what the counts mean: a release that counts otherwise (as D266 did) changes the
     /// number, so that it never reads an older release's count as its own.
-    static let heading = "notes-coverage 1"
+    static let heading = "notes-coverage 2"
 
     /// The counts stored for `key`, or nil when there are none, they are for another key, or
     /// the file does not read whole.
@@ -34,11 +34,12 @@ enum CoverageFile {
             return nil
         }
         let numbers = lines[2].split(separator: " ").compactMap { Int($0) }
-        guard numbers.count == 3, numbers.allSatisfy({ $0 >= 0 }),
-            numbers[2] <= numbers[1], numbers[1] <= numbers[0]
+        guard numbers.count == 4, numbers.allSatisfy({ $0 >= 0 }),
+            numbers[2] <= numbers[1], numbers[1] <= numbers[0], numbers[1] <= numbers[3]
         else { return nil }
         return NoteIndex.FilesWithText(
-            files: numbers[0], withPassages: numbers[1], covered: numbers[2])
+            files: numbers[0], withPassages: numbers[1], covered: numbers[2],
+            passages: numbers[3])
     }
 
     /// Stores `counts` for `key` (a new file renamed over the old one). Best effort: a folder
@@ -46,7 +47,7 @@ enum CoverageFile {
     static func write(_ counts: NoteIndex.FilesWithText, key: String, directory: String) {
         guard !key.contains("\n") else { return }
         let text =
-            "\(heading)\n\(key)\n\(counts.files) \(counts.withPassages) \(counts.covered)\n"
+            "\(heading)\n\(key)\n\(counts.files) \(counts.withPassages) \(counts.covered) \(counts.passages)\n"
         let path = directory + "/" + fileName
         // A process killed between creating its file and renaming it left one behind.
         FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")

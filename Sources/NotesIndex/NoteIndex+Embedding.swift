@@ -215,12 +215,14 @@ extension NoteIndex {
             db, sql: "SELECT count(*) FROM files WHERE indexed = 1 AND section_count > 0") ?? 0
     }
 
-    /// How many files have text, how many of those have passages, and how many have them for
-    /// every section.
+    /// How many files have text, how many of those have passages, how many have them for
+    /// every section, and how many passages those files have (a deleted file's are left out
+    /// before the next pass removes them).
     struct FilesWithText {
         var files = 0
         var withPassages = 0
         var covered = 0
+        var passages = 0
     }
 
     /// Files with text, those of them with passages in `table`, and those whose every
@@ -230,16 +232,19 @@ extension NoteIndex {
     static func filesWithText(_ db: Database, coveredBy table: VectorTable) throws
         -> FilesWithText
     {
-        let leading = table.fileSections.leadingSections
+        let perFile = table.fileSections.perFile
         var counts = FilesWithText()
         let rows = try Row.fetchCursor(
             db, sql: "SELECT id, section_count FROM files WHERE indexed = 1 AND section_count > 0")
         while let row = try rows.next() {
             counts.files += 1
             let sections: Int = row[1]
-            guard let done = leading[row[0]] else { continue }
+            guard let known = perFile[row[0]] else { continue }
             counts.withPassages += 1
-            if done >= min(sections, Int(IndexSchema.rowsPerFile)) { counts.covered += 1 }
+            counts.passages += known.passages
+            if known.leadingSections >= min(sections, Int(IndexSchema.rowsPerFile)) {
+                counts.covered += 1
+            }
         }
         return counts
     }
@@ -264,9 +269,14 @@ extension NoteIndex {
                             """) ?? 0
                 let model = try String.fetchOne(
                     db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
+                // A deleted file's passages stay until the next pass; they are not counted.
                 let passages =
                     try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM chunks WHERE vector IS NOT NULL") ?? 0
+                        db,
+                        sql: """
+                            SELECT count(*) FROM chunks WHERE vector IS NOT NULL
+                            AND (section_id >> \(bits)) IN (SELECT id FROM files WHERE indexed = 1 AND section_count > 0)
+                            """) ?? 0
                 return SemanticCoverage(
                     embeddedFiles: min(files, embedded), files: files, model: model,
                     passages: passages)

@@ -148,9 +148,9 @@ struct VectorTable: Sendable {
     struct FileSections {
         /// The files with at least one passage.
         var files: Set<Int64> = []
-        /// Per file, how many of its sections, counted from its first, have passages: a
-        /// file is covered when that reaches its section count.
-        var leadingSections: [Int64: Int] = [:]
+        /// Per file, how many of its sections, counted from its first, have passages (a file
+        /// is covered when that reaches its section count), and how many passages it has.
+        var perFile: [Int64: (leadingSections: Int, passages: Int)] = [:]
     }
 
     var fileSections: FileSections {
@@ -158,22 +158,25 @@ struct VectorTable: Sendable {
             if let known { return known }
             var made = FileSections()
             made.files.reserveCapacity(count / 2)
-            made.leadingSections.reserveCapacity(count / 2)
+            made.perFile.reserveCapacity(count / 2)
             // Rows are ordered by section id (file << sectionBits | ordinal).
             var file: Int64 = -1
             var next = 0
+            var passages = 0
             for id in sectionIDs {
                 let owner = id >> IndexSchema.sectionBits
                 let ordinal = Int(id & (IndexSchema.rowsPerFile - 1))
                 if owner != file {
-                    if file >= 0 { made.leadingSections[file] = next }
+                    if file >= 0 { made.perFile[file] = (next, passages) }
                     made.files.insert(owner)
                     file = owner
                     next = 0
+                    passages = 0
                 }
                 if ordinal == next { next += 1 }
+                passages += 1
             }
-            if file >= 0 { made.leadingSections[file] = next }
+            if file >= 0 { made.perFile[file] = (next, passages) }
             known = made
             return made
         }
@@ -271,7 +274,7 @@ extension NoteIndex {
                 return (
                     SemanticCoverage(
                         embeddedFiles: counts.covered, files: counts.files, model: model,
-                        passages: table.count),
+                        passages: counts.passages),
                     counts.withPassages
                 )
             }

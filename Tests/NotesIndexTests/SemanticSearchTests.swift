@@ -130,8 +130,16 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(try chunkCount(index) == before)
         try FileManager.default.removeItem(atPath: fixture.root + "/notes/two.md")
         _ = try index.refresh()
+        // Before the pass removes them, the deleted file's passages are counted nowhere.
+        let kept = try index.semanticCoverage().passages
+        let search = try fixture.search("tempest", fixture.open()) {
+            $0.embedder = embedder
+            $0.mode = .semantic
+        }
+        #expect(search.semantic?.passages == kept)
         try index.embedPending(with: embedder)
         #expect(try chunkCount(index) < before)
+        #expect(try chunkCount(index) == kept)
         #expect(try index.semanticCoverage().files == 9)
     }
 
@@ -404,10 +412,12 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         // Another process (an index opened afresh) takes the count from the file: one written
         // with other figures under the current key is what it reports.
         CoverageFile.write(
-            NoteIndex.FilesWithText(files: 40, withPassages: 30, covered: 20), key: try key(),
+            NoteIndex.FilesWithText(files: 40, withPassages: 30, covered: 20, passages: 500),
+            key: try key(),
             directory: index.directory)
         let fromFile = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
         #expect(fromFile.semantic?.files == 40 && fromFile.semantic?.embeddedFiles == 20)
+        #expect(fromFile.semantic?.passages == 500)
         // A change to the files changes the key: counted again, and the file rewritten (a
         // temporary file a killed process left is removed then).
         let leftover = index.directory + "/" + CoverageFile.fileName + ".999999999.1"
@@ -428,7 +438,8 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(truncate(file, off_t(size - 2)) == 0)
         #expect(CoverageFile.read(directory: index.directory, key: try key()) == nil)
         CoverageFile.write(
-            NoteIndex.FilesWithText(files: 3, withPassages: 2, covered: 1), key: try key(),
+            NoteIndex.FilesWithText(files: 3, withPassages: 2, covered: 1, passages: 5),
+            key: try key(),
             directory: index.directory)
         #expect(CoverageFile.read(directory: index.directory, key: try key()) != nil)
         let elsewhere = fixture.dir.path + "/elsewhere.coverage"
