@@ -324,6 +324,18 @@ extension NoteIndex {
                 let table = try vectors(db)
                 let means = table.meanPerFile()
                 guard let own = means[fileID] else {
+                    // A note of front matter alone, or an empty one, never gets vectors.
+                    let sections =
+                        try Int.fetchOne(
+                            db, sql: "SELECT section_count FROM files WHERE id = ?",
+                            arguments: [fileID]) ?? 0
+                    if sections == 0 {
+                        throw NotesError(
+                            .invalidArgument,
+                            "\(path) has no text to compare (it is empty or holds front matter alone)",
+                            hint: "related notes are found by what a note says: add some text to it"
+                        )
+                    }
                     throw NotesError(
                         .invalidArgument, "\(path) has no passage vectors yet",
                         hint:

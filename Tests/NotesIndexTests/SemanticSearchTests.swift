@@ -487,7 +487,7 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
             #expect(
                 error.message
                     == "cannot embed passages: the model files are gone (reinstall the model)")
-            #expect(!(error.hint ?? "").contains("rebuild"))
+            #expect(error.hint?.contains("rebuild") != true)
         }
         #expect(try chunkCount(index) == 0)
     }
@@ -538,6 +538,17 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
             related.related.map(\.similarity) == related.related.map(\.similarity).sorted(by: >))
         let error = #expect(throws: NotesError.self) { try index.related(to: "nowhere.md") }
         #expect(error?.code == .notFound)
+        // A note with no text never gets vectors: said so, rather than to run `notes index`.
+        fixture.write("empty.md", "---\ntags: [x]\n---\n")
+        _ = try index.refresh()
+        try index.embedPending(with: ConceptEmbedder())
+        let empty = #expect(throws: NotesError.self) { try index.related(to: "empty.md") }
+        #expect(empty?.message.contains("has no text to compare") == true)
+        #expect(empty?.hint?.contains("notes index") == false)
+        fixture.write("fresh.md", "# Fresh\n\nA car in the rain.\n")
+        _ = try index.refresh()
+        let fresh = #expect(throws: NotesError.self) { try index.related(to: "fresh.md") }
+        #expect(fresh?.message.contains("no passage vectors yet") == true)
     }
 
     @Test func theNearestFilesAreTheMostSimilarInOrderWithTiesByRow() {
