@@ -48,16 +48,7 @@ enum CoverageFile {
         guard !key.contains("\n") else { return }
         let text =
             "\(heading)\n\(key)\n\(counts.files) \(counts.withPassages) \(counts.covered) \(counts.passages)\n"
-        let path = directory + "/" + fileName
-        // A process killed between creating its file and renaming it left one behind.
-        FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")
-        let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
         // No fsync: a file torn by a crash does not parse, and the next search counts again.
-        if written != bytes.count || rename(temporary, path) != 0 { unlink(temporary) }
+        Array(text.utf8).withUnsafeBytes { CacheFile.replace(fileName, in: directory, with: $0) }
     }
 }

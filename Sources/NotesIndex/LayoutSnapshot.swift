@@ -351,27 +351,7 @@ final class LayoutSnapshot: @unchecked Sendable {
         _ = copy(token, to: tokenAt)
         _ = copy(fingerprint, to: tokenAt + token.utf8.count)
         store(checksum(UnsafeRawBufferPointer(rebasing: bytes[16...])), at: 8)
-        replaceFile(in: directory, with: UnsafeRawBufferPointer(bytes))
-    }
-
-    /// Writes `bytes` into a file of its own in `directory`, then renames it over the
-    /// snapshot; on any failure the file goes and the old snapshot stays.
-    private static func replaceFile(in directory: String, with bytes: UnsafeRawBufferPointer) {
-        let target = path(in: directory)
-        // A process killed between creating its file and renaming it left one behind.
-        FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")
-        let temporary = target + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        var done = 0
-        while done < bytes.count {
-            let wrote = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-            if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else { break }
-            done += wrote
-        }
-        close(fd)
-        if done < bytes.count || rename(temporary, target) != 0 { unlink(temporary) }
+        CacheFile.replace(fileName, in: directory, with: UnsafeRawBufferPointer(bytes))
     }
 
     /// The database's current layout token (nil: none yet).

@@ -115,27 +115,11 @@ enum VectorFile {
             append(table.scales)
             append(table.values)
         }
-        let path = directory + "/" + fileName
-        // A process killed between creating its file and renaming it left one behind.
-        FileSystem.removeFilesOfEndedProcesses(in: directory, prefix: fileName + ".")
-        let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let written = bytes.withUnsafeBytes { raw -> Bool in
-            var done = 0
-            while done < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                done += n
-            }
-            return true
-        }
         // The data reaches the disk before the name does: a crash never leaves a file whose
         // header promises vectors its pages do not hold.
-        let synced = written && fsync(fd) == 0
-        close(fd)
-        if !synced || rename(temporary, path) != 0 { unlink(temporary) }
+        bytes.withUnsafeBytes {
+            CacheFile.replace(fileName, in: directory, with: $0, syncing: true)
+        }
     }
 }
 
