@@ -76,6 +76,14 @@ __attribute__((target("avx512f"))) static float row_dot512(
 }
 
 // Blocks of 4 inputs × 4 outputs: each weight and input vector loaded once feeds 4 products.
+// A query's few rows read each weight once, mostly from memory rather than the caches: the
+// hardware prefetcher does not run far enough ahead of four interleaved rows, so the rows two
+// blocks ahead are asked for while these are multiplied (on the first pass over a block only;
+// later passes find them cached). Prefetching past the matrix's end is harmless.
+static inline void prefetch_rows_ahead(const float *w0, int k, int p) {
+    for (int b = 8; b < 12; b++) _mm_prefetch((const char *)(w0 + (size_t)b * k + p), _MM_HINT_T0);
+}
+
 __attribute__((target("avx512f"))) static void products_avx512(
     int m, int n, int k, const float *x, const float *w, float beta, float *c, int ldc) {
     int k16 = k & ~15;
@@ -91,6 +99,7 @@ __attribute__((target("avx512f"))) static void products_avx512(
             for (int p = 0; p < k16; p += 16) {
                 __m512 wv[4], xv[4];
                 for (int b = 0; b < 4; b++) wv[b] = _mm512_loadu_ps(w0 + (size_t)b * k + p);
+                if (i == 0) prefetch_rows_ahead(w0, k, p);
                 for (int a = 0; a < 4; a++) xv[a] = _mm512_loadu_ps(x0 + (size_t)a * k + p);
                 for (int a = 0; a < 4; a++)
                     for (int b = 0; b < 4; b++) acc[a][b] = _mm512_fmadd_ps(xv[a], wv[b], acc[a][b]);
@@ -110,6 +119,7 @@ __attribute__((target("avx512f"))) static void products_avx512(
                 __m512 xv = _mm512_loadu_ps(xi + p);
                 for (int b = 0; b < 4; b++)
                     acc[b] = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w0 + (size_t)b * k + p), acc[b]);
+                if (i == 0) prefetch_rows_ahead(w0, k, p);
             }
             for (int b = 0; b < 4; b++) {
                 float sum = _mm512_reduce_add_ps(acc[b]);
