@@ -201,6 +201,8 @@ __attribute__((target("avx512f,avx512bw"))) static void dots_madd512(
             __m512i qv = _mm512_loadu_si512((const void *)(q + p));
             for (int a = 0; a < 4; a++) {
                 __m256i bytes = _mm256_loadu_si256((const __m256i *)(base + (size_t)a * dims + p));
+                // Rows 16 ahead: the hardware prefetcher stops at every 4 KB page.
+                _mm_prefetch((const char *)(base + (size_t)(a + 16) * dims + p), _MM_HINT_T0);
                 acc[a] = _mm512_add_epi32(acc[a], _mm512_madd_epi16(qv, _mm512_cvtepi8_epi16(bytes)));
             }
         }
