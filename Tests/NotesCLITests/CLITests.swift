@@ -76,6 +76,27 @@ struct NotesRunner {
             "search", "Queequeg", "in:Research/moby-dick/full_text.txt", "--format",
             "{{path}}:{{line}} {{section}}")
         #expect(formatted.stdout.hasPrefix("Research/moby-dick/full_text.txt:"))
+        // Every placeholder the error lists is filled for a hit with provenance; a misspelt
+        // one is an error, not an empty column.
+        let everyField = notes(
+            "search", "Queequeg", "in:Research/moby-dick/notes.md", "--format",
+            "{{path}}|{{title}}|{{line}}|{{section}}|{{snippet}}|{{score}}|{{version}}|{{kind}}|{{size}}|{{created_by}}|{{created_at}}|{{last_modified_by}}|{{last_modified_at}}"
+        )
+        #expect(everyField.status == 0, "\(everyField.stderr)")
+        let columns = everyField.stdout.lines().first.map {
+            $0.split(separator: "|", omittingEmptySubsequences: false)
+        }
+        #expect(
+            columns?.count == 13 && columns?.allSatisfy { !$0.isEmpty } == true,
+            "\(everyField.stdout)")
+        let misspelt = notes("search", "Queequeg", "--format", "{{path}} {{snipet}}")
+        #expect(misspelt.status == 2)
+        #expect(misspelt.stdout.isEmpty)
+        #expect(
+            misspelt.stderr.contains("--format has no placeholder {{snipet}} (use {{path}}"),
+            "\(misspelt.stderr)")
+        let section = notes("search", "Queequeg", "--format", "{{#missing}}x{{/missing}}{{path}}")
+        #expect(section.status == 2, "\(section.stdout)")
         let error = try notes.json("search", "by:robot", "--json")
         #expect((error["error"] as? [String: Any])?["code"] as? String == "invalid_argument")
     }

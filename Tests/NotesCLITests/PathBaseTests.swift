@@ -57,6 +57,30 @@ import Testing
         #expect(formatted == paths)
     }
 
+    /// A folder filter typed as from the workspace root, run in a subfolder: the error says
+    /// paths are relative to the current folder and how to name the folder that was meant.
+    @Test func aMissingFolderFromASubfolderSaysPathsAreRelativeToIt() {
+        let meant = notes("search", "whale", "in:Journal", in: research)
+        #expect(meant.status == 2)
+        #expect(
+            meant.stderr.contains(
+                "there is no Journal (paths are relative to the current folder, Research/)"),
+            "\(meant.stderr)")
+        #expect(meant.stderr.contains("the workspace's Journal is ../Journal from here"))
+        let listed = notes("list", "Journal", in: research)
+        #expect(listed.status == 2)
+        #expect(
+            listed.stderr.contains("there is no Journal (paths are relative")
+                && listed.stderr.contains("../Journal from here"), "\(listed.stderr)")
+        let nowhere = notes("search", "whale", "--in", "Nowhere", in: research)
+        #expect(nowhere.status == 2)
+        #expect(nowhere.stderr.contains("there is no Nowhere (paths are relative"))
+        #expect(nowhere.stderr.contains("`notes list` shows the folders"), "\(nowhere.stderr)")
+        let root = notes("search", "whale", "in:Nowhere")
+        #expect(root.status == 2)
+        #expect(root.stderr.contains("there is no Nowhere in the workspace"), "\(root.stderr)")
+    }
+
     @Test func inAndPathAreTypedFromTheCurrentFolder() {
         let flag = notes("search", "whale", "--in", "moby-dick", "-l", in: research)
         #expect(flag.status == 0, "\(flag.stderr)")

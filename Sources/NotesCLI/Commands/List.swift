@@ -42,9 +42,7 @@ extension NotesCommand {
             let base = workspace.pathBase(ws)
             let target = try base.resolve(folder ?? ".").relative
             if !target.isEmpty && !FileSystem.isDirectory(ws.absolutePath(target)) {
-                throw NotesError(
-                    .notFound, "no folder \(folder ?? base.display(target)) in the workspace",
-                    hint: "run `notes list` to see its folders")
+                throw base.noSuchPath(target)
             }
             let deep = recursive || tree || glob != nil
             let order = ListSort(rawValue: sort) ?? .path

@@ -137,6 +137,17 @@ extension NotesCommand {
                 throw ValidationError(
                     "unknown sort '\(sort)' (use relevance, modified, created, path or title)")
             }
+            // A misspelt placeholder would print nothing in its place on every line.
+            if let format {
+                let template = TemplateText(format)
+                if let unknown = (template.variables + template.sectionNames).first(where: {
+                    !Self.fieldNames.contains($0)
+                }) {
+                    throw ValidationError(
+                        "--format has no placeholder {{\(unknown)}} (use \(Self.fieldNames.map { "{{\($0)}}" }.joined(separator: " ")))"
+                    )
+                }
+            }
         }
 
         func run() throws {
@@ -179,9 +190,7 @@ extension NotesCommand {
             // A path that does not exist is a mistake, not "no hits" (`--in` and `in:` alike;
             // a file is a path prefix too).
             if let folder = index.missingFolder(search) {
-                throw NotesError(
-                    .notFound, "there is no \(base.display(folder)) in the workspace",
-                    hint: "check the path; `notes list` shows the folders")
+                throw base.noSuchPath(folder)
             }
             search.withSnippets = !paths
             search.mode = mode.flatMap(SearchMode.init(rawValue:))
@@ -278,6 +287,13 @@ extension NotesCommand {
             StandardStreams.writeError(more + "\n")
         }
 
+        /// The placeholders `--format` fills, in the order `--help` and errors list them.
+        static let fieldNames = [
+            "path", "title", "line", "section", "snippet", "score", "version", "kind", "size",
+            "created_by", "created_at", "last_modified_by", "last_modified_at",
+        ]
+
+        /// A hit's value for each of ``fieldNames``.
         static func fields(_ hit: SearchHit) -> [String: String] {
             let first = hit.snippets.first
             return [

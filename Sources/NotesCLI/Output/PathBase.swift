@@ -77,6 +77,27 @@ struct PathBase: Sendable {
 
     /// An optional path as printed.
     func display(_ path: String?) -> String? { path.map { display($0) } }
+
+    /// The error for a folder or file typed as `path` (workspace-relative) that does not
+    /// exist. From a subfolder, paths are typed relative to it, which a person used to
+    /// workspace paths may not expect: the message says so, and names the workspace's path
+    /// of that name when there is one.
+    func noSuchPath(_ path: String) -> NotesError {
+        let shown = display(path)
+        guard !folder.isEmpty else {
+            return NotesError(
+                .notFound, "there is no \(shown) in the workspace",
+                hint: "check the path; `notes list` shows the folders")
+        }
+        let fromRoot = path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : ""
+        let meant = !fromRoot.isEmpty && FileSystem.exists(workspace.absolutePath(fromRoot))
+        return NotesError(
+            .notFound,
+            "there is no \(shown) (paths are relative to the current folder, \(folder)/)",
+            hint: meant
+                ? "the workspace's \(fromRoot) is \(display(fromRoot)) from here"
+                : "check the path; `notes list` shows the folders")
+    }
 }
 
 extension PathBase {
