@@ -226,9 +226,8 @@ extension NoteIndex {
     }
 
     /// Files with text, those of them with passages in `table`, and those whose every
-    /// section has passages there: the count ``semanticCoverage()`` makes in SQL, from the
-    /// table a search has already read (a pass stopped mid-file leaves that file with
-    /// passages but not covered).
+    /// section has passages there (a pass stopped mid-file leaves that file with passages
+    /// but not covered), from the table a search has already read.
     static func filesWithText(_ db: Database, coveredBy table: VectorTable) throws
         -> FilesWithText
     {
@@ -249,40 +248,10 @@ extension NoteIndex {
         return counts
     }
 
-    /// How many indexed files with text have vectors for every section.
+    /// How many indexed files with text have vectors for every section, counted as a search
+    /// counts them (``storedVectors(found:)``): `notes status`, `get_context` and a search
+    /// agree, a pass in progress included.
     public func semanticCoverage() throws(NotesError) -> SemanticCoverage {
-        do {
-            return try pool.read { db in
-                let files = try Self.filesWithText(db)
-                // Files whose every section has passages (a file edited since keeps its old
-                // ones until the next pass, and counts: its search by meaning skips the
-                // changed sections); a pass stopped mid-file leaves that file uncounted.
-                let bits = IndexSchema.sectionBits
-                let embedded =
-                    try Int.fetchOne(
-                        db,
-                        sql: """
-                            SELECT count(*) FROM files f WHERE f.indexed = 1
-                            AND EXISTS (SELECT 1 FROM chunks c WHERE c.section_id BETWEEN (f.id << \(bits)) AND ((f.id + 1) << \(bits)) - 1)
-                            AND NOT EXISTS (SELECT 1 FROM sections s WHERE s.id BETWEEN (f.id << \(bits)) AND ((f.id + 1) << \(bits)) - 1
-                                            AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id))
-                            """) ?? 0
-                let model = try String.fetchOne(
-                    db, sql: "SELECT value FROM meta WHERE key = 'embedding_model'")
-                // A deleted file's passages stay until the next pass; they are not counted.
-                let passages =
-                    try Int.fetchOne(
-                        db,
-                        sql: """
-                            SELECT count(*) FROM chunks WHERE vector IS NOT NULL
-                            AND (section_id >> \(bits)) IN (SELECT id FROM files WHERE indexed = 1 AND section_count > 0)
-                            """) ?? 0
-                return SemanticCoverage(
-                    embeddedFiles: min(files, embedded), files: files, model: model,
-                    passages: passages)
-            }
-        } catch {
-            throw wrap(error)
-        }
+        try storedVectors { _, _ in }.coverage
     }
 }

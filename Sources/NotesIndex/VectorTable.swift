@@ -240,8 +240,8 @@ extension VectorTable {
 }
 
 extension NoteIndex {
-    /// Coverage as a search reports it, from the vector table (kept by a long-lived process:
-    /// ``vectors(_:)``; ``semanticCoverage()`` counts in SQL, a scan of every passage row).
+    /// Coverage as a search (and ``semanticCoverage()``) reports it, from the vector table
+    /// (kept by a long-lived process: ``vectors(_:)``).
     /// `found` gets the table and the model that made it as soon as they are read, before
     /// the files are counted: a search starts finding the nearest passages meanwhile.
     /// `filesWithPassages`: files with text that have any passage (a search by meaning can
