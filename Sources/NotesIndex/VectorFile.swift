@@ -83,9 +83,8 @@ enum VectorFile {
     /// readers loading from the database.
     static func write(_ table: VectorTable, directory: String) {
         if table.count == 0 {
-            // No vectors (a rebuild, every passage dropped): no file either, so that a
-            // command's guess that a search will compare vectors (``hasStoredVectors``)
-            // does not start the model for nothing.
+            // No vectors (a rebuild, every passage dropped): no file either, rather than an
+            // older generation's kept for nothing.
             unlink(directory + "/" + fileName)
             return
         }
@@ -120,13 +119,5 @@ enum VectorFile {
         bytes.withUnsafeBytes {
             CacheFile.replace(fileName, in: directory, with: $0, syncing: true)
         }
-    }
-}
-
-extension NoteIndex {
-    /// Whether the index folder `directory` holds passage vectors (its vector file): a
-    /// guess, before the index is opened, that a search will compare vectors.
-    public static func hasStoredVectors(directory: String) -> Bool {
-        FileManager.default.fileExists(atPath: directory + "/" + VectorFile.fileName)
     }
 }

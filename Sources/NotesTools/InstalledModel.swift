@@ -25,15 +25,6 @@ public enum InstalledModel {
         return LazyModel(threads: threads)
     }
 
-    /// The installed model, already loading and embedding `query` on a thread of its own
-    /// (nil when none is installed): a command that will search by meaning starts this
-    /// before it brings the index up to date, so the model's load and the query's forward
-    /// pass overlap the walk. The caller must call ``QueryModel/finish()`` before it exits.
-    public static func embedding(query: String) -> QueryModel? {
-        guard ModelLocation.installed() != nil else { return nil }
-        return QueryModel(query: query)
-    }
-
     /// Why search by meaning is unavailable, for `notes status` and `get_context`: nil when
     /// a model is installed and loads.
     public static func unavailableReason() -> String? {

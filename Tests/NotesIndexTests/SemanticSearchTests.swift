@@ -326,16 +326,17 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
 
     @Test func aRebuildWithoutVectorsLeavesNoVectorFileBehind() throws {
         let (index, embedder) = try embedded()
+        let vectorFile = index.directory + "/index.vectors"
         let question = "where was the leviathan seen"
         _ = try fixture.search(question, index) { $0.embedder = embedder }
-        #expect(NoteIndex.hasStoredVectors(directory: index.directory))
+        #expect(FileManager.default.fileExists(atPath: vectorFile))
         _ = try index.rebuild()  // words only: the vectors are gone until the next pass
         let results = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
         #expect(results.mode == .lexical)
-        #expect(!NoteIndex.hasStoredVectors(directory: index.directory))
+        #expect(!FileManager.default.fileExists(atPath: vectorFile))
         try index.embedPending(with: embedder)
         _ = try fixture.search(question, fixture.open()) { $0.embedder = embedder }
-        #expect(NoteIndex.hasStoredVectors(directory: index.directory))
+        #expect(FileManager.default.fileExists(atPath: vectorFile))
     }
 
     @Test func theVectorFileHoldsTheTableAndAStaleOrBrokenOneIsIgnored() throws {

@@ -151,11 +151,7 @@ extension NotesCommand {
         }
 
         func run() throws {
-            var early: QueryModel?
-            defer { early?.finish() }
-            let (index, _) = try workspace.openFreshIndex { directory in
-                early = earlyModel(indexDirectory: directory)
-            }
+            let (index, _) = try workspace.openFreshIndex()
             // `in:`, `--in`, `path:` and `--path` are typed relative to the base, as printed paths are.
             let base = workspace.pathBase(index.workspace)
             var search = try SearchQuery(
@@ -195,7 +191,7 @@ extension NotesCommand {
             search.withSnippets = !paths
             search.mode = mode.flatMap(SearchMode.init(rawValue:))
             if search.mode != .lexical {
-                search.embedder = early?.embedder ?? InstalledModel.lazy(threads: 1)
+                search.embedder = InstalledModel.lazy(threads: 1)
             }
             var results = try index.search(search)
             for i in results.hits.indices {
@@ -209,20 +205,6 @@ extension NotesCommand {
                 }
                 throw ExitCode(1)
             }
-        }
-
-        /// The model already embedding the query while the index is brought up to date, when
-        /// the search will most likely compare vectors: meaning not turned off, a question
-        /// or several words (or a mode asking for meaning), and vectors stored.
-        private func earlyModel(indexDirectory: String) -> QueryModel? {
-            guard mode != SearchMode.lexical.rawValue,
-                let guess = try? SearchQuery(
-                    parsing: query.joined(separator: " "), isMetadataKey: { _ in false }),
-                mode != nil || guess.isPlainWords,
-                !guess.semanticText.isEmpty,
-                NoteIndex.hasStoredVectors(directory: indexDirectory)
-            else { return nil }
-            return InstalledModel.embedding(query: guess.semanticText)
         }
 
         private func render(_ results: SearchResults) throws {

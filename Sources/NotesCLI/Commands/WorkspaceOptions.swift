@@ -30,14 +30,9 @@ struct WorkspaceOptions: ParsableArguments {
     }
 
     /// The workspace and its index, brought up to date (docs/spec.md §4.3).
-    /// `starting` is called with the index folder before the index is opened and refreshed
-    /// (work that can run meanwhile).
-    func openFreshIndex(
-        progressLabel: String = "Indexing", starting: (String) -> Void = { _ in }
-    ) throws -> (NoteIndex, RefreshReport) {
+    func openFreshIndex(progressLabel: String = "Indexing") throws -> (NoteIndex, RefreshReport) {
         let workspace = try openWorkspace()
         let directory = try indexDirectory(of: workspace)
-        starting(directory)
         // A live `notes watch` keeps the index fresh: no stat walk needed (docs/spec.md §4.3).
         if NoteIndex.isKeptFreshByWatcher(directory: directory, configStamp: workspace.configStamp)
         {
