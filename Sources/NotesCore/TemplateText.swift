@@ -1,5 +1,6 @@
 /// Mustache-style `{{name}}` substitution, used by templates (docs/spec.md §8.3) and by
-/// `--format` output. Unknown names render as empty text; `{{{name}}}` is the same as
+/// `--format` output. Unknown names render as empty text (`notes search --format` rejects
+/// them first, from ``tagNames``); `{{{name}}}` is the same as
 /// `{{name}}` (nothing is HTML-escaped: the output is plain text or Markdown).
 /// `{{#name}}…{{/name}}` keeps its text only when `name` has a value, `{{^name}}…{{/name}}`
 /// only when it has none (optional variables); a section tag alone on its line leaves no
@@ -24,6 +25,24 @@ public struct TemplateText: Sendable {
         TemplateText(Self.sections(source) { !(values[$0] ?? "").isEmpty }).render {
             values[$0] ?? ""
         }
+    }
+
+    /// Every name in a tag, in order of first use: variables and sections alike, whatever
+    /// branch of a section they sit in.
+    public var tagNames: [String] {
+        var seen: [String] = []
+        var rest = Substring(source)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}")
+        {
+            var name = rest[open.upperBound..<close.lowerBound]
+            if name.hasPrefix("{") { name = name.dropFirst() }
+            if let first = name.first, "#^/".contains(first) { name = name.dropFirst() }
+            let trimmed = name.trimmingCharacters(in: " \t")
+            if !trimmed.isEmpty && !seen.contains(trimmed) { seen.append(trimmed) }
+            rest = rest[close.upperBound...]
+            if rest.hasPrefix("}") { rest = rest.dropFirst() }
+        }
+        return seen
     }
 
     /// The names used in `{{#name}}` / `{{^name}}` sections (optional variables).

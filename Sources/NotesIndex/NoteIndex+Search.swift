@@ -34,6 +34,9 @@ extension NoteIndex {
         let limit = max(1, query.withSnippets ? min(query.limit, 10_000) : query.limit)
         let policy = workspace.config.policy
         let meaning = try startMeaningSide(query, plainWords: plainWords, match: match)
+        // The meaning side's thread may still run the model on any way out: a process that
+        // exits next must not unload it under that thread.
+        defer { _ = try? meaning.pending?.wait() }
         do {
             return try pool.read { db in
                 let scope = try Self.scope(of: query, policy: policy, ranking: match != nil, db)
@@ -66,9 +69,6 @@ extension NoteIndex {
                 return results
             }
         } catch {
-            // The meaning side's thread may still run the model: a process that exits on
-            // this error must not unload it under that thread.
-            _ = try? meaning.pending?.wait()
             throw wrap(error)
         }
     }

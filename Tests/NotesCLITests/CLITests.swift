@@ -97,6 +97,17 @@ struct NotesRunner {
             "\(misspelt.stderr)")
         let section = notes("search", "Queequeg", "--format", "{{#missing}}x{{/missing}}{{path}}")
         #expect(section.status == 2, "\(section.stdout)")
+        // Inside an inverted section too.
+        let inverted = notes(
+            "search", "Queequeg", "--format", "{{path}}{{^snippet}} {{titel}}{{/snippet}}")
+        #expect(inverted.status == 2)
+        #expect(inverted.stderr.contains("{{titel}}"), "\(inverted.stderr)")
+        // Checked as printed: escapes expanded, sections of known names accepted.
+        let fine = notes(
+            "search", "Queequeg", "in:Research/moby-dick/notes.md", "--format",
+            "{{path}}\\t{{#section}}[{{section}}]{{/section}}{{^section}}-{{/section}}")
+        #expect(fine.status == 0, "\(fine.stderr)")
+        #expect(fine.stdout.hasPrefix("Research/moby-dick/notes.md\t["), "\(fine.stdout)")
         let error = try notes.json("search", "by:robot", "--json")
         #expect((error["error"] as? [String: Any])?["code"] as? String == "invalid_argument")
     }

@@ -58,27 +58,43 @@ import Testing
     }
 
     /// A folder filter typed as from the workspace root, run in a subfolder: the error says
-    /// paths are relative to the current folder and how to name the folder that was meant.
-    @Test func aMissingFolderFromASubfolderSaysPathsAreRelativeToIt() {
+    /// paths are relative to the current folder and suggests the same name in a folder
+    /// above; a file given to `list` is a file, not a missing folder.
+    @Test func aMissingFolderFromASubfolderSaysPathsAreRelativeToIt() throws {
         let meant = notes("search", "whale", "in:Journal", in: research)
         #expect(meant.status == 2)
         #expect(
             meant.stderr.contains(
-                "there is no Journal (paths are relative to the current folder, Research/)"),
+                "there is no Journal in Research/, the current folder (did you mean ../Journal?)"),
             "\(meant.stderr)")
-        #expect(meant.stderr.contains("the workspace's Journal is ../Journal from here"))
+        #expect(lines(meant.stderr).count == 1)
         let listed = notes("list", "Journal", in: research)
         #expect(listed.status == 2)
-        #expect(
-            listed.stderr.contains("there is no Journal (paths are relative")
-                && listed.stderr.contains("../Journal from here"), "\(listed.stderr)")
+        #expect(listed.stderr.contains("did you mean ../Journal?"), "\(listed.stderr)")
+        // The nearest folder above that has the name, not only the root.
+        let deeper = research + "/moby-dick"
+        let sibling = notes("list", "whaling-history", in: deeper)
+        #expect(sibling.stderr.contains("did you mean ../whaling-history?"), "\(sibling.stderr)")
         let nowhere = notes("search", "whale", "--in", "Nowhere", in: research)
         #expect(nowhere.status == 2)
-        #expect(nowhere.stderr.contains("there is no Nowhere (paths are relative"))
+        #expect(nowhere.stderr.contains("there is no Nowhere in Research/, the current folder"))
         #expect(nowhere.stderr.contains("`notes list` shows the folders"), "\(nowhere.stderr)")
+        // Climbing out of the base or typed absolute: no note about the current folder.
+        let climbed = notes("list", "../Nowhere", in: research)
+        #expect(
+            climbed.stderr.contains("there is no ../Nowhere in the workspace"), "\(climbed.stderr)")
         let root = notes("search", "whale", "in:Nowhere")
         #expect(root.status == 2)
         #expect(root.stderr.contains("there is no Nowhere in the workspace"), "\(root.stderr)")
+        // A file given to list.
+        let file = notes("list", "../context.md", in: research)
+        #expect(file.status == 2)
+        #expect(file.stderr.contains("../context.md is a file, not a folder"), "\(file.stderr)")
+        // --in with an absolute path inside the workspace, from a subfolder.
+        let absolute = notes(
+            "search", "whale", "--in", notes.workspace + "/Journal", "-l", in: research)
+        #expect(absolute.status == 0, "\(absolute.stderr)")
+        #expect(lines(absolute.stdout) == ["../Journal/2026-11-20.md"], "\(absolute.stdout)")
     }
 
     @Test func inAndPathAreTypedFromTheCurrentFolder() {

@@ -42,7 +42,7 @@ extension NotesCommand {
             let base = workspace.pathBase(ws)
             let target = try base.resolve(folder ?? ".").relative
             if !target.isEmpty && !FileSystem.isDirectory(ws.absolutePath(target)) {
-                throw base.noSuchPath(target)
+                throw base.noSuchPath(target, folder: true)
             }
             let deep = recursive || tree || glob != nil
             let order = ListSort(rawValue: sort) ?? .path

@@ -139,8 +139,7 @@ extension NotesCommand {
             }
             // A misspelt placeholder would print nothing in its place on every line.
             if let format {
-                let template = TemplateText(format)
-                if let unknown = (template.variables + template.sectionNames).first(where: {
+                if let unknown = Self.template(format).tagNames.first(where: {
                     !Self.fieldNames.contains($0)
                 }) {
                     throw ValidationError(
@@ -164,7 +163,13 @@ extension NotesCommand {
             case 0?: search.limit = Int.max
             case let n?: search.limit = n
             }
-            for value in folder { try search.applyFilter(key: "in", value: value) }
+            // An absolute path inside the workspace names its folder from anywhere.
+            for value in folder {
+                try search.applyFilter(
+                    key: "in",
+                    value: value.hasPrefix("/")
+                        ? base.display(try base.resolve(value).relative) : value)
+            }
             for value in pathGlob { try search.applyFilter(key: "path", value: value) }
             for value in tag { try search.applyFilter(key: "tag", value: value) }
             for value in kind { try search.applyFilter(key: "kind", value: value) }
@@ -217,9 +222,7 @@ extension NotesCommand {
                 return reportMore(results)
             }
             if let format {
-                let template = TemplateText(
-                    format.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(
-                        of: "\\t", with: "\t"))
+                let template = Self.template(format)
                 Terminal.write(
                     results.hits.map { template.render(Self.fields($0)) + "\n" }.joined())
                 return reportMore(results)
@@ -267,6 +270,13 @@ extension NotesCommand {
                 (results.totalAtLeast == true ? "at least " : "")
                 + "\(grouped(results.total - results.hits.count)) more file(s) match; use --limit N to see more, --limit 0 for all."
             StandardStreams.writeError(more + "\n")
+        }
+
+        /// `--format`'s template, `\\n` and `\\t` expanded.
+        static func template(_ format: String) -> TemplateText {
+            TemplateText(
+                format.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(
+                    of: "\\t", with: "\t"))
         }
 
         /// The placeholders `--format` fills, in the order `--help` and errors list them.

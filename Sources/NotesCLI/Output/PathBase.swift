@@ -78,25 +78,40 @@ struct PathBase: Sendable {
     /// An optional path as printed.
     func display(_ path: String?) -> String? { path.map { display($0) } }
 
-    /// The error for a folder or file typed as `path` (workspace-relative) that does not
-    /// exist. From a subfolder, paths are typed relative to it, which a person used to
-    /// workspace paths may not expect: the message says so, and names the workspace's path
-    /// of that name when there is one.
-    func noSuchPath(_ path: String) -> NotesError {
+    /// The error for `path` (workspace-relative), typed for a command that needs it to
+    /// exist (a `folder` for `notes list`; a folder or file for `in:`): it does not, or is a
+    /// file where a folder is needed. Typed inside a subfolder, where paths are relative to
+    /// it, the message says so and suggests the same name in a folder above, where it exists
+    /// (a person used to workspace paths types `in:Journal` in `Research/`).
+    func noSuchPath(_ path: String, folder needsFolder: Bool = false) -> NotesError {
         let shown = display(path)
-        guard !folder.isEmpty else {
+        if needsFolder && FileSystem.exists(workspace.absolutePath(path)) {
+            return NotesError(
+                .invalidArgument, "\(shown) is a file, not a folder",
+                hint: "`notes read \(shown)` prints it; `notes list` lists folders")
+        }
+        // Typed relative to the base (not climbing out of it, not absolute elsewhere).
+        guard !folder.isEmpty, path.hasPrefix(folder + "/") else {
             return NotesError(
                 .notFound, "there is no \(shown) in the workspace",
                 hint: "check the path; `notes list` shows the folders")
         }
-        let fromRoot = path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : ""
-        let meant = !fromRoot.isEmpty && FileSystem.exists(workspace.absolutePath(fromRoot))
+        let typed = String(path.dropFirst(folder.count + 1))
+        var above = folder.split(separator: "/").map(String.init)
+        var suggestion: String?
+        while suggestion == nil && !above.isEmpty {
+            above.removeLast()
+            let candidate = (above + [typed]).joined(separator: "/")
+            let absolute = workspace.absolutePath(candidate)
+            if needsFolder ? FileSystem.isDirectory(absolute) : FileSystem.exists(absolute) {
+                suggestion = candidate
+            }
+        }
         return NotesError(
             .notFound,
-            "there is no \(shown) (paths are relative to the current folder, \(folder)/)",
-            hint: meant
-                ? "the workspace's \(fromRoot) is \(display(fromRoot)) from here"
-                : "check the path; `notes list` shows the folders")
+            "there is no \(shown) in \(folder)/, the current folder",
+            hint: suggestion.map { "did you mean \(display($0))?" }
+                ?? "check the path; `notes list` shows the folders")
     }
 }
 
