@@ -87,11 +87,18 @@ extension NoteIndex {
                 let layout = try String.fetchOne(
                     db, sql: "SELECT value FROM meta WHERE key = 'passage_layout'")
                 if layout != TextChunks.layout {
-                    // Passages of an older layout: the first sections', which gained the
-                    // title passage, are made again (the others are the same).
+                    // Passages of an older layout: the first sections' are made again (the
+                    // others are the same); from layout 2, only context.md's, whose title
+                    // passage gained its role.
                     try db.execute(
-                        sql: "DELETE FROM chunks WHERE section_id & ? = 0",
-                        arguments: [IndexSchema.rowsPerFile - 1])
+                        sql: """
+                            DELETE FROM chunks WHERE section_id & ? = 0
+                            AND (? OR (section_id >> \(IndexSchema.sectionBits)) IN (SELECT id FROM files WHERE kind = ?))
+                            """,
+                        arguments: [
+                            IndexSchema.rowsPerFile - 1, layout != "2",
+                            DocumentKind.context.rawValue,
+                        ])
                     try db.execute(
                         sql:
                             "INSERT OR REPLACE INTO meta (key, value) VALUES ('passage_layout', ?)",
@@ -142,11 +149,18 @@ extension NoteIndex {
                                 db, sql: "SELECT title, heading, body FROM fts WHERE rowid = ?",
                                 arguments: [section.id])
                         else { return [] }
+                        let first = section.id & (IndexSchema.rowsPerFile - 1) == 0
+                        let kind =
+                            first
+                            ? try String.fetchOne(
+                                db, sql: "SELECT kind FROM files WHERE id = ?",
+                                arguments: [section.id >> IndexSchema.sectionBits]
+                            ).flatMap(DocumentKind.init(rawValue:)) : nil
                         return TextChunks.chunks(
                             title: FTSText.display(row["title"]),
                             heading: FTSText.display(row["heading"]),
                             body: FTSText.display(row["body"]),
-                            titlePassage: section.id & (IndexSchema.rowsPerFile - 1) == 0)
+                            titlePassage: first, role: kind.flatMap(TextChunks.role(of:)))
                     }
                 }
                 let vectors: [[Float]]

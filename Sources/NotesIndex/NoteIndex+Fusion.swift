@@ -128,8 +128,11 @@ extension NoteIndex {
     static func fused(
         _ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)],
         mode: SearchMode, wordsFirst: Bool,
-        titled: Set<Int64> = [], embedded: Set<Int64>? = nil, best: Int? = nil
+        titled: Set<Int64> = [], embedded: Set<Int64>? = nil, paraphrase: Float? = nil,
+        best: Int? = nil
     ) -> (entries: [FusedEntry], total: Int) {
+        // A passage at least this near the query says what it asks (the model's calibration).
+        let paraphrase = paraphrase ?? .infinity
         // Ordered as plain values (a file's index in `ranked`, not its sections): thousands
         // of files match a common word, and sorting entries that hold arrays copies them.
         struct Slot {
@@ -170,7 +173,9 @@ extension NoteIndex {
                 } else if let embedded, !embedded.contains(id) {
                     fused += weight / (fusionK + Double(rank + 1))
                 }
-                let first = wordsFirst || titled.contains(id)
+                let first =
+                    wordsFirst || titled.contains(id)
+                    || (meaning?.passage.similarity ?? 0) >= paraphrase
                 slots.append(
                     Slot(
                         key: -fused - (first ? 1 : 0), file: id, relevance: fused, words: index,
@@ -178,9 +183,10 @@ extension NoteIndex {
             }
             for (file, meaning) in nearest where !ranked.contains(file) {
                 let fused = weight / (fusionK + Double(meaning.rank + 1))
+                let first = !wordsFirst && meaning.passage.similarity >= paraphrase
                 slots.append(
                     Slot(
-                        key: -fused, file: file, relevance: fused, words: -1,
+                        key: -fused - (first ? 1 : 0), file: file, relevance: fused, words: -1,
                         meaning: meaning.passage))
             }
         }

@@ -52,6 +52,7 @@ extension NoteIndex {
                     words.ranked, nearest.files, mode: mode,
                     wordsFirst: plainWords == nil, titled: words.titled,
                     embedded: nearest.embeddedFiles,
+                    paraphrase: query.embedder?.paraphraseSimilarity,
                     best: query.sort == .relevance ? limit : nil)
                 let page = try Self.page(
                     of: order.entries, sort: query.sort, limit: limit, db)

@@ -11,4 +11,12 @@ public protocol TextEmbedder: Sendable {
     var dimensions: Int { get }
     /// One L2-normalised vector per text, in order.
     func embed(_ texts: [String]) throws -> [[Float]]
+    /// The cosine similarity from which this model's passage says what a query asks in
+    /// other words: its file comes first in a fused answer, as a file whose title holds
+    /// every word does. A model's own calibration; nil (the default): rank fusion alone.
+    var paraphraseSimilarity: Float? { get }
+}
+
+extension TextEmbedder {
+    public var paraphraseSimilarity: Float? { nil }
 }

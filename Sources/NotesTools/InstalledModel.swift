@@ -4,11 +4,25 @@ import NotesIndex
 
 /// The embedding model is the index's ``TextEmbedder``: the index stores and compares
 /// vectors, the model makes them.
-extension EmbeddingModel: TextEmbedder {}
+extension EmbeddingModel: TextEmbedder {
+    public var paraphraseSimilarity: Float? { InstalledModel.paraphraseSimilarity }
+}
 
 /// The installed embedding model, for the command line, `notes watch`, the MCP server and
 /// the built-in agent.
 public enum InstalledModel {
+    /// all-MiniLM-L6-v2 puts a paraphrase of a question above ~0.75 and related texts at
+    /// 0.3–0.6 (`NOTES_PARAPHRASE_SIMILARITY` overrides it, for tuning on the question sets):
+    /// see ``TextEmbedder/paraphraseSimilarity``.
+    public static let paraphraseSimilarity: Float = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_PARAPHRASE_SIMILARITY"],
+            let value = Float(text)
+        {
+            return value
+        }
+        return 0.75
+    }()
+
     /// The model when one is installed and loads; nil otherwise (searches then run by
     /// words alone, never failing for want of a model).
     /// - Parameter threads: threads for embedding many passages (one for a query).

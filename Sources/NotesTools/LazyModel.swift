@@ -24,4 +24,5 @@ final class LazyModel: TextEmbedder, @unchecked Sendable {
     var identifier: String { (try? model().identifier) ?? "" }
     var dimensions: Int { (try? model().dimensions) ?? 0 }
     func embed(_ texts: [String]) throws -> [[Float]] { try model().embed(texts) }
+    var paraphraseSimilarity: Float? { InstalledModel.paraphraseSimilarity }
 }

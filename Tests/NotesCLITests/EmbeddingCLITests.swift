@@ -144,7 +144,27 @@ struct EmbeddingCLITests {
     }
 
     @Test func searchByMeaningAndWithoutAModel() throws {
+        // context.md, whose text never says what it is, and a note that is near the question
+        // by its words and title.
+        dir.write(
+            "ws/context.md",
+            "# Context\n\n## About me\n\n- I teach English at a secondary school.\n- I prefer primary sources to summaries.\n"
+        )
+        dir.write(
+            "ws/travel.md",
+            "# Travel agent\n\nThe travel agent knows every hotel in Lisbon and books them for her clients.\n"
+        )
         #expect(notes(["index"], withModel).status == 0)
+        // What context.md is for is part of what it means (its title passage's role).
+        let known = notes(
+            ["search", "--mode", "semantic", "-l", "what does the agent know about me"], withModel)
+        #expect(known.stdout.split(separator: "\n").first == "context.md", "\(known.stdout)")
+        // By default too, though travel.md holds the question's words: a passage that says
+        // what the question asks in other words puts its file first.
+        let fused = notes(["search", "-l", "what does the agent know about me"], withModel)
+        let fusedPaths = fused.stdout.split(separator: "\n")
+        #expect(fusedPaths.first == "context.md", "\(fused.stdout)")
+        #expect(fusedPaths.contains("travel.md"), "\(fused.stdout)")
         // No word of the query is in the note.
         let semantic = notes(
             [

@@ -22,7 +22,13 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         "storm": 3, "tempest": 3, "gale": 3,
     ]
 
-    init(identifier: String = "concepts@1") { self.identifier = identifier }
+    /// The similarity from which a passage counts as saying what the query asks (nil: none).
+    let paraphraseSimilarity: Float?
+
+    init(identifier: String = "concepts@1", paraphraseSimilarity: Float? = nil) {
+        self.identifier = identifier
+        self.paraphraseSimilarity = paraphraseSimilarity
+    }
 
     var embedded: [String] { lock.withLock { texts } }
 
@@ -449,6 +455,34 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(CoverageFile.read(directory: index.directory, key: try key()) == nil)
     }
 
+    /// A file whose passage says what the question asks (at the model's paraphrase
+    /// similarity) comes first in a fused answer, above a file that holds the question's
+    /// words by chance; without that calibration rank fusion alone puts the words first.
+    @Test func aParaphraseByMeaningComesFirstWhenTheModelSaysWhatOneIs() throws {
+        fixture.write(
+            "log/sightings.md", "# Sightings\n\nSightings of cars on the road: a sightings log.\n")
+        for (embedder, first) in [
+            (ConceptEmbedder(), "log/sightings.md"),
+            (ConceptEmbedder(paraphraseSimilarity: 0.9), "sea/whales.md"),
+        ] {
+            let (index, _) = try embedded(embedder)
+            let results = try fixture.search("leviathan sightings", index) {
+                $0.embedder = embedder
+            }
+            #expect(results.mode == .hybrid)
+            #expect(results.hits.first?.path == first, "\(results.hits.map(\.path))")
+            #expect(results.hits.map(\.path).contains("log/sightings.md"))
+        }
+        // A single word keeps the files holding it first, paraphrase or not.
+        let strict = ConceptEmbedder(paraphraseSimilarity: 0.9)
+        let (index, _) = try embedded(strict)
+        let word = try fixture.search("sightings", index) {
+            $0.embedder = strict
+            $0.mode = .hybrid
+        }
+        #expect(word.hits.first?.path == "log/sightings.md")
+    }
+
     @Test func aNoteEditedSinceItsPassagesKeepsItsRankByWords() throws {
         fixture.write("sea/leviathan.md", "# Leviathan\n\nThe leviathan surfaced beside us.\n")
         let (index, embedder) = try embedded()
@@ -586,6 +620,46 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
             title: "Book", heading: "Chapter 1", body: "intro line\n" + words, titlePassage: true)
         #expect(first.count == 4 && first.last == TextChunks.Chunk(text: "Book", line: 0))
         #expect(first.dropLast() == chunks[...])
+        // context.md's title passage says what the file is for; other kinds have no role.
+        let role = TextChunks.role(of: .context)
+        #expect(role == "what the agent has learned about me")
+        #expect(TextChunks.role(of: .note) == nil && TextChunks.role(of: .journal) == nil)
+        let context = TextChunks.chunks(
+            title: "Context", heading: "Context", body: "- likes tea", titlePassage: true,
+            role: role)
+        #expect(context.last?.text == "Context: what the agent has learned about me")
+        #expect(
+            TextChunks.chunks(title: "", heading: "", body: "x", titlePassage: true, role: role)
+                .last?.text == "what the agent has learned about me")
+        // A first section that is a heading alone (the note opens with its subsections).
+        #expect(
+            TextChunks.chunks(
+                title: "Context", heading: "Context", body: "", titlePassage: true, role: role
+            ).map(\.text) == ["Context", "Context: what the agent has learned about me"])
+        #expect(
+            TextChunks.chunks(title: "Notes", heading: "Notes", body: "", titlePassage: true)
+                .map(\.text) == ["Notes"])
+    }
+
+    /// An index embedded with layout 2 (title passages, no roles) makes again only the first
+    /// section of context.md: the one passage that changed.
+    @Test func fromLayoutTwoOnlyContextIsEmbeddedAgain() throws {
+        fixture.write(
+            "context.md", "# Context\n\n- Prefers tea to coffee.\n\n## Later\n\n- Reads at night.\n"
+        )
+        let (index, embedder) = try embedded()
+        #expect(embedder.embedded.contains("Context: what the agent has learned about me"))
+        let before = try chunkCount(index)
+        try DatabaseQueue(path: index.databasePath).write { db in
+            try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'passage_layout'")
+        }
+        let made = embedder.embedded.count
+        #expect(try index.embedPending(with: embedder) > 0)
+        #expect(try chunkCount(index) == before)
+        let again = Array(embedder.embedded[made...])
+        #expect(again.contains("Context: what the agent has learned about me"), "\(again)")
+        #expect(again.allSatisfy { $0.hasPrefix("Context") }, "\(again)")
+        #expect(try index.embedPending(with: embedder) == 0)
     }
 
     @Test func aNoteIsFoundByWhatItsTitleSaysThoughItsTextIsAboutSomethingElse() throws {
