@@ -232,20 +232,49 @@ extension NoteIndex {
     static func passageSnippet(_ passage: PassageMatch, words: [String], _ db: Database) throws
         -> Snippet?
     {
-        guard
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT substr(fts.body, 1, 200000) AS body, s.heading AS section, s.line AS line, s.aligned AS aligned
-                    FROM fts JOIN sections s ON s.id = fts.rowid WHERE fts.rowid = ?
-                    """, arguments: [passage.section])
-        else { return nil }
+        // A section that is a heading alone (a note opening with its subsections, whose
+        // title passage matched) shows the first text of the sections under it instead.
+        var id = passage.section
+        var firstLine = passage.line
+        var headingOnly: Snippet?
+        while id >> IndexSchema.sectionBits == passage.file,
+            id - passage.section < Self.sectionsTriedForText
+        {
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT substr(fts.body, 1, 200000) AS body, s.heading AS section, s.line AS line, s.aligned AS aligned
+                        FROM fts JOIN sections s ON s.id = fts.rowid WHERE fts.rowid = ?
+                        """, arguments: [id])
+            else { break }
+            let section: String = row["section"]
+            if let snippet = Self.snippet(in: row, from: firstLine, words: words) {
+                return snippet
+            }
+            headingOnly =
+                headingOnly
+                ?? Snippet(section: section, line: row["line"], text: section, spans: [])
+            id += 1
+            firstLine = 0
+        }
+        return headingOnly
+    }
+
+    /// How many sections, from a passage's own, are read for a line of text to show.
+    static let sectionsTriedForText: Int64 = 4
+
+    /// The line of a section's text (`row`: its body, heading, line and alignment) that best
+    /// shows a passage starting at `first`: the one holding most of `words`, or the first
+    /// line with text; nil when the section has no text from there.
+    private static func snippet(in row: Row, from first: Int, words: [String]) -> Snippet? {
         let body = FTSText.display(row["body"] as String)
         let lines = body.lines()
-        var n = min(passage.line, lines.count)
+        var n = min(first, lines.count)
         while n < lines.count && lines[n].allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
             n += 1
         }
+        guard n < lines.count else { return nil }
         // The passage's lines (about as many as its words allow).
         let stems = words.filter { !StopWords.contains($0) }.map {
             String($0.lowercased().prefix(5))
@@ -263,15 +292,11 @@ extension NoteIndex {
             }
             n = best.line
         }
-        let section: String = row["section"]
-        guard n < lines.count else {
-            return Snippet(section: section, line: row["line"], text: section, spans: [])
-        }
         let (text, _) = SnippetBuilder.clean(lines[n].unicodeScalars[...])
         let (shown, _) = SnippetBuilder.window(text, [])
         let aligned: Bool = row["aligned"]
         return Snippet(
-            section: section, line: aligned ? (row["line"] as Int) + n : row["line"], text: shown,
-            spans: [])
+            section: row["section"], line: aligned ? (row["line"] as Int) + n : row["line"],
+            text: shown, spans: [])
     }
 }

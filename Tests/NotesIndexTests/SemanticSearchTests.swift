@@ -677,6 +677,23 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(results.hits.first { $0.path == "home/shed.md" }?.snippets.first?.line == 3)
     }
 
+    /// A note that opens with its subsections: found by its title, it shows the first text
+    /// under it rather than the bare heading.
+    @Test func aHeadingAloneFoundByMeaningShowsTheTextUnderIt() throws {
+        fixture.write(
+            "home/plot.md",
+            "# Roses\n\n## Spring\n\nThe car engine, the vehicle engine, an engine.\n")
+        let (index, embedder) = try embedded()
+        let results = try fixture.search("flowers", index) {
+            $0.embedder = embedder
+            $0.mode = .semantic
+        }
+        let snippet = results.hits.first { $0.path == "home/plot.md" }?.snippets.first
+        #expect(snippet?.line == 5, "\(results.hits.map(\.path))")
+        #expect(snippet?.section == "Spring")
+        #expect(snippet?.text.hasPrefix("The car engine") == true, "\(String(describing: snippet))")
+    }
+
     @Test func passagesOfAnOlderLayoutAreMadeAgainForFirstSectionsOnly() throws {
         let (index, embedder) = try embedded()
         let before = try chunkCount(index)
