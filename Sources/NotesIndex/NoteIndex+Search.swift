@@ -300,8 +300,21 @@ extension NoteIndex {
                 sections: page.flatMap { $0.entry.words?.shownSections.map(\.id) ?? [] },
                 match: match, db)
         }
-        let best = page.map(\.entry.relevance).max() ?? 0
-        return try page.map { row, entry in
+        // Relative to the best; in relevance order never above the hit before (a file put
+        // first by its title or a paraphrase may have the lower fused score), so the scores
+        // read in the order the hits are listed. Never 0 for a hit: a far weaker one still
+        // matched.
+        var scores: [Double] = []
+        if query.sort == .relevance, let top = page.first?.entry.relevance, top > 0 {
+            for (_, entry) in page {
+                scores.append(min(scores.last ?? 1, max(0.001, entry.relevance / top)))
+            }
+        } else {
+            let best = page.map(\.entry.relevance).max() ?? 0
+            scores = page.map { best > 0 ? max(0.001, $0.entry.relevance / best) : 1 }
+        }
+        return try zip(page, scores).map { item, score in
+            let (row, entry) = item
             var snippets: [Snippet] = []
             if query.withSnippets {
                 if let file = entry.words {
@@ -313,9 +326,7 @@ extension NoteIndex {
                         ).map { [$0] } ?? []
                 }
             }
-            // Never 0 for a hit: a far weaker one still matched.
-            var hit = Self.hit(
-                row, score: best > 0 ? max(0.001, entry.relevance / best) : 1, snippets: snippets)
+            var hit = Self.hit(row, score: score, snippets: snippets)
             if byMeaning {
                 hit.matchedBy =
                     entry.words == nil ? .meaning : entry.meaning == nil ? .words : .both

@@ -165,6 +165,16 @@ struct EmbeddingCLITests {
         let fusedPaths = fused.stdout.split(separator: "\n")
         #expect(fusedPaths.first == "context.md", "\(fused.stdout)")
         #expect(fusedPaths.contains("travel.md"), "\(fused.stdout)")
+        // Scores read in the order listed: the file put first scores 1, none above another
+        // listed before it.
+        let scored = notes(["search", "--json", "what does the agent know about me"], withModel)
+        let scoredJSON = try #require(
+            JSONSerialization.jsonObject(with: Data(scored.stdout.utf8)) as? [String: Any])
+        let scores = try #require(scoredJSON["hits"] as? [[String: Any]]).compactMap {
+            $0["score"] as? Double
+        }
+        #expect(scores.first == 1 && scores.count > 1, "\(scores)")
+        #expect(zip(scores, scores.dropFirst()).allSatisfy { $0 >= $1 }, "\(scores)")
         // No word of the query is in the note.
         let semantic = notes(
             [
