@@ -83,6 +83,14 @@ import Testing
         let climbed = notes("list", "../Nowhere", in: research)
         #expect(
             climbed.stderr.contains("there is no ../Nowhere in the workspace"), "\(climbed.stderr)")
+        // Another letter case: the name as the folder spells it.
+        let lower = notes("search", "whale", "in:journal")
+        #expect(lower.status == 2)
+        #expect(
+            lower.stderr.contains("there is no journal in the workspace (did you mean Journal?)"),
+            "\(lower.stderr)")
+        let lowerUp = notes("list", "../journal", in: research)
+        #expect(lowerUp.stderr.contains("did you mean ../Journal?"), "\(lowerUp.stderr)")
         let root = notes("search", "whale", "in:Nowhere")
         #expect(root.status == 2)
         #expect(root.stderr.contains("there is no Nowhere in the workspace"), "\(root.stderr)")

@@ -80,9 +80,10 @@ struct PathBase: Sendable {
 
     /// The error for `path` (workspace-relative), typed for a command that needs it to
     /// exist (a `folder` for `notes list`; a folder or file for `in:`): it does not, or is a
-    /// file where a folder is needed. Typed inside a subfolder, where paths are relative to
-    /// it, the message says so and suggests the same name in a folder above, where it exists
-    /// (a person used to workspace paths types `in:Journal` in `Research/`).
+    /// file where a folder is needed. It suggests the name in the letter case the folder has
+    /// it (`in:journal`); typed inside a subfolder, where paths are relative to it, it says
+    /// so and suggests the same name in a folder above, where it exists (a person used to
+    /// workspace paths types `in:Journal` in `Research/`).
     func noSuchPath(_ path: String, folder needsFolder: Bool = false) -> NotesError {
         let shown = display(path)
         if needsFolder && FileSystem.exists(workspace.absolutePath(path)) {
@@ -90,28 +91,51 @@ struct PathBase: Sendable {
                 .invalidArgument, "\(shown) is a file, not a folder",
                 hint: "`notes read \(shown)` prints it; `notes list` lists folders")
         }
-        // Typed relative to the base (not climbing out of it, not absolute elsewhere).
-        guard !folder.isEmpty, path.hasPrefix(folder + "/") else {
-            return NotesError(
-                .notFound, "there is no \(shown) in the workspace",
-                hint: "check the path; `notes list` shows the folders")
-        }
-        let typed = String(path.dropFirst(folder.count + 1))
-        var above = folder.split(separator: "/").map(String.init)
-        var suggestion: String?
-        while suggestion == nil && !above.isEmpty {
-            above.removeLast()
-            let candidate = (above + [typed]).joined(separator: "/")
+        func fits(_ candidate: String) -> Bool {
             let absolute = workspace.absolutePath(candidate)
-            if needsFolder ? FileSystem.isDirectory(absolute) : FileSystem.exists(absolute) {
-                suggestion = candidate
+            return needsFolder ? FileSystem.isDirectory(absolute) : FileSystem.exists(absolute)
+        }
+        // The same name in other letter case where it was typed (`in:journal`), else, typed
+        // inside a subfolder, the name in the nearest folder above that has it.
+        var suggestion = caseVariant(of: path).flatMap { fits($0) ? $0 : nil }
+        // Typed relative to the base (not climbing out of it, not absolute elsewhere).
+        let relative = !folder.isEmpty && path.hasPrefix(folder + "/")
+        if relative {
+            let typed = String(path.dropFirst(folder.count + 1))
+            var above = folder.split(separator: "/").map(String.init)
+            while suggestion == nil && !above.isEmpty {
+                above.removeLast()
+                let candidate = (above + [typed]).joined(separator: "/")
+                if fits(candidate) { suggestion = candidate }
             }
         }
         return NotesError(
             .notFound,
-            "there is no \(shown) in \(folder)/, the current folder",
+            relative
+                ? "there is no \(shown) in \(folder)/, the current folder"
+                : "there is no \(shown) in the workspace",
             hint: suggestion.map { "did you mean \(display($0))?" }
                 ?? "check the path; `notes list` shows the folders")
+    }
+
+    /// `path` (workspace-relative) with its last name as spelt in its folder, when that
+    /// folder holds the name in other letter case only.
+    private func caseVariant(of path: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        let parent = (path as NSString).deletingLastPathComponent
+        guard !name.isEmpty,
+            let names = try? FileManager.default.contentsOfDirectory(
+                atPath: workspace.absolutePath(parent))
+        else { return nil }
+        let lower = name.lowercased()
+        guard
+            let found = names.first(where: {
+                $0 != name && !$0.hasPrefix(".") && $0.lowercased() == lower
+            })
+        else {
+            return nil
+        }
+        return parent.isEmpty ? found : parent + "/" + found
     }
 }
 
