@@ -332,6 +332,21 @@ extension Toolbox {
                     .protectedPath, "\(folder) is a protected path that agents cannot see",
                     hint: "search another folder, or without path")
             }
+            // A near miss among the folders the agent may see (`Jornal`, `journal`).
+            let suggestions = nearMisses(folder, folders: true)
+            if !suggestions.isEmpty {
+                let shown = suggestions.map { "\"\($0)\"" }.joined(separator: " or ")
+                throw NotesError(
+                    .notFound,
+                    "there is no folder \(folder) in the workspace; did you mean \(shown)?",
+                    hint: "search with path \"\(suggestions[0])\"",
+                    details: ErrorDetails(
+                        path: folder,
+                        options: suggestions.map {
+                            Self.call("search", ["query": text, "path": $0])
+                        },
+                        didYouMean: suggestions))
+            }
             throw NotesError(
                 .notFound, "there is no folder \(folder) in the workspace",
                 hint: "list_files shows the folders; search without path to search everywhere")
@@ -381,5 +396,16 @@ extension Toolbox {
             path: path.relative == args.given("path") ? nil : path.relative,
             currentVersion: bytes.map { ContentVersion(of: $0).short },
             versions: versions)
+    }
+
+    /// A tool call as an agent would write it, for an error's `options`: `name {"k": "v"}`.
+    static func call(_ name: String, _ arguments: [String: String]) -> String {
+        let json =
+            (try? JSONSerialization.data(
+                withJSONObject: arguments, options: [.sortedKeys, .withoutEscapingSlashes]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return name + " "
+            + json.replacingOccurrences(of: "\":\"", with: "\": \"")
+            .replacingOccurrences(of: "\",\"", with: "\", \"")
     }
 }

@@ -410,6 +410,13 @@ class InputHygieneAndAnnotations(unittest.IsolatedAsyncioTestCase):
                 missing = await fail(s, "search", arguments)
                 self.assertEqual(missing["code"], "not_found")
                 self.assertIn("list_files", missing["hint"])
+            # A near miss names the folder and the call to make.
+            for arguments in ({"query": "whale", "path": "journal"}, {"query": "whale in:Jornal"}):
+                near = await fail(s, "search", arguments)
+                self.assertEqual(near["code"], "not_found")
+                self.assertEqual(near["did_you_mean"], ["Journal"], near)
+                self.assertIn('"path": "Journal"', near["options"][0])
+                self.assertIn('"query": ', near["options"][0])
 
     async def test_mcp_help_names_every_tool_the_server_offers(self):
         # The help's list comes from the catalog, so a new tool (related) cannot be left out.
