@@ -91,6 +91,8 @@ import Testing
             "\(lower.stderr)")
         let lowerUp = notes("list", "../journal", in: research)
         #expect(lowerUp.stderr.contains("did you mean ../Journal?"), "\(lowerUp.stderr)")
+        let lowerAbove = notes("search", "whale", "in:journal", in: research)
+        #expect(lowerAbove.stderr.contains("did you mean ../Journal?"), "\(lowerAbove.stderr)")
         let root = notes("search", "whale", "in:Nowhere")
         #expect(root.status == 2)
         #expect(root.stderr.contains("there is no Nowhere in the workspace"), "\(root.stderr)")

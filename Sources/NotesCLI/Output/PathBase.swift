@@ -106,7 +106,11 @@ struct PathBase: Sendable {
             while suggestion == nil && !above.isEmpty {
                 above.removeLast()
                 let candidate = (above + [typed]).joined(separator: "/")
-                if fits(candidate) { suggestion = candidate }
+                if fits(candidate) {
+                    suggestion = candidate
+                } else if let variant = caseVariant(of: candidate), fits(variant) {
+                    suggestion = variant
+                }
             }
         }
         return NotesError(
