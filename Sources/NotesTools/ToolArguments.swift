@@ -10,6 +10,12 @@ public struct ToolArguments: Sendable {
     /// Longest string accepted for a name-like argument (paths, queries, sections).
     public static let maxNameBytes = 4096
 
+    /// Names agents use for a tool's parameters, and the parameter meant.
+    static let usualNames = [
+        "in": "path", "folder": "path", "dir": "path", "directory": "path", "file": "path",
+        "q": "query", "text": "query", "max": "limit", "count": "limit",
+    ]
+
     let tool: String
     let values: [String: JSONValue]
 
@@ -22,11 +28,19 @@ public struct ToolArguments: Sendable {
         let unknown = values.keys.filter { !parameters.contains($0) }.sorted()
         if !unknown.isEmpty {
             let known = parameters.sorted().joined(separator: ", ")
+            // The name an agent most likely meant (the CLI's `--in` is the tool's `path`).
+            let meant = unknown.compactMap { name in
+                Self.usualNames[name].flatMap {
+                    parameters.contains($0) ? "\($0) for \(name)" : nil
+                }
+            }
             throw NotesError(
                 .invalidArgument,
                 "\(tool) has no argument \(unknown.map { "'\($0)'" }.joined(separator: ", "))",
                 hint: known.isEmpty
-                    ? "call \(tool) with no arguments" : "its arguments are: \(known)")
+                    ? "call \(tool) with no arguments"
+                    : (meant.isEmpty ? "" : "use \(meant.joined(separator: ", ")); ")
+                        + "its arguments are: \(known)")
         }
         for (name, value) in values where value.depth > Self.maxDepth {
             throw NotesError(

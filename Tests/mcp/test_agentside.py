@@ -410,6 +410,10 @@ class InputHygieneAndAnnotations(unittest.IsolatedAsyncioTestCase):
                 missing = await fail(s, "search", arguments)
                 self.assertEqual(missing["code"], "not_found")
                 self.assertIn("list_files", missing["hint"])
+            # The CLI's --in is the tool's path: the hint says so.
+            named = await fail(s, "search", {"query": "whale", "in": "Journal"})
+            self.assertEqual(named["code"], "invalid_argument")
+            self.assertIn("use path for in", named["hint"])
             # A near miss names the folder and the call to make.
             for arguments in ({"query": "whale", "path": "journal"}, {"query": "whale in:Jornal"}):
                 near = await fail(s, "search", arguments)
