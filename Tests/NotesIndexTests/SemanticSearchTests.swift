@@ -667,14 +667,24 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         fixture.write(
             "home/shed.md",
             "# Roses\n\nThe car engine, the vehicle engine, the automobile engine, an engine.\n")
+        let (paths, snippet) = try foundByMeaning("home/shed.md", searching: "flowers")
+        #expect(paths.contains("home/shed.md"))
+        // Its snippet is its text, not the bare title.
+        #expect(snippet?.line == 3)
+    }
+
+    /// The paths `query` finds by meaning alone, and the first snippet of `path` among them.
+    func foundByMeaning(_ path: String, searching query: String) throws -> (
+        paths: [String], snippet: Snippet?
+    ) {
         let (index, embedder) = try embedded()
-        let results = try fixture.search("flowers", index) {
+        let results = try fixture.search(query, index) {
             $0.embedder = embedder
             $0.mode = .semantic
         }
-        #expect(results.hits.map(\.path).contains("home/shed.md"))
-        // Its snippet is its text, not the bare title.
-        #expect(results.hits.first { $0.path == "home/shed.md" }?.snippets.first?.line == 3)
+        return (
+            results.hits.map(\.path), results.hits.first { $0.path == path }?.snippets.first
+        )
     }
 
     /// A note that opens with its subsections: found by its title, it shows the first text
@@ -683,13 +693,8 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         fixture.write(
             "home/plot.md",
             "# Roses\n\n## Spring\n\nThe car engine, the vehicle engine, an engine.\n")
-        let (index, embedder) = try embedded()
-        let results = try fixture.search("flowers", index) {
-            $0.embedder = embedder
-            $0.mode = .semantic
-        }
-        let snippet = results.hits.first { $0.path == "home/plot.md" }?.snippets.first
-        #expect(snippet?.line == 5, "\(results.hits.map(\.path))")
+        let (paths, snippet) = try foundByMeaning("home/plot.md", searching: "flowers")
+        #expect(snippet?.line == 5, "\(paths)")
         #expect(snippet?.section == "Spring")
         #expect(snippet?.text.hasPrefix("The car engine") == true, "\(String(describing: snippet))")
     }
