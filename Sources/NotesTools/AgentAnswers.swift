@@ -11,7 +11,8 @@ import NotesStore
 
 /// `read_file`'s answer (and each of `read_files`'). The content and its version always;
 /// `total_lines` always, so an agent knows a file's length; the window's place (`offset`,
-/// `lines`, `size`, `truncated`, `next_offset`) only when the answer is not the whole file.
+/// `lines`, `size`, `truncated`, `next_offset`) only when the answer is not the whole file,
+/// with `next` saying how to read on or find the part wanted when there is more.
 struct ReadAnswer: Encodable {
     let result: ReadResult
     /// Said only where several files share one answer (read_files) or the path read is not
@@ -27,7 +28,7 @@ struct ReadAnswer: Encodable {
         case path, content, version, by, offset, lines, size, truncated
         case createdBy = "created_by", totalLines = "total_lines", nextOffset = "next_offset"
         case lineCut = "line_cut", invalidUTF8Line = "invalid_utf8_line", column
-        case nextColumn = "next_column", encoding
+        case nextColumn = "next_column", encoding, next
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -52,6 +53,12 @@ struct ReadAnswer: Encodable {
         if r.truncated == true { try c.encode(true, forKey: .truncated) }
         try c.encodeIfPresent(r.nextOffset, forKey: .nextOffset)
         try c.encodeIfPresent(r.nextColumn, forKey: .nextColumn)
+        if let next = r.nextOffset {
+            let column = r.nextColumn.map { " and column \($0)" } ?? ""
+            try c.encode(
+                "read_file with offset \(next)\(column) reads on (\(r.totalLines) lines in all), or search with path \"\(r.path)\" finds the part you need",
+                forKey: .next)
+        }
         try c.encodeIfPresent(r.lineCut, forKey: .lineCut)
         try c.encodeIfPresent(r.invalidUTF8Line, forKey: .invalidUTF8Line)
         if let line = r.invalidUTF8Line {

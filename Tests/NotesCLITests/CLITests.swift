@@ -93,8 +93,15 @@ struct NotesRunner {
         #expect(misspelt.status == 2)
         #expect(misspelt.stdout.isEmpty)
         #expect(
-            misspelt.stderr.contains("--format has no placeholder {{snipet}} (use {{path}}"),
+            misspelt.stderr.contains(
+                "--format has no placeholder {{snipet}} (did you mean {{snippet}}?)"),
             "\(misspelt.stderr)")
+        // A name near none of them gets the list.
+        let unknown = notes("search", "Queequeg", "--format", "{{path}} {{colour}}")
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.stderr.contains("--format has no placeholder {{colour}} (use {{path}}"),
+            "\(unknown.stderr)")
         let section = notes("search", "Queequeg", "--format", "{{#missing}}x{{/missing}}{{path}}")
         #expect(section.status == 2, "\(section.stdout)")
         // Inside an inverted section too.

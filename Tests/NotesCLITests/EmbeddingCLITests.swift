@@ -188,6 +188,13 @@ struct EmbeddingCLITests {
         #expect(hits.first?["path"] as? String == "ocean/deep.md")
         #expect(hits.first?["matched_by"] as? String == "meaning")
         #expect(json["mode"] as? String == "semantic")
+        // One word of the question is searched for and no file has it: the answer says what
+        // found the hits instead.
+        let oneWord = notes(["search", "the cetacean"], withModel)
+        #expect(
+            oneWord.stdout.hasPrefix("Hits without the word cetacean are found by meaning.\n"),
+            "\(oneWord.stdout)")
+        #expect(oneWord.stdout.contains("ocean/deep.md"), "\(oneWord.stdout)")
         // Hybrid by default for several words; a single word keeps its exact meaning.
         let hybrid = notes(["search", "--json", "sourdough starter"], withModel)
         let hybridJSON = try #require(

@@ -119,6 +119,11 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
             self.assertLessEqual(len(first["content"].encode()), 64 * 1024)
             self.assertEqual(first["next_offset"], first["offset"] + first["lines"])
             self.assertEqual(first["total_lines"], book.count(b"\n"))
+            # The next step is named: read on, or search inside the file; that search works.
+            self.assertIn(f"read_file with offset {first['next_offset']} reads on", first["next"])
+            self.assertIn(f'search with path "{BOOK}"', first["next"])
+            inside = await call(s, "search", query="Queequeg", path=BOOK)
+            self.assertEqual({hit["path"] for hit in inside["hits"]}, {BOOK})
             self.assertIn("\r\n", first["content"])  # CRLF kept, as in the file
             pages = [first["content"]]
             page = first
@@ -127,6 +132,7 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
                 self.assertLessEqual(len(page["content"].encode()), 64 * 1024)
                 pages.append(page["content"])
             self.assertNotIn("next_offset", page)
+            self.assertNotIn("next", page)
             self.assertEqual("".join(pages).encode(), book.removeprefix(b"\xef\xbb\xbf"))
             # An explicit range keeps the bytes too, and says there is more.
             ranged = await call(s, "read_file", path=BOOK, offset=3, limit=2)

@@ -142,9 +142,11 @@ extension NotesCommand {
                 if let unknown = Self.template(format).tagNames.first(where: {
                     !Self.fieldNames.contains($0)
                 }) {
+                    let known = Self.fieldNames.map { "{{\($0)}}" }.joined(separator: " ")
+                    let meant = CommandSuggestion.nearest(to: unknown, among: Self.fieldNames)
                     throw ValidationError(
-                        "--format has no placeholder {{\(unknown)}} (use \(Self.fieldNames.map { "{{\($0)}}" }.joined(separator: " ")))"
-                    )
+                        "--format has no placeholder {{\(unknown)}} "
+                            + (meant.map { "(did you mean {{\($0)}}?)" } ?? "(use \(known))"))
                 }
             }
         }
@@ -235,10 +237,11 @@ extension NotesCommand {
                         .dim) + "\n"
             }
             if results.matching == .mostWords, let words = results.words {
-                out +=
-                    Terminal.style(
-                        "Not every hit has all of: \(words.joined(separator: " ")); ranked by how many they have.",
-                        .dim) + "\n\n"
+                let note =
+                    words.count > 1
+                    ? "Not every hit has all of: \(words.joined(separator: " ")); ranked by how many they have."
+                    : "Hits without the word \(words[0]) are found by meaning."
+                out += Terminal.style(note, .dim) + "\n\n"
             }
             for (i, hit) in results.hits.enumerated() {
                 if i > 0 && !(hit.snippets.isEmpty && results.hits[i - 1].snippets.isEmpty) {
