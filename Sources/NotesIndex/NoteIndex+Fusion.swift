@@ -56,6 +56,8 @@ extension NoteIndex {
         let section: Int64
         let line: Int
         let similarity: Float
+        /// What the file is ranked by on the meaning side (``VectorTable/Match/score``).
+        let score: Float
     }
 
     /// One file of a ranked answer: its ranking key (lower is better) and what found it.
@@ -94,7 +96,8 @@ extension NoteIndex {
             }
             return PassageMatch(
                 file: section >> IndexSchema.sectionBits, section: section,
-                line: Int(table.lines[match.row]), similarity: match.similarity)
+                line: Int(table.lines[match.row]), similarity: match.similarity,
+                score: match.score)
         }
         return (passages, stale)
     }
@@ -153,7 +156,7 @@ extension NoteIndex {
         } else if mode == .semantic {
             slots = nearest.values.map {
                 Slot(
-                    key: -Double($0.passage.similarity), file: $0.passage.file,
+                    key: -Double($0.passage.score), file: $0.passage.file,
                     relevance: Double($0.passage.similarity), words: -1, meaning: $0.passage)
             }
         } else {

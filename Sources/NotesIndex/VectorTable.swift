@@ -185,38 +185,60 @@ struct VectorTable: Sendable {
     /// The files that have passages.
     var files: Set<Int64> { fileSections.files }
 
-    /// One passage's match: its index in the table and its cosine similarity to the query.
+    /// One passage's match: its index in the table, its cosine similarity to the query, and
+    /// the score its file is ranked by (the similarity less the file's length penalty).
     struct Match {
         let row: Int
         let similarity: Float
+        var score: Float
     }
 
-    /// The best passage of each file, best files first (at most `limit` files).
+    /// How much a file's passages lower its score: `lengthPenalty × ln(passages)` is taken
+    /// from its best passage's similarity. The best of a book's thousands of passages is
+    /// near almost any question by chance, and would rank the book above the short note
+    /// that answers it; a note of a few passages loses almost nothing (0.011 for three).
+    /// `NOTES_LENGTH_PENALTY` overrides it for benchmarking (docs/search.md).
+    static let lengthPenalty: Float = {
+        Float(ProcessInfo.processInfo.environment["NOTES_LENGTH_PENALTY"] ?? "") ?? 0.01
+    }()
+
+    /// The best passage of each file, best-scored files first (at most `limit` files).
     func bestPerFile(_ query: [Float], limit: Int) -> [Match] {
         guard dimensions > 0, query.count == dimensions, count > 0 else { return [] }
         let similarities = dotProducts(query)
+        func scored(_ best: Match, passages: Int) -> Match {
+            var best = best
+            best.score -= Self.lengthPenalty * log(Float(passages))
+            return best
+        }
         // Rows are ordered by section, so each file's passages form one run.
         var best: [Match] = []
         var runFile = sectionIDs[0] >> IndexSchema.sectionBits
-        var runBest = Match(row: 0, similarity: similarities[0])
+        var runBest = Match(row: 0, similarity: similarities[0], score: similarities[0])
+        var runLength = 1
         for row in 1..<count {
             let file = sectionIDs[row] >> IndexSchema.sectionBits
             if file != runFile {
-                best.append(runBest)
+                best.append(scored(runBest, passages: runLength))
                 runFile = file
-                runBest = Match(row: row, similarity: similarities[row])
-            } else if similarities[row] > runBest.similarity {
-                runBest = Match(row: row, similarity: similarities[row])
+                runBest = Match(row: row, similarity: similarities[row], score: similarities[row])
+                runLength = 1
+            } else {
+                runLength += 1
+                if similarities[row] > runBest.similarity {
+                    runBest = Match(
+                        row: row, similarity: similarities[row], score: similarities[row])
+                }
             }
         }
-        best.append(runBest)
+        best.append(scored(runBest, passages: runLength))
         return Self.nearest(best, limit: limit)
     }
 
-    /// The `limit` most similar of `matches`, most similar first (ties: the earlier row).
+    /// The `limit` best-scored of `matches`, best first (ties: the earlier row).
     static func nearest(_ matches: [Match], limit: Int) -> [Match] {
         ShortList.first(limit, of: matches) { a, b in
-            (a.similarity, b.row) > (b.similarity, a.row)
+            (a.score, b.row) > (b.score, a.row)
         }
     }
 }

@@ -590,16 +590,51 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         var random = SeededGenerator(seed: 7)
         for count in [0, 1, 5, 100, 3_000] {
             // Few distinct similarities, so ties are common.
-            let matches = (0..<count).map {
-                VectorTable.Match(
-                    row: $0, similarity: Float(Int.random(in: 0..<40, using: &random)) / 40)
+            let matches = (0..<count).map { row -> VectorTable.Match in
+                let similarity = Float(Int.random(in: 0..<40, using: &random)) / 40
+                return VectorTable.Match(row: row, similarity: similarity, score: similarity)
             }
-            let sorted = matches.sorted { ($0.similarity, $1.row) > ($1.similarity, $0.row) }
+            let sorted = matches.sorted { ($0.score, $1.row) > ($1.score, $0.row) }
             for limit in [1, 10, 100] {
                 let nearest = VectorTable.nearest(matches, limit: limit)
                 #expect(nearest.map(\.row) == sorted.prefix(limit).map(\.row))
             }
         }
+    }
+
+    /// A table of 4-dimensional passages whose similarity to the query (1, 0, 0, 0) is the
+    /// given value, each file's passages in one run.
+    private func table(_ files: [(file: Int64, similarities: [Float])]) -> VectorTable {
+        var sections: [Int64] = []
+        var values: [Int8] = []
+        for (file, similarities) in files {
+            for (n, similarity) in similarities.enumerated() {
+                sections.append(file << IndexSchema.sectionBits | Int64(n))
+                values += [Int8(similarity * 127), 0, 0, 0]
+            }
+        }
+        let storage = VectorTable.Storage(
+            sectionIDs: sections, digests: sections.map { _ in 0 },
+            lines: sections.map { _ in 0 }, scales: sections.map { _ in 1 / 127 },
+            values: values)
+        return VectorTable(generation: "test", dimensions: 4, storage: storage)
+    }
+
+    @Test func aFileOfManyPassagesRanksByItsBestLessItsLengthPenalty() throws {
+        // A note of one passage, and a book of a thousand whose best passage is a little
+        // nearer: the book's best is what its many passages reach by chance.
+        let book = [Float](repeating: 0.3, count: 999) + [0.55]
+        let near = table([(1, [0.5]), (2, book)])
+        let ranked = near.bestPerFile([1, 0, 0, 0], limit: 10)
+        #expect(ranked.map { near.sectionIDs[$0.row] >> IndexSchema.sectionBits } == [1, 2])
+        let penalty = VectorTable.lengthPenalty * log(1000)
+        #expect(abs(ranked[1].similarity - 0.55) < 0.01)
+        #expect(abs(ranked[1].score - (ranked[1].similarity - penalty)) < 1e-5)
+        // One passage costs nothing, and a book clearly nearer still comes first.
+        #expect(ranked[0].score == ranked[0].similarity)
+        let far = table([(1, [0.5]), (2, [Float](repeating: 0.3, count: 999) + [0.7])])
+        let first = try #require(far.bestPerFile([1, 0, 0, 0], limit: 10).first)
+        #expect(far.sectionIDs[first.row] >> IndexSchema.sectionBits == 2)
     }
 
     @Test func passagesCarryTitleAndHeadingAndSplitLongSections() {
