@@ -65,7 +65,8 @@ extension NoteIndex {
         let file: Int64
         let key: Double
         /// How good a match it is, larger is better, comparable within one answer: the words'
-        /// score, the passage's similarity, or the fused score.
+        /// score, the passage's score (its similarity less its file's length penalty), or the
+        /// fused score.
         let relevance: Double
         let words: RankedFiles.File?
         let meaning: PassageMatch?
@@ -157,7 +158,7 @@ extension NoteIndex {
             slots = nearest.values.map {
                 Slot(
                     key: -Double($0.passage.score), file: $0.passage.file,
-                    relevance: Double($0.passage.similarity), words: -1, meaning: $0.passage)
+                    relevance: Double(max(0, $0.passage.score)), words: -1, meaning: $0.passage)
             }
         } else {
             var byScore = files.indices.map {

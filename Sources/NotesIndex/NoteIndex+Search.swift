@@ -228,9 +228,11 @@ extension NoteIndex {
             return matches
         }
         matches.searched = true
+        // A file past the last one ranked can be as near as its score plus the largest
+        // length penalty.
         matches.saturated =
             nearest.count == Self.semanticDepth
-            && (nearest.last?.similarity ?? 0) >= Self.meaningOnlyFloor
+            && (nearest.last?.score ?? 0) + table.largestLengthPenalty >= Self.meaningOnlyFloor
         let found = try Self.current(nearest, table, db)
         var current = found.passages
         let stale = found.stale

@@ -151,6 +151,8 @@ struct VectorTable: Sendable {
         /// Per file, how many of its sections, counted from its first, have passages (a file
         /// is covered when that reaches its section count), and how many passages it has.
         var perFile: [Int64: (leadingSections: Int, passages: Int)] = [:]
+        /// The most passages any one file has.
+        var mostPassages = 0
     }
 
     var fileSections: FileSections {
@@ -177,6 +179,7 @@ struct VectorTable: Sendable {
                 passages += 1
             }
             if file >= 0 { made.perFile[file] = (next, passages) }
+            made.mostPassages = made.perFile.values.reduce(0) { max($0, $1.passages) }
             known = made
             return made
         }
@@ -199,8 +202,18 @@ struct VectorTable: Sendable {
     /// that answers it; a note of a few passages loses almost nothing (0.011 for three).
     /// `NOTES_LENGTH_PENALTY` overrides it for benchmarking (docs/search.md).
     static let lengthPenalty: Float = {
-        Float(ProcessInfo.processInfo.environment["NOTES_LENGTH_PENALTY"] ?? "") ?? 0.01
+        if let text = ProcessInfo.processInfo.environment["NOTES_LENGTH_PENALTY"],
+            let value = Float(text), value.isFinite, value >= 0
+        {
+            return value
+        }
+        return 0.01
     }()
+
+    /// The most a file's score is below its best passage's similarity in this table.
+    var largestLengthPenalty: Float {
+        Self.lengthPenalty * log(Float(max(1, fileSections.mostPassages)))
+    }
 
     /// The best passage of each file, best-scored files first (at most `limit` files).
     func bestPerFile(_ query: [Float], limit: Int) -> [Match] {

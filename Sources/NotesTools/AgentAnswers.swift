@@ -19,9 +19,13 @@ struct ReadAnswer: Encodable {
     /// the one asked for (an NFD name read by its NFC form).
     let path: String?
 
-    init(_ result: ReadResult, asked: String?) {
+    /// Whether search looks inside the file, so `next` can offer it.
+    let searchable: Bool
+
+    init(_ result: ReadResult, asked: String?, searchable: Bool) {
         self.result = result
         self.path = asked == result.path ? nil : result.path
+        self.searchable = searchable
     }
 
     enum CodingKeys: String, CodingKey {
@@ -55,8 +59,10 @@ struct ReadAnswer: Encodable {
         try c.encodeIfPresent(r.nextColumn, forKey: .nextColumn)
         if let next = r.nextOffset {
             let column = r.nextColumn.map { " and column \($0)" } ?? ""
+            let search =
+                searchable ? ", or search with path \"\(r.path)\" finds the part you need" : ""
             try c.encode(
-                "read_file with offset \(next)\(column) reads on (\(r.totalLines) lines in all), or search with path \"\(r.path)\" finds the part you need",
+                "read_file with offset \(next)\(column) reads on (\(r.totalLines) lines in all)\(search)",
                 forKey: .next)
         }
         try c.encodeIfPresent(r.lineCut, forKey: .lineCut)

@@ -109,7 +109,7 @@ extension Toolbox {
                         "\(relative) was moved to \(current) (\(last.actor.rawValue), \(last.time))",
                         hint: "\(tool) with path \"\(current)\"",
                         details: ErrorDetails(
-                            path: relative, options: ["\(tool) {\"path\": \"\(current)\"}"],
+                            path: relative, options: [Self.call(tool, ["path": current])],
                             movedTo: current))
                 }
             }
@@ -124,7 +124,7 @@ extension Toolbox {
                     details: ErrorDetails(
                         path: relative,
                         options: [
-                            "restore_file {\"path\": \"\(relative)\", \"version\": \"\(version)\"}",
+                            Self.call("restore_file", ["path": relative, "version": version]),
                             "file_history",
                         ],
                         restorableVersion: version))
@@ -138,7 +138,7 @@ extension Toolbox {
                 .notFound, "no file at \(relative); did you mean \(shown)?",
                 hint: "\(tool) with path \"\(suggestions[0])\"",
                 details: ErrorDetails(
-                    path: relative, options: suggestions.map { "\(tool) {\"path\": \"\($0)\"}" },
+                    path: relative, options: suggestions.map { Self.call(tool, ["path": $0]) },
                     didYouMean: suggestions))
         }
         // list_files' own answer knows folders (a dotted hierarchy's glob).

@@ -108,6 +108,21 @@ extension Toolbox {
             window: workspace.config.readWindow, author)
     }
 
+    /// Whether search looks inside the file at `path` of `size` bytes: its format is
+    /// indexed, it is within the index's size limit, and nothing on its path is ignored.
+    func isSearchable(_ path: String, size: Int) -> Bool {
+        guard FileFormat(path: path).isIndexed, size <= workspace.config.indexMaxBytes else {
+            return false
+        }
+        let rules = IgnoreRules(globs: workspace.config.ignore)
+        var prefix = ""
+        for part in path.split(separator: "/") {
+            prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
+            if rules.verdict(name: String(part), path: prefix) != .include { return false }
+        }
+        return true
+    }
+
     /// One bounded read; a folder is pointed at list_files.
     func read(
         _ path: String, offset: Int?, column: Int? = nil, limit: Int?, window: ReadWindow,
@@ -128,7 +143,8 @@ extension Toolbox {
                     .invalidArgument, "\(folder) is a folder, not a file",
                     hint: "list_files with path \"\(folder)\" shows what it holds",
                     details: ErrorDetails(
-                        path: folder.relative, options: ["list_files {\"path\": \"\(folder)\"}"]))
+                        path: folder.relative,
+                        options: [Self.call("list_files", ["path": "\(folder)"])]))
             }
             throw error
         }
@@ -166,7 +182,11 @@ extension Toolbox {
                     window: ReadWindow(lines: window.lines, bytes: min(window.bytes, budget)),
                     author)
                 budget -= result.content.utf8.count
-                files.append(Self.json(ReadAnswer(result, asked: nil)))
+                files.append(
+                    Self.json(
+                        ReadAnswer(
+                            result, asked: nil,
+                            searchable: isSearchable(result.path, size: result.size))))
             } catch {
                 var object: [String: JSONValue] = ["path": .string(path)]
                 if case .object(let fields)? = try? JSONValue.parse(

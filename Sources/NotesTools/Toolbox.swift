@@ -144,7 +144,11 @@ public final class Toolbox: @unchecked Sendable {
                     expectedVersion: args.given("expected_version")))
         }
         switch name {
-        case "read_file": return .success(ReadAnswer(try readFile(args, author), asked: asked))
+        case "read_file":
+            let result = try readFile(args, author)
+            return .success(
+                ReadAnswer(
+                    result, asked: asked, searchable: isSearchable(result.path, size: result.size)))
         case "read_files": return .success(try readFiles(args, author))
         case "list_files": return .success(try listFiles(args))
         case "search": return .success(try search(args))

@@ -621,20 +621,43 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
     }
 
     @Test func aFileOfManyPassagesRanksByItsBestLessItsLengthPenalty() throws {
-        // A note of one passage, and a book of a thousand whose best passage is a little
-        // nearer: the book's best is what its many passages reach by chance.
+        // A book of a thousand passages whose best is a little nearer than a note's best:
+        // the book's best is what its many passages reach by chance.
         let book = [Float](repeating: 0.3, count: 999) + [0.55]
-        let near = table([(1, [0.5]), (2, book)])
+        let near = table([(1, book), (2, [0.2, 0.5, 0.1]), (3, [0.45])])
         let ranked = near.bestPerFile([1, 0, 0, 0], limit: 10)
-        #expect(ranked.map { near.sectionIDs[$0.row] >> IndexSchema.sectionBits } == [1, 2])
-        let penalty = VectorTable.lengthPenalty * log(1000)
+        let files = ranked.map { near.sectionIDs[$0.row] >> IndexSchema.sectionBits }
+        #expect(files == [2, 1, 3])
+        let penalty = VectorTable.lengthPenalty
+        // Each file's own count of passages: 3 for the note after the book, 1 for the last.
+        #expect(abs(ranked[0].score - (ranked[0].similarity - penalty * log(3))) < 1e-6)
+        #expect(abs(ranked[1].score - (ranked[1].similarity - penalty * log(1000))) < 1e-6)
+        #expect(ranked[2].score == ranked[2].similarity)
         #expect(abs(ranked[1].similarity - 0.55) < 0.01)
-        #expect(abs(ranked[1].score - (ranked[1].similarity - penalty)) < 1e-5)
-        // One passage costs nothing, and a book clearly nearer still comes first.
-        #expect(ranked[0].score == ranked[0].similarity)
+        #expect(near.fileSections.mostPassages == 1000)
+        #expect(abs(near.largestLengthPenalty - penalty * log(1000)) < 1e-6)
+        // A book clearly nearer still comes first.
         let far = table([(1, [0.5]), (2, [Float](repeating: 0.3, count: 999) + [0.7])])
         let first = try #require(far.bestPerFile([1, 0, 0, 0], limit: 10).first)
         #expect(far.sectionIDs[first.row] >> IndexSchema.sectionBits == 2)
+    }
+
+    @Test func byMeaningAloneFilesAreInScoreOrderAndScoredSo() {
+        // The book's passage is nearer, the note's file scores higher once lengths count.
+        func passage(_ file: Int64, similarity: Float, score: Float) -> NoteIndex.PassageMatch {
+            NoteIndex.PassageMatch(
+                file: file, section: file << IndexSchema.sectionBits, line: 0,
+                similarity: similarity, score: score)
+        }
+        let nearest: [Int64: (rank: Int, passage: NoteIndex.PassageMatch)] = [
+            1: (1, passage(1, similarity: 0.6, score: 0.52)),
+            2: (0, passage(2, similarity: 0.55, score: 0.55)),
+        ]
+        let (entries, total) = NoteIndex.fused(
+            RankedFiles(), nearest, mode: .semantic, wordsFirst: false)
+        #expect(total == 2)
+        #expect(entries.map(\.file) == [2, 1])
+        #expect(entries.map(\.relevance) == [Double(Float(0.55)), Double(Float(0.52))])
     }
 
     @Test func passagesCarryTitleAndHeadingAndSplitLongSections() {

@@ -141,6 +141,13 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
             self.assertTrue(ranged["truncated"])
             self.assertEqual(ranged["next_offset"], 5)
 
+    async def test_a_file_search_does_not_index_is_not_offered_to_search(self):
+        self.ws.path("Research/server.log").write_text("".join(f"request {n} served\n" for n in range(5000)))
+        async with session(self.ws) as s:
+            first = await call(s, "read_file", path="Research/server.log")
+            self.assertTrue(first["truncated"])
+            self.assertEqual(first["next"], f"read_file with offset {first['next_offset']} reads on (5000 lines in all)")
+
     async def test_crlf_file_read_whole_and_in_pages_is_the_same_bytes(self):
         self.ws.path("crlf.md").write_bytes(b"# Title\r\n\r\nfirst\r\nsecond\r\nlast line without break")
         async with session(self.ws) as s:
@@ -281,16 +288,21 @@ class RecoveryFromNotFound(unittest.IsolatedAsyncioTestCase):
     async def test_near_misses_say_did_you_mean(self):
         nfd = unicodedata.normalize("NFD", "Research/Café notes.md")
         self.ws.path(nfd).write_text("# Café\n")
+        self.ws.path('Research/the "wicked" book.md').write_text("# Wicked\n")
         async with session(self.ws) as s:
             for wrong, meant in [
                 ("research/moby-dick/Introduction.md", "Research/moby-dick/introduction.md"),  # case
                 ("reading-list", "reading-list.md"),  # missing extension
                 ("reading-lst.md", "reading-list.md"),  # one letter
                 (unicodedata.normalize("NFC", "Research/Café notes.md"), nfd),  # NFC asked, NFD on disk
+                ('Research/the "wicked" bok.md', 'Research/the "wicked" book.md'),  # quotes in the name
             ]:
                 miss = await fail(s, "read_file", {"path": wrong})
                 self.assertEqual(miss["code"], "not_found", wrong)
                 self.assertIn(meant, miss["did_you_mean"], wrong)
+                # Each option is a call to copy: the tool's name, then its arguments as JSON.
+                offered = [json.loads(option.split(" ", 1)[1])["path"] for option in miss["options"]]
+                self.assertIn(meant, offered, miss["options"])
                 self.assertIn("did you mean", miss["message"])
                 self.assert_no_cli(miss)
                 self.assertIn("# ", (await call(s, "read_file", path=miss["did_you_mean"][0]))["content"])

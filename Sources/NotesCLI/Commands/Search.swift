@@ -282,26 +282,29 @@ extension NotesCommand {
                     of: "\\t", with: "\t"))
         }
 
-        /// The placeholders `--format` fills, in the order `--help` and errors list them.
-        static let fieldNames = [
-            "path", "title", "line", "section", "snippet", "score", "version", "kind", "size",
-            "created_by", "created_at", "last_modified_by", "last_modified_at",
+        /// The placeholders `--format` fills and each one's value for a hit, in the order
+        /// `--help` and errors list them: one table, so a name cannot be listed and not filled.
+        static let placeholders: [(name: String, value: @Sendable (SearchHit) -> String)] = [
+            ("path", { $0.path }),
+            ("title", { $0.title }),
+            ("line", { $0.snippets.first.map { String($0.line) } ?? "" }),
+            ("section", { $0.snippets.first?.section ?? "" }),
+            ("snippet", { $0.snippets.first?.text ?? "" }),
+            ("score", { $0.score.map { String($0) } ?? "" }),
+            ("version", { $0.version }),
+            ("kind", { $0.kind.rawValue }),
+            ("size", { String($0.size) }),
+            ("created_by", { $0.provenance.createdBy?.rawValue ?? "" }),
+            ("created_at", { $0.provenance.createdAt ?? "" }),
+            ("last_modified_by", { $0.provenance.lastModifiedBy?.rawValue ?? "" }),
+            ("last_modified_at", { $0.provenance.lastModifiedAt ?? "" }),
         ]
 
-        /// A hit's value for each of ``fieldNames``.
+        static var fieldNames: [String] { placeholders.map(\.name) }
+
+        /// A hit's value for each placeholder.
         static func fields(_ hit: SearchHit) -> [String: String] {
-            let first = hit.snippets.first
-            return [
-                "path": hit.path, "title": hit.title, "kind": hit.kind.rawValue,
-                "score": hit.score.map { String($0) } ?? "",
-                "version": hit.version, "size": String(hit.size),
-                "created_by": hit.provenance.createdBy?.rawValue ?? "",
-                "created_at": hit.provenance.createdAt ?? "",
-                "last_modified_by": hit.provenance.lastModifiedBy?.rawValue ?? "",
-                "last_modified_at": hit.provenance.lastModifiedAt ?? "",
-                "line": first.map { String($0.line) } ?? "", "section": first?.section ?? "",
-                "snippet": first?.text ?? "",
-            ]
+            Dictionary(uniqueKeysWithValues: placeholders.map { ($0.name, $0.value(hit)) })
         }
     }
 }
