@@ -196,23 +196,39 @@ struct VectorTable: Sendable {
         var score: Float
     }
 
-    /// How much a file's passages lower its score: `lengthPenalty × ln(passages)` is taken
-    /// from its best passage's similarity. The best of a book's thousands of passages is
-    /// near almost any question by chance, and would rank the book above the short note
-    /// that answers it; a note of a few passages loses almost nothing (0.011 for three).
-    /// `NOTES_LENGTH_PENALTY` overrides it for benchmarking (docs/search.md).
+    /// How much a file's passages lower its score: `lengthPenalty × ln(passages / 16)` is
+    /// taken from its best passage's similarity once it has more than ``passagesFree``. The
+    /// best of a book's thousands of passages is near almost any question by chance, and
+    /// would rank the book above the short note that answers it. A note of a few passages
+    /// loses nothing: among notes, a penalty by count only reshuffled near ties.
+    /// `NOTES_LENGTH_PENALTY` and `NOTES_LENGTH_FREE` override them for benchmarking.
     static let lengthPenalty: Float = {
         if let text = ProcessInfo.processInfo.environment["NOTES_LENGTH_PENALTY"],
             let value = Float(text), value.isFinite, value >= 0
         {
             return value
         }
-        return 0.01
+        return 0.02
     }()
+
+    /// How many passages a file has before its length costs it anything.
+    static let passagesFree: Float = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_LENGTH_FREE"],
+            let value = Float(text), value.isFinite, value >= 1
+        {
+            return value
+        }
+        return 16
+    }()
+
+    /// What a file of `passages` loses from its best passage's similarity.
+    static func lengthPenalty(passages: Int) -> Float {
+        lengthPenalty * log(max(1, Float(passages) / passagesFree))
+    }
 
     /// The most a file's score is below its best passage's similarity in this table.
     var largestLengthPenalty: Float {
-        Self.lengthPenalty * log(Float(max(1, fileSections.mostPassages)))
+        Self.lengthPenalty(passages: fileSections.mostPassages)
     }
 
     /// The best passage of each file, best-scored files first (at most `limit` files).
@@ -221,7 +237,7 @@ struct VectorTable: Sendable {
         let similarities = dotProducts(query)
         func scored(_ best: Match, passages: Int) -> Match {
             var best = best
-            best.score -= Self.lengthPenalty * log(Float(passages))
+            best.score -= Self.lengthPenalty(passages: passages)
             return best
         }
         // Rows are ordered by section, so each file's passages form one run.

@@ -623,21 +623,24 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
     @Test func aFileOfManyPassagesRanksByItsBestLessItsLengthPenalty() throws {
         // A book of a thousand passages whose best is a little nearer than a note's best:
         // the book's best is what its many passages reach by chance.
-        let book = [Float](repeating: 0.3, count: 999) + [0.55]
+        let penalty = VectorTable.lengthPenalty(passages: 1000)
+        #expect(penalty > 0.02)
+        let book = [Float](repeating: 0.3, count: 999) + [0.5 + penalty / 2]
         let near = table([(1, book), (2, [0.2, 0.5, 0.1]), (3, [0.45])])
         let ranked = near.bestPerFile([1, 0, 0, 0], limit: 10)
         let files = ranked.map { near.sectionIDs[$0.row] >> IndexSchema.sectionBits }
         #expect(files == [2, 1, 3])
-        let penalty = VectorTable.lengthPenalty
-        // Each file's own count of passages: 3 for the note after the book, 1 for the last.
-        #expect(abs(ranked[0].score - (ranked[0].similarity - penalty * log(3))) < 1e-6)
-        #expect(abs(ranked[1].score - (ranked[1].similarity - penalty * log(1000))) < 1e-6)
+        // Each file's own count of passages: a note of a few loses nothing.
+        #expect(ranked[0].score == ranked[0].similarity)
+        #expect(abs(ranked[1].score - (ranked[1].similarity - penalty)) < 1e-6)
         #expect(ranked[2].score == ranked[2].similarity)
-        #expect(abs(ranked[1].similarity - 0.55) < 0.01)
+        #expect(VectorTable.lengthPenalty(passages: Int(VectorTable.passagesFree)) == 0)
         #expect(near.fileSections.mostPassages == 1000)
-        #expect(abs(near.largestLengthPenalty - penalty * log(1000)) < 1e-6)
+        #expect(near.largestLengthPenalty == penalty)
         // A book clearly nearer still comes first.
-        let far = table([(1, [0.5]), (2, [Float](repeating: 0.3, count: 999) + [0.7])])
+        let far = table([
+            (1, [0.5]), (2, [Float](repeating: 0.3, count: 999) + [0.5 + penalty * 2]),
+        ])
         let first = try #require(far.bestPerFile([1, 0, 0, 0], limit: 10).first)
         #expect(far.sectionIDs[first.row] >> IndexSchema.sectionBits == 2)
     }
