@@ -60,7 +60,8 @@ struct ReadAnswer: Encodable {
         if let next = r.nextOffset {
             let column = r.nextColumn.map { " and column \($0)" } ?? ""
             let search =
-                searchable ? ", or search with path \"\(r.path)\" finds the part you need" : ""
+                searchable
+                ? ", or search with a query and path \"\(r.path)\" finds the part you need" : ""
             try c.encode(
                 "read_file with offset \(next)\(column) reads on (\(r.totalLines) lines in all)\(search)",
                 forKey: .next)

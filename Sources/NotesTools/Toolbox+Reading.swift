@@ -338,6 +338,7 @@ extension Toolbox {
             } else {
                 let folder = try WorkspacePath(scope, in: workspace)
                 if !folder.relative.isEmpty {
+                    try refuseUnindexedFile(folder.relative, query: text)
                     try query.applyFilter(key: "in", value: folder.relative)
                 }
             }
@@ -379,6 +380,27 @@ extension Toolbox {
                     maxBytes: workspace.config.readMaxBytes, checkingLocation: true)
             }
         }
+    }
+
+    /// A search scoped to a file search does not index (a `.log`, a file past the index's
+    /// size limit, an ignored one) would find nothing and read as "nothing is written there":
+    /// it is refused, pointing at read_file. Protected and denied paths are left to the usual
+    /// answer, which does not reveal them.
+    private func refuseUnindexedFile(_ path: String, query: String) throws(NotesError) {
+        let absolute = workspace.absolutePath(path)
+        let policy = workspace.config.policy
+        guard FileSystem.exists(absolute), !FileSystem.isDirectory(absolute),
+            !policy.isProtected(path), policy.rule(for: path) != .deny,
+            let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size]
+                as? Int,
+            !isSearchable(path, size: size)
+        else { return }
+        let limit = workspace.config.indexMaxBytes >> 20
+        throw NotesError(
+            .invalidArgument,
+            "search does not look inside \(path): it indexes Markdown, .txt and Chats/*.json files up to \(limit) MB that no ignore rule leaves out",
+            hint: "read_file reads it in pages",
+            details: ErrorDetails(path: path, options: [Self.call("read_file", ["path": path])]))
     }
 
     func related(_ args: ToolArguments, _ author: Author) throws(NotesError) -> RelatedNotes {

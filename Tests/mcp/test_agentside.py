@@ -121,7 +121,7 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(first["total_lines"], book.count(b"\n"))
             # The next step is named: read on, or search inside the file; that search works.
             self.assertIn(f"read_file with offset {first['next_offset']} reads on", first["next"])
-            self.assertIn(f'search with path "{BOOK}"', first["next"])
+            self.assertIn(f'search with a query and path "{BOOK}"', first["next"])
             inside = await call(s, "search", query="Queequeg", path=BOOK)
             self.assertEqual({hit["path"] for hit in inside["hits"]}, {BOOK})
             self.assertIn("\r\n", first["content"])  # CRLF kept, as in the file
@@ -147,6 +147,15 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
             first = await call(s, "read_file", path="Research/server.log")
             self.assertTrue(first["truncated"])
             self.assertEqual(first["next"], f"read_file with offset {first['next_offset']} reads on (5000 lines in all)")
+            # A search inside it would find nothing and read as "nothing there": it says why
+            # and offers read_file instead.
+            refused = await fail(s, "search", {"query": "request 4321", "path": "Research/server.log"})
+            self.assertEqual(refused["code"], "invalid_argument")
+            self.assertIn("search does not look inside Research/server.log", refused["message"])
+            self.assertEqual(refused["options"], ['read_file {"path": "Research/server.log"}'])
+            # An indexed file in path searches inside it, as before.
+            inside = await call(s, "search", query="Melville", path="reading-list.md")
+            self.assertEqual([hit["path"] for hit in inside["hits"]], ["reading-list.md"])
 
     async def test_crlf_file_read_whole_and_in_pages_is_the_same_bytes(self):
         self.ws.path("crlf.md").write_bytes(b"# Title\r\n\r\nfirst\r\nsecond\r\nlast line without break")
