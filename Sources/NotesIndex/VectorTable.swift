@@ -169,7 +169,10 @@ struct VectorTable: Sendable {
                 let owner = id >> IndexSchema.sectionBits
                 let ordinal = Int(id & (IndexSchema.rowsPerFile - 1))
                 if owner != file {
-                    if file >= 0 { made.perFile[file] = (next, passages) }
+                    if file >= 0 {
+                        made.perFile[file] = (next, passages)
+                        made.mostPassages = max(made.mostPassages, passages)
+                    }
                     made.files.insert(owner)
                     file = owner
                     next = 0
@@ -178,8 +181,10 @@ struct VectorTable: Sendable {
                 if ordinal == next { next += 1 }
                 passages += 1
             }
-            if file >= 0 { made.perFile[file] = (next, passages) }
-            made.mostPassages = made.perFile.values.reduce(0) { max($0, $1.passages) }
+            if file >= 0 {
+                made.perFile[file] = (next, passages)
+                made.mostPassages = max(made.mostPassages, passages)
+            }
             known = made
             return made
         }
