@@ -18,6 +18,41 @@ extension NoteIndex {
         }
     }
 
+    /// Whether search looks inside the file at the workspace-relative `path`: the index holds
+    /// its text (its format is read, it is within `index_max_bytes`, no ignore rule leaves it
+    /// out). False for a file the index has not seen yet.
+    public func searchesInside(_ path: String) -> Bool {
+        (try? pool.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT indexed FROM files WHERE path = ?", arguments: [path])
+        }) ?? nil ?? false
+    }
+
+    /// The first path the query is limited to (`in:`, or `path:` without wildcards) that
+    /// names a file search does not look inside (``searchesInside(_:)``): such a search could
+    /// only answer "no hits", which reads as "the file does not say it".
+    public func unsearchedFile(_ query: SearchQuery) -> String? {
+        let exact = query.filters.pathGlobs.filter { !$0.contains(where: { "*?[".contains($0) }) }
+        return (query.filters.folders + exact).first { path in
+            let absolute = workspace.absolutePath(path)
+            return !path.isEmpty && FileSystem.exists(absolute)
+                && !FileSystem.isDirectory(absolute) && !searchesInside(path)
+        }
+    }
+
+    /// Why a search limited to `path` (``unsearchedFile(_:)``) cannot look inside it; `hint`
+    /// names the way to read it on the caller's side.
+    public func unsearchedFileError(_ path: String, shown: String? = nil, hint: String)
+        -> NotesError
+    {
+        let bytes = workspace.config.indexMaxBytes
+        let limit = bytes >= 1 << 20 ? "\(bytes >> 20) MB" : "\(max(1, bytes >> 10)) KB"
+        return NotesError(
+            .invalidArgument,
+            "search does not look inside \(shown ?? path): it indexes Markdown, .txt and Chats/*.json files up to \(limit) that no ignore rule leaves out",
+            hint: hint)
+    }
+
     func searchOnce(_ query: SearchQuery) throws(NotesError) -> SearchResults {
         if query.terms.isEmpty && !query.filters.selectsFiles
             && query.text.contains(where: { !$0.isWhitespace })

@@ -108,21 +108,6 @@ extension Toolbox {
             window: workspace.config.readWindow, author)
     }
 
-    /// Whether search looks inside the file at `path` of `size` bytes: its format is
-    /// indexed, it is within the index's size limit, and nothing on its path is ignored.
-    func isSearchable(_ path: String, size: Int) -> Bool {
-        guard FileFormat(path: path).isIndexed, size <= workspace.config.indexMaxBytes else {
-            return false
-        }
-        let rules = IgnoreRules(globs: workspace.config.ignore)
-        var prefix = ""
-        for part in path.split(separator: "/") {
-            prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
-            if rules.verdict(name: String(part), path: prefix) != .include { return false }
-        }
-        return true
-    }
-
     /// One bounded read; a folder is pointed at list_files.
     func read(
         _ path: String, offset: Int?, column: Int? = nil, limit: Int?, window: ReadWindow,
@@ -186,7 +171,7 @@ extension Toolbox {
                     Self.json(
                         ReadAnswer(
                             result, asked: nil,
-                            searchable: isSearchable(result.path, size: result.size))))
+                            searchable: index.searchesInside(result.path))))
             } catch {
                 var object: [String: JSONValue] = ["path": .string(path)]
                 if case .object(let fields)? = try? JSONValue.parse(
@@ -338,7 +323,6 @@ extension Toolbox {
             } else {
                 let folder = try WorkspacePath(scope, in: workspace)
                 if !folder.relative.isEmpty {
-                    try refuseUnindexedFile(folder.relative, query: text)
                     try query.applyFilter(key: "in", value: folder.relative)
                 }
             }
@@ -346,6 +330,16 @@ extension Toolbox {
         for tag in tags { try query.applyFilter(key: "tag", value: tag) }
         if let by { try query.applyFilter(key: "by", value: by) }
         if let kind { try query.applyFilter(key: "kind", value: kind) }
+        // A file search does not look inside: say so and offer to read it, unless the
+        // agent may not know it is there.
+        if let file = index.unsearchedFile(query), !workspace.config.policy.isProtected(file),
+            workspace.config.policy.rule(for: file) != .deny
+        {
+            var error = index.unsearchedFileError(file, hint: "read_file reads it in pages")
+            error.details = ErrorDetails(
+                path: file, options: [Self.call("read_file", ["path": file])])
+            throw error
+        }
         if let folder = index.missingFolder(query) {
             let policy = workspace.config.policy
             if policy.isProtected(folder) || policy.hidesFolder(folder) {
@@ -380,27 +374,6 @@ extension Toolbox {
                     maxBytes: workspace.config.readMaxBytes, checkingLocation: true)
             }
         }
-    }
-
-    /// A search scoped to a file search does not index (a `.log`, a file past the index's
-    /// size limit, an ignored one) would find nothing and read as "nothing is written there":
-    /// it is refused, pointing at read_file. Protected and denied paths are left to the usual
-    /// answer, which does not reveal them.
-    private func refuseUnindexedFile(_ path: String, query: String) throws(NotesError) {
-        let absolute = workspace.absolutePath(path)
-        let policy = workspace.config.policy
-        guard FileSystem.exists(absolute), !FileSystem.isDirectory(absolute),
-            !policy.isProtected(path), policy.rule(for: path) != .deny,
-            let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size]
-                as? Int,
-            !isSearchable(path, size: size)
-        else { return }
-        let limit = workspace.config.indexMaxBytes >> 20
-        throw NotesError(
-            .invalidArgument,
-            "search does not look inside \(path): it indexes Markdown, .txt and Chats/*.json files up to \(limit) MB that no ignore rule leaves out",
-            hint: "read_file reads it in pages",
-            details: ErrorDetails(path: path, options: [Self.call("read_file", ["path": path])]))
     }
 
     func related(_ args: ToolArguments, _ author: Author) throws(NotesError) -> RelatedNotes {

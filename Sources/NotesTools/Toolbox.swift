@@ -148,7 +148,7 @@ public final class Toolbox: @unchecked Sendable {
             let result = try readFile(args, author)
             return .success(
                 ReadAnswer(
-                    result, asked: asked, searchable: isSearchable(result.path, size: result.size)))
+                    result, asked: asked, searchable: index.searchesInside(result.path)))
         case "read_files": return .success(try readFiles(args, author))
         case "list_files": return .success(try listFiles(args))
         case "search": return .success(try search(args))

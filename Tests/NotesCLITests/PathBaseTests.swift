@@ -147,6 +147,41 @@ import Testing
                 "leaves the workspace"))
     }
 
+    /// A search limited to a file search does not look inside (a `.log`; a book past
+    /// `limits.index_max_bytes`) says so and how to read it, instead of "no hits".
+    @Test func aFileSearchDoesNotLookInsideIsAnErrorNamingHowToReadIt() throws {
+        try "error: disk full\n".write(
+            toFile: research + "/server.log", atomically: true, encoding: .utf8)
+        for result in [
+            notes("search", "disk", "--path", "server.log", in: research),
+            notes("search", "disk", "--in", "server.log", in: research),
+            notes("search", "disk in:server.log", in: research),
+        ] {
+            #expect(result.status == 2 && result.stdout.isEmpty)
+            #expect(
+                lines(result.stderr).count == 1
+                    && result.stderr.contains("search does not look inside server.log:")
+                    && result.stderr.contains("`notes read server.log` prints it"),
+                "\(result.stderr)")
+        }
+        let read = notes("read", "server.log", in: research)
+        #expect(read.status == 0 && read.stdout.contains("error: disk full"), "\(read.stderr)")
+        // A searched file in the same place still answers.
+        #expect(notes("search", "whale", "--in", "moby-dick/notes.md", in: research).status == 0)
+
+        // Past the size limit the index lists the book but does not hold its text.
+        let config = notes.workspace + "/.notes/config.yml"
+        let settings = try String(contentsOfFile: config, encoding: .utf8)
+        try (settings + "limits:\n  index_max_bytes: 200000\n").write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let big = notes("search", "whale", "--in", "moby-dick/full_text.txt", in: research)
+        #expect(
+            big.status == 2
+                && big.stderr.contains(
+                    "search does not look inside moby-dick/full_text.txt: it indexes Markdown, .txt and Chats/*.json files up to 195 KB"
+                ), "\(big.stderr)")
+    }
+
     @Test func listShowsTheCurrentFolderWithPathsFromIt() throws {
         let folder = research + "/moby-dick"
         let plain = lines(notes("list", in: folder).stdout)

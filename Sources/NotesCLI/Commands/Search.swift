@@ -195,6 +195,11 @@ extension NotesCommand {
             if let folder = index.missingFolder(search) {
                 throw base.noSuchPath(folder)
             }
+            if let file = index.unsearchedFile(search) {
+                throw index.unsearchedFileError(
+                    file, shown: base.display(file),
+                    hint: "`notes read \(base.display(file))` prints it")
+            }
             search.withSnippets = !paths
             search.mode = mode.flatMap(SearchMode.init(rawValue:))
             if search.mode != .lexical {
