@@ -760,6 +760,21 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(snippet?.text.hasPrefix("The car engine") == true, "\(String(describing: snippet))")
     }
 
+    /// A table found by meaning with none of the query's words shows its first row, not
+    /// the header and delimiter rows.
+    @Test func aTableFoundByMeaningShowsItsFirstRowNotItsHeader() throws {
+        fixture.write(
+            "home/garden.md",
+            "# Roses\n\n| name | colour |\n|---|:---:|\n| the car engine | grey |\n| a vehicle | red |\n"
+        )
+        let (paths, snippet) = try foundByMeaning("home/garden.md", searching: "flowers")
+        #expect(snippet?.line == 5, "\(paths)")
+        #expect(
+            snippet?.text.hasPrefix("| the car engine") == true, "\(String(describing: snippet))")
+        #expect(NoteIndex.isDelimiterRow("|---|:---:|") && NoteIndex.isDelimiterRow(" --- | --- "))
+        #expect(!NoteIndex.isDelimiterRow("| a - b |") && !NoteIndex.isDelimiterRow("---"))
+    }
+
     @Test func passagesOfAnOlderLayoutAreMadeAgainForFirstSectionsOnly() throws {
         let (index, embedder) = try embedded()
         let before = try chunkCount(index)
