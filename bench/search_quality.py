@@ -143,7 +143,7 @@ def first_line(text):
 
 def binary_env(binary):
     """The binary a wrapper script runs (`exec BINARY "$@"`): wrappers that only set ranking
-    knobs (NOTES_PLAIN_RANKING, NOTES_MEANING_FLOOR, NOTES_FUSION_K) share the index and
+    knobs (NOTES_PLAIN_RANKING, NOTES_MEANING_FLOOR, NOTES_FUSION_WORDS) share the index and
     vectors their binary built."""
     try:
         with open(binary, "rb") as f:

@@ -30,24 +30,26 @@ extension NoteIndex {
         }
         return 0.25
     }()
-    /// How much the meaning side counts in the fusion of a plain-words query, against 1 for
-    /// the words: a question's words match many files by chance, its meaning fewer.
-    static let semanticWeight: Double = {
-        if let text = ProcessInfo.processInfo.environment["NOTES_SEMANTIC_WEIGHT"],
-            let value = Double(text)
+    /// The words' share of a plain-words query's fused score; meaning has the rest. A
+    /// question's words match many files by chance (a long book holds nearly every word),
+    /// its meaning fewer.
+    static let wordsShare: Double = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_WORDS"],
+            let value = Double(text), value.isFinite, (0...1).contains(value)
         {
             return value
         }
-        return 1.5
+        return 0.25
     }()
-    /// Reciprocal rank fusion's constant: a file's fused score is Σ 1/(k + rank) over the sides.
-    static let fusionK: Double = {
-        if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_K"],
-            let value = Double(text)
+    /// The similarity a passage's score is scaled from for fusion: at or below it the passage
+    /// counts nothing (all-MiniLM-L6-v2 puts unrelated texts near 0–0.2).
+    static let unrelatedSimilarity: Double = {
+        if let text = ProcessInfo.processInfo.environment["NOTES_FUSION_UNRELATED"],
+            let value = Double(text), value.isFinite, value < 1
         {
             return value
         }
-        return 20
+        return 0.05
     }()
 
     /// A file's best passage for the query's vector.
@@ -116,21 +118,24 @@ extension NoteIndex {
                     """, arguments: StatementArguments([RankedFiles.json(ids)] + filterArgs)))
     }
 
-    /// The answer's order. Words alone: by the words' key. Meaning alone: by similarity.
-    /// Both: reciprocal rank fusion; with `wordsFirst` (a single word or a query with
-    /// operators) the files holding the words come first and meaning reorders them, so
-    /// `notes search whale` still lists the files that say "whale" before the rest.
+    /// The answer's order. Words alone: by the words' key. Meaning alone: by the passage's
+    /// score. Both: a weighted sum of the two sides' scores, each scaled to 0...1 within the
+    /// answer (``wordsShare``, ``unrelatedSimilarity``), so how much nearer a file is counts,
+    /// not only its place: a note far nearer the question than any other is not outvoted by
+    /// files that rank a little better on both sides. With `wordsFirst` (a single word or a
+    /// query with operators) the sides count alike and the files holding the words come
+    /// first, so `notes search whale` still lists the files that say "whale" before the rest.
     /// A plain-words query's files whose title holds every word typed (`titled`) come first
     /// in a fused answer too: the meaning of a title like "Reading list" is far from its list.
     /// `embedded`: the files that have vectors. A file found by words that has none yet (a
-    /// note written a moment ago) cannot be judged by meaning, so its rank by words stands
-    /// in for its rank by meaning rather than leaving it below every file both sides found.
+    /// note written a moment ago) cannot be judged by meaning, so its words' score stands in
+    /// for its meaning's rather than leaving it below every file both sides found.
     ///
     /// `best`: only the first `best` entries are wanted (a page by relevance), and any tied
     /// in key with the last of them (ties are broken by path, which needs the rows); the
     /// rest are counted, not ordered. Nil: every entry, in order.
     static func fused(
-        _ ranked: RankedFiles, _ nearest: [Int64: (rank: Int, passage: PassageMatch)],
+        _ ranked: RankedFiles, _ nearest: [Int64: PassageMatch],
         mode: SearchMode, wordsFirst: Bool,
         titled: Set<Int64> = [], embedded: Set<Int64>? = nil, paraphrase: Float? = nil,
         best: Int? = nil
@@ -157,41 +162,50 @@ extension NoteIndex {
         } else if mode == .semantic {
             slots = nearest.values.map {
                 Slot(
-                    key: -Double($0.passage.score), file: $0.passage.file,
-                    relevance: Double(max(0, $0.passage.score)), words: -1, meaning: $0.passage)
+                    key: -Double($0.score), file: $0.file,
+                    relevance: Double(max(0, $0.score)), words: -1, meaning: $0)
             }
         } else {
-            var byScore = files.indices.map {
-                Ranked(score: files[$0].score, id: files[$0].id, at: $0)
+            // The words' key against the best (keys are negative, better lower); a passage's
+            // score from `unrelatedSimilarity` (0) to the best passage's (1), squared: the
+            // nearest passages sit close together, and a small lead there means more than
+            // the same gap among passages about something else.
+            let bestWords = files.lazy.map(\.score).min() ?? 0
+            let topMeaning = nearest.values.lazy.map { Double($0.score) }.max() ?? 0
+            let unrelated = Self.unrelatedSimilarity
+            let span = max(1e-6, topMeaning - unrelated)
+            let words = { (key: Double) in bestWords < 0 ? max(0, key / bestWords) : 0 }
+            let meaning = { (passage: PassageMatch) in
+                let scaled = min(1, max(0, (Double(passage.score) - unrelated) / span))
+                return scaled * scaled
             }
-            byScore.sort()
-            let byWords = byScore.map(\.at)
-            let weight = wordsFirst ? 1 : semanticWeight
-            slots.reserveCapacity(byWords.count + nearest.count)
-            for (rank, index) in byWords.enumerated() {
+            let share = wordsFirst ? 0.5 : Self.wordsShare
+            slots.reserveCapacity(files.count + nearest.count)
+            for index in files.indices {
                 let id = files[index].id
-                let meaning = nearest[id]
-                var fused = 1 / (fusionK + Double(rank + 1))
-                if let meaning {
-                    fused += weight / (fusionK + Double(meaning.rank + 1))
+                let found = nearest[id]
+                let byWords = words(files[index].score)
+                var fused = share * byWords
+                if let found {
+                    fused += (1 - share) * meaning(found)
                 } else if let embedded, !embedded.contains(id) {
-                    fused += weight / (fusionK + Double(rank + 1))
+                    fused += (1 - share) * byWords
                 }
                 let first =
                     wordsFirst || titled.contains(id)
-                    || (meaning?.passage.similarity ?? 0) >= paraphrase
+                    || (found?.similarity ?? 0) >= paraphrase
                 slots.append(
                     Slot(
                         key: -fused - (first ? 1 : 0), file: id, relevance: fused, words: index,
-                        meaning: meaning?.passage))
+                        meaning: found))
             }
-            for (file, meaning) in nearest where !ranked.contains(file) {
-                let fused = weight / (fusionK + Double(meaning.rank + 1))
-                let first = !wordsFirst && meaning.passage.similarity >= paraphrase
+            for (file, found) in nearest where !ranked.contains(file) {
+                let fused = (1 - share) * meaning(found)
+                let first = !wordsFirst && found.similarity >= paraphrase
                 slots.append(
                     Slot(
                         key: -fused - (first ? 1 : 0), file: file, relevance: fused, words: -1,
-                        meaning: meaning.passage))
+                        meaning: found))
             }
         }
         let before = { (a: Slot, b: Slot) in (a.key, a.file) < (b.key, b.file) }
@@ -208,14 +222,6 @@ extension NoteIndex {
                 words: $0.words >= 0 ? files[$0.words] : nil, meaning: $0.meaning)
         }
         return (entries, total)
-    }
-
-    /// A file's words score, for ordering files by it (lower first, then by id).
-    private struct Ranked: Comparable {
-        let score: Double
-        let id: Int64
-        let at: Int
-        static func < (a: Ranked, b: Ranked) -> Bool { (a.score, a.id) < (b.score, b.id) }
     }
 
     /// The first `count` of `items` in the order `before` (``ShortList``), followed by the

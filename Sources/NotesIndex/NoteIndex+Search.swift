@@ -237,7 +237,7 @@ extension NoteIndex {
 
     /// What the meaning side found: the files whose passages are nearest the query's vector.
     struct MeaningMatches {
-        var files: [Int64: (rank: Int, passage: PassageMatch)] = [:]
+        var files: [Int64: PassageMatch] = [:]
         /// The files that have vectors (nil when meaning was not searched).
         var embeddedFiles: Set<Int64>?
         /// Whether meaning was searched (a query vector was made).
@@ -283,9 +283,9 @@ extension NoteIndex {
             current.removeAll { !allowed.contains($0.file) }
         }
         let floor = Self.meaningOnlyFloor
-        for (rank, passage) in current.enumerated()
+        for passage in current
         where passage.similarity >= floor || ranked.contains(passage.file) {
-            matches.files[passage.file] = (rank, passage)
+            matches.files[passage.file] = passage
         }
         return matches
     }
@@ -377,7 +377,7 @@ extension NoteIndex {
     /// words searched for.
     private static func markMissingWords(
         _ plainWords: [QueryTerm], page: [(row: Row, entry: FusedEntry)], answer: RankedFiles,
-        byMeaning: [Int64: (rank: Int, passage: PassageMatch)], in results: inout SearchResults
+        byMeaning: [Int64: PassageMatch], in results: inout SearchResults
     ) {
         let all: Int64 = (1 << Int64(plainWords.count)) - 1
         for (i, (_, entry)) in page.enumerated() {

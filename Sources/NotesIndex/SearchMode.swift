@@ -6,6 +6,6 @@ public enum SearchMode: String, Sendable, Codable, CaseIterable {
     case lexical
     /// By meaning (passage vectors).
     case semantic
-    /// Both, fused by reciprocal rank.
+    /// Both, their scores fused (docs/search.md, Fusion).
     case hybrid
 }

@@ -13,7 +13,7 @@ public protocol TextEmbedder: Sendable {
     func embed(_ texts: [String]) throws -> [[Float]]
     /// The cosine similarity from which this model's passage says what a query asks in
     /// other words: its file comes first in a fused answer, as a file whose title holds
-    /// every word does. A model's own calibration; nil (the default): rank fusion alone.
+    /// every word does. A model's own calibration; nil (the default): the fused scores alone.
     var paraphraseSimilarity: Float? { get }
 }
 

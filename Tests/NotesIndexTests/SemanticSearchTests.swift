@@ -455,12 +455,34 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(CoverageFile.read(directory: index.directory, key: try key()) == nil)
     }
 
+    /// How much nearer a file is counts, not only its place: a note far nearer the question
+    /// than any other, holding none of its words, comes above files that hold a word of it
+    /// and are about something else (rank fusion put them first: each ranked well on both
+    /// sides).
+    @Test func aFileFarNearestByMeaningComesAboveFilesHoldingOnlyAWord() throws {
+        fixture.write("notes/report.md", "# Report\n\nA report on the car and the storm.\n")
+        fixture.write("notes/weekly.md", "# Weekly\n\nThe weekly report of the garden.\n")
+        let (index, embedder) = try embedded()
+        let results = try fixture.search("leviathan report", index) { $0.embedder = embedder }
+        #expect(results.mode == .hybrid)
+        let paths = results.hits.map(\.path)
+        #expect(paths.first == "sea/whales.md", "\(paths)")
+        #expect(results.hits.first?.matchedBy == .meaning)
+        #expect(
+            Set(paths.dropFirst().prefix(2)) == ["notes/report.md", "notes/weekly.md"], "\(paths)")
+        // Scores follow the order.
+        let scores = results.hits.compactMap(\.score)
+        #expect(scores == scores.sorted(by: >) && scores.first == 1, "\(scores)")
+    }
+
     /// A file whose passage says what the question asks (at the model's paraphrase
     /// similarity) comes first in a fused answer, above a file that holds the question's
-    /// words by chance; without that calibration rank fusion alone puts the words first.
+    /// words and is fairly near; without that calibration the fused scores put the words first.
     @Test func aParaphraseByMeaningComesFirstWhenTheModelSaysWhatOneIs() throws {
         fixture.write(
-            "log/sightings.md", "# Sightings\n\nSightings of cars on the road: a sightings log.\n")
+            "log/sightings.md",
+            "# Sightings\n\nSightings of a whale and a cetacean from the car on the road: a sightings log.\n"
+        )
         for (embedder, first) in [
             (ConceptEmbedder(), "log/sightings.md"),
             (ConceptEmbedder(paraphraseSimilarity: 0.9), "sea/whales.md"),
@@ -652,9 +674,9 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
                 file: file, section: file << IndexSchema.sectionBits, line: 0,
                 similarity: similarity, score: score)
         }
-        let nearest: [Int64: (rank: Int, passage: NoteIndex.PassageMatch)] = [
-            1: (1, passage(1, similarity: 0.6, score: 0.52)),
-            2: (0, passage(2, similarity: 0.55, score: 0.55)),
+        let nearest: [Int64: NoteIndex.PassageMatch] = [
+            1: passage(1, similarity: 0.6, score: 0.52),
+            2: passage(2, similarity: 0.55, score: 0.55),
         ]
         let (entries, total) = NoteIndex.fused(
             RankedFiles(), nearest, mode: .semantic, wordsFirst: false)
