@@ -74,35 +74,28 @@ extension NoteIndex {
         let meaning: PassageMatch?
     }
 
-    /// The passages whose section still has the text they were embedded from, and the files
-    /// whose nearest passage was made from text since changed (`stale`: their new text has no
-    /// vector yet, so meaning cannot say how near they are).
+    /// The passages whose section still exists. A section edited since its passages were made
+    /// keeps them until the next pass makes them again (D273): what a note said a moment ago
+    /// is near what it says now, and without them a note found only by meaning vanished from
+    /// every search after any edit.
     static func current(_ matches: [VectorTable.Match], _ table: VectorTable, _ db: Database) throws
-        -> (passages: [PassageMatch], stale: Set<Int64>)
+        -> [PassageMatch]
     {
-        guard !matches.isEmpty else { return ([], []) }
+        guard !matches.isEmpty else { return [] }
         let ids = matches.map { table.sectionIDs[$0.row] }
-        var digests: [Int64: Int64] = [:]
-        for row in try Row.fetchAll(
-            db,
-            sql: "SELECT id, fts_digest FROM sections WHERE id IN (SELECT value FROM json_each(?))",
-            arguments: [RankedFiles.json(ids)])
-        {
-            digests[row["id"]] = row["fts_digest"]
-        }
-        var stale = Set<Int64>()
-        let passages = matches.compactMap { match -> PassageMatch? in
+        let existing = Set(
+            try Int64.fetchAll(
+                db,
+                sql: "SELECT id FROM sections WHERE id IN (SELECT value FROM json_each(?))",
+                arguments: [RankedFiles.json(ids)]))
+        return matches.compactMap { match -> PassageMatch? in
             let section = table.sectionIDs[match.row]
-            guard digests[section] == table.digests[match.row] else {
-                stale.insert(section >> IndexSchema.sectionBits)
-                return nil
-            }
+            guard existing.contains(section) else { return nil }
             return PassageMatch(
                 file: section >> IndexSchema.sectionBits, section: section,
                 line: Int(table.lines[match.row]), similarity: match.similarity,
                 score: match.score)
         }
-        return (passages, stale)
     }
 
     /// The files of `ids` that pass the filters.

@@ -249,8 +249,8 @@ extension NoteIndex {
     }
 
     /// Waits for the nearest passages and keeps those of files in scope whose section still
-    /// holds the text they were made from: those above the meaning-only floor, and any the
-    /// words side found.
+    /// exists (``current(_:_:_:)``): those above the meaning-only floor, and any the words
+    /// side found.
     private func nearestByMeaning(
         _ side: MeaningSide, _ query: SearchQuery, _ ranked: RankedFiles,
         in scope: SearchScope, _ db: Database
@@ -268,12 +268,8 @@ extension NoteIndex {
         matches.saturated =
             nearest.count == Self.semanticDepth
             && (nearest.last?.score ?? 0) + table.largestLengthPenalty >= Self.meaningOnlyFloor
-        let found = try Self.current(nearest, table, db)
-        var current = found.passages
-        let stale = found.stale
-        // A file edited since its passages were made is as good as not embedded yet: it keeps
-        // its rank by words rather than falling below every file meaning found.
-        matches.embeddedFiles = stale.isEmpty ? table.files : table.files.subtracting(stale)
+        var current = try Self.current(nearest, table, db)
+        matches.embeddedFiles = table.files
         if let hidden = scope.hidden, !hidden.isEmpty {
             current.removeAll { hidden.contains($0.file) }
         }

@@ -516,14 +516,35 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         }
         // Holding both words and nearest in meaning, the note comes first.
         #expect(try paths().first == "sea/whales.md")
-        // Edited, its passage no longer matches its text until the next pass: meaning cannot
-        // place it, and it keeps the place its words give it rather than falling below the
-        // note found by meaning and one word.
+        // Edited, it keeps its passage until the next pass makes it again, and its place.
         fixture.write("sea/whales.md", "# Whales\n\nA cetacean surfaced near the boat at dawn.\n")
         _ = try index.refresh()
         #expect(try paths().first == "sea/whales.md")
         try index.embedPending(with: embedder)
         #expect(try paths().first == "sea/whales.md")
+    }
+
+    /// A note found by meaning alone is still found after an edit, before the next pass
+    /// embeds it again (D273); a section that is gone no longer answers.
+    @Test func aNoteFoundOnlyByMeaningIsStillFoundAfterAnEdit() throws {
+        let (index, embedder) = try embedded()
+        func byMeaning() throws -> [String] {
+            try fixture.search("leviathan", index) {
+                $0.embedder = embedder
+                $0.mode = .semantic
+            }.hits.map(\.path)
+        }
+        #expect(try byMeaning() == ["sea/whales.md"])
+        fixture.write(
+            "sea/whales.md", "# Whales\n\nA cetacean surfaced near the boat.\n\nSeen at dawn.\n")
+        _ = try index.refresh()
+        let made = embedder.embedded.count
+        #expect(try byMeaning() == ["sea/whales.md"])
+        #expect(embedder.embedded.count == made + 1)  // the query alone: nothing re-embedded
+        // Its text gone from every section, the old passage answers no more.
+        fixture.write("sea/whales.md", "")
+        _ = try index.refresh()
+        #expect(try byMeaning() == [])
     }
 
     @Test func anEmbedderThatFailsSaysWhyNotToRebuildTheIndex() throws {
