@@ -45,12 +45,16 @@ extension NoteIndex {
     public func unsearchedFileError(_ path: String, shown: String? = nil, hint: String)
         -> NotesError
     {
+        NotesError(
+            .invalidArgument,
+            "search does not look inside \(shown ?? path): it indexes \(indexedFiles)", hint: hint)
+    }
+
+    /// Which files search looks inside, for a message.
+    public var indexedFiles: String {
         let bytes = workspace.config.indexMaxBytes
         let limit = bytes >= 1 << 20 ? "\(bytes >> 20) MB" : "\(max(1, bytes >> 10)) KB"
-        return NotesError(
-            .invalidArgument,
-            "search does not look inside \(shown ?? path): it indexes Markdown, .txt and Chats/*.json files up to \(limit) that no ignore rule leaves out",
-            hint: hint)
+        return "Markdown, .txt and Chats/*.json files up to \(limit) that no ignore rule leaves out"
     }
 
     func searchOnce(_ query: SearchQuery) throws(NotesError) -> SearchResults {

@@ -373,6 +373,13 @@ extension NoteIndex {
                         db, sql: "SELECT id FROM files WHERE path = ? AND indexed = 1",
                         arguments: [path])
                 else {
+                    let absolute = workspace.absolutePath(path)
+                    if FileSystem.exists(absolute) && !FileSystem.isDirectory(absolute) {
+                        throw NotesError(
+                            .invalidArgument,
+                            "\(path) has no related notes: they are found among the notes search indexes, \(indexedFiles)",
+                            hint: "related takes a note's path")
+                    }
                     throw NotesError(
                         .notFound, "\(path) is not an indexed note",
                         hint: "check the path: a Markdown or text file of the workspace")

@@ -353,7 +353,7 @@ extension Toolbox {
                 let shown = suggestions.map { "\"\($0)\"" }.joined(separator: " or ")
                 throw NotesError(
                     .notFound,
-                    "there is no folder \(folder) in the workspace; did you mean \(shown)?",
+                    "there is no folder or file \(folder) in the workspace; did you mean \(shown)?",
                     hint: "search with path \"\(suggestions[0])\"",
                     details: ErrorDetails(
                         path: folder,
@@ -363,7 +363,7 @@ extension Toolbox {
                         didYouMean: suggestions))
             }
             throw NotesError(
-                .notFound, "there is no folder \(folder) in the workspace",
+                .notFound, "there is no folder or file \(folder) in the workspace",
                 hint: "list_files shows the folders; search without path to search everywhere")
         }
         let detail = try args.bool("detail")

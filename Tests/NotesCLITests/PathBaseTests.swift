@@ -164,6 +164,10 @@ import Testing
                     && result.stderr.contains("`notes read server.log` prints it"),
                 "\(result.stderr)")
         }
+        let related = notes("related", "server.log", in: research)
+        #expect(
+            related.status == 2 && related.stderr.contains("has no related notes"),
+            "\(related.stderr)")
         let read = notes("read", "server.log", in: research)
         #expect(read.status == 0 && read.stdout.contains("error: disk full"), "\(read.stderr)")
         // A searched file in the same place still answers.

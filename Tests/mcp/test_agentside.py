@@ -156,6 +156,13 @@ class BoundedReads(unittest.IsolatedAsyncioTestCase):
             # An indexed file in path searches inside it, as before.
             inside = await call(s, "search", query="Melville", path="reading-list.md")
             self.assertEqual([hit["path"] for hit in inside["hits"]], ["reading-list.md"])
+            # Its related notes: none, and the answer says why rather than "not found".
+            unrelated = await fail(s, "related", {"path": "Research/server.log"})
+            self.assertEqual(unrelated["code"], "invalid_argument")
+            self.assertIn("Research/server.log has no related notes", unrelated["message"])
+            # A path that is neither a folder nor a file says both.
+            nowhere = await fail(s, "search", {"query": "whale", "path": "server.log"})
+            self.assertEqual((nowhere["code"], nowhere["message"]), ("not_found", "there is no folder or file server.log in the workspace"))
 
     async def test_crlf_file_read_whole_and_in_pages_is_the_same_bytes(self):
         self.ws.path("crlf.md").write_bytes(b"# Title\r\n\r\nfirst\r\nsecond\r\nlast line without break")
