@@ -227,12 +227,20 @@ final class IndexWriter: @unchecked Sendable {
                 // Merging resumes with the next writes (a search over an unmerged first
                 // index costs hardly more).
                 if bulk { try setMergeMode(bulk: false, db) }
+                var vectorsDropped = false
                 for (path, file) in gone {
                     try deleteContent(of: file.id, db)
+                    // Its passages go with it: a file added later may be given its id.
+                    let rows = IndexSchema.rowIDs(file: file.id)
+                    try db.cachedStatement(
+                        sql: "DELETE FROM chunks WHERE section_id BETWEEN ? AND ?"
+                    ).execute(arguments: [rows.lowerBound, rows.upperBound])
+                    vectorsDropped = vectorsDropped || db.changesCount > 0
                     try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [file.id])
                     try FolderStamps.unstampFolder(of: path, db)
                     counts.removed += 1
                 }
+                if vectorsDropped { try VectorTable.renewGeneration(db) }
             }
             gone.removeAll()
         } catch {

@@ -166,7 +166,9 @@ extension NoteIndex {
             let bestWords = files.lazy.map(\.score).min() ?? 0
             let topMeaning = nearest.values.lazy.map { Double($0.score) }.max() ?? 0
             let unrelated = Self.unrelatedSimilarity
-            let span = max(1e-6, topMeaning - unrelated)
+            // When nothing is near (the best below the meaning-only floor), the scale stops
+            // at the floor: differences among passages about something else decide little.
+            let span = max(1e-6, max(topMeaning, Double(Self.meaningOnlyFloor)) - unrelated)
             let words = { (key: Double) in bestWords < 0 ? max(0, key / bestWords) : 0 }
             let meaning = { (passage: PassageMatch) in
                 let scaled = min(1, max(0, (Double(passage.score) - unrelated) / span))

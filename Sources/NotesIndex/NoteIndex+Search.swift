@@ -21,7 +21,15 @@ extension NoteIndex {
     /// Whether search looks inside the file at the workspace-relative `path`: the index holds
     /// its text (its format is read, it is within `index_max_bytes`, no ignore rule leaves it
     /// out). False for a file the index has not seen yet.
+    /// Never waits: false while the index is not open yet or another process builds it
+    /// (for a hint such as `read_file`'s `next`, which must not wait on a build).
     public func searchesInside(_ path: String) -> Bool {
+        guard isPoolOpen, !isWaitingForABuild else { return false }
+        return holdsText(of: path)
+    }
+
+    /// Whether the index holds the text of the file at `path`, opening the index if need be.
+    private func holdsText(of path: String) -> Bool {
         (try? pool.read { db in
             try Bool.fetchOne(
                 db, sql: "SELECT indexed FROM files WHERE path = ?", arguments: [path])
@@ -33,10 +41,11 @@ extension NoteIndex {
     /// only answer "no hits", which reads as "the file does not say it".
     public func unsearchedFile(_ query: SearchQuery) -> String? {
         let exact = query.filters.pathGlobs.filter { !$0.contains(where: { "*?[".contains($0) }) }
+            .map { (try? WorkspacePath.normalize($0, from: "")) ?? $0 }
         return (query.filters.folders + exact).first { path in
             let absolute = workspace.absolutePath(path)
             return !path.isEmpty && FileSystem.exists(absolute)
-                && !FileSystem.isDirectory(absolute) && !searchesInside(path)
+                && !FileSystem.isDirectory(absolute) && !holdsText(of: path)
         }
     }
 

@@ -505,7 +505,7 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(word.hits.first?.path == "log/sightings.md")
     }
 
-    @Test func aNoteEditedSinceItsPassagesKeepsItsRankByWords() throws {
+    @Test func aNoteEditedSinceItsPassagesKeepsItsPlace() throws {
         fixture.write("sea/leviathan.md", "# Leviathan\n\nThe leviathan surfaced beside us.\n")
         let (index, embedder) = try embedded()
         func paths() throws -> [String] {
@@ -522,6 +522,34 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(try paths().first == "sea/whales.md")
         try index.embedPending(with: embedder)
         #expect(try paths().first == "sea/whales.md")
+    }
+
+    /// A deleted file's passages go with it: a file added later under the same id is not
+    /// found by what the deleted one said.
+    @Test func aDeletedFilesPassagesDoNotPassToAFileGivenItsID() throws {
+        fixture.write("zzz/storm.md", "# Storm\n\nA tempest and a gale at night.\n")
+        let (index, embedder) = try embedded()
+        func byMeaning() throws -> [String] {
+            try fixture.search("gale", index) {
+                $0.embedder = embedder
+                $0.mode = .semantic
+            }.hits.map(\.path)
+        }
+        #expect(try byMeaning().contains("zzz/storm.md"))
+        func id(_ path: String) throws -> Int64? {
+            try DatabaseQueue(path: index.databasePath).read { db in
+                try Int64.fetchOne(
+                    db, sql: "SELECT id FROM files WHERE path = ?", arguments: [path])
+            }
+        }
+        let old = try #require(try id("zzz/storm.md"))
+        try FileManager.default.removeItem(atPath: fixture.root + "/zzz/storm.md")
+        _ = try index.refresh()
+        fixture.write("zzz/garage.md", "# Garage\n\nThe engine of the car.\n")
+        _ = try index.refresh()
+        #expect(try id("zzz/garage.md") == old)  // SQLite gave the new file the freed id
+        let found = try byMeaning()
+        #expect(!found.contains("zzz/garage.md") && !found.contains("zzz/storm.md"), "\(found)")
     }
 
     /// A note found by meaning alone is still found after an edit, before the next pass
