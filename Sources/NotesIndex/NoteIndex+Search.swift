@@ -454,8 +454,9 @@ extension NoteIndex {
         for row in rows {
             result[row["id"]] = SnippetBuilder.snippet(
                 section: row["section"], sectionLine: row["line"], aligned: row["aligned"],
-                markedLine: row["body"], highlightedHeading: row["heading"], opening: row["opening"]
-            )
+                markedLine: row["body"], highlightedHeading: row["heading"],
+                opening: row["opening"],
+                firstSection: (row["id"] as Int64) & (IndexSchema.rowsPerFile - 1) == 0)
         }
         return result
     }

@@ -16,9 +16,12 @@ enum SnippetBuilder {
     ///   - markedLine: `notes_snippet()`'s answer for the body ("LINE\tCUT_START\tCUT_END\tTEXT"),
     ///     nil when the body holds no match.
     ///   - opening: the body's first bytes, for a section that matched only by title or tags.
+    ///   - firstSection: whether this is the file's first section, whose heading is usually
+    ///     the note's title: a match there alone shows the text under it, as a title match
+    ///     does (the hit already shows its title).
     static func snippet(
         section: String, sectionLine: Int, aligned: Bool, markedLine: String?,
-        highlightedHeading: String, opening: String?
+        highlightedHeading: String, opening: String?, firstSection: Bool = false
     ) -> Snippet {
         let headingText = FTSText.display(highlightedHeading)
         if let markedLine, let parsed = parse(markedLine) {
@@ -33,23 +36,30 @@ enum SnippetBuilder {
                 section: section, line: aligned ? sectionLine + parsed.line : sectionLine,
                 text: shown, spans: shownSpans)
         }
+        // The first line of text, a table's first row rather than its header.
+        let opens = { () -> Snippet? in
+            let lines = (opening ?? "").lines()
+            for (offset, line) in lines.enumerated() {
+                let header =
+                    NoteIndex.isDelimiterRow(line)
+                    || (offset + 1 < lines.count && NoteIndex.isDelimiterRow(lines[offset + 1]))
+                if !header && !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
+                    let (text, _) = clean(line.unicodeScalars[...])
+                    let (shown, _) = window(text, [])
+                    return Snippet(
+                        section: section, line: aligned ? sectionLine + offset : sectionLine,
+                        text: shown, spans: [])
+                }
+            }
+            return nil
+        }
         if headingText.unicodeScalars.contains(open) {
+            if firstSection, let text = opens() { return text }
             let (text, spans) = clean(headingText.unicodeScalars[...])
             return Snippet(section: section, line: sectionLine, text: text, spans: spans)
         }
         // The match is in the title or tags: show the section's first line of text.
-        var offset = 0
-        for line in (opening ?? "").lines() {
-            if !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
-                let (text, _) = clean(line.unicodeScalars[...])
-                let (shown, _) = window(text, [])
-                return Snippet(
-                    section: section, line: aligned ? sectionLine + offset : sectionLine,
-                    text: shown, spans: [])
-            }
-            offset += 1
-        }
-        return Snippet(section: section, line: sectionLine, text: section, spans: [])
+        return opens() ?? Snippet(section: section, line: sectionLine, text: section, spans: [])
     }
 
     private static func parse(_ marked: String) -> (

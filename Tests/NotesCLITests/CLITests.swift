@@ -33,6 +33,25 @@ struct NotesRunner {
 @Suite(.serialized) struct SearchCommandTests {
     let notes = NotesRunner()
 
+    /// A note's title typed as the query matches its first heading, which the hit already
+    /// shows as its title: the snippet is the text under it, not the heading again.
+    @Test func aTitleMatchShowsTheTextUnderTheHeading() throws {
+        let doc = try notes.json("search", "reading list", "--json")
+        let hits = try #require(doc["hits"] as? [[String: Any]])
+        let first = try #require(hits.first)
+        #expect(first["path"] as? String == "reading-list.md")
+        let snippet = try #require((first["snippets"] as? [[String: Any]])?.first)
+        #expect(snippet["line"] as? Int == 3, "\(snippet)")
+        #expect((snippet["text"] as? String)?.hasPrefix("Herman Melville") == true, "\(snippet)")
+        // A heading further down that holds the words is still shown as the match.
+        let lower = try notes.json(
+            "search", "\"Chapter 42\"", "--in", "Research/moby-dick/notes.md", "--json")
+        let shown = try #require(
+            ((lower["hits"] as? [[String: Any]])?.first?["snippets"] as? [[String: Any]])?.first)
+        #expect(shown["line"] as? Int == 30, "\(shown)")
+        #expect(shown["text"] as? String == "Chapter 42 — The Whiteness of the Whale", "\(shown)")
+    }
+
     @Test func searchWhaleFindsTheBookWithChapterAndLine() throws {
         let result = notes("search", "whale", "--limit", "50")
         #expect(result.status == 0, "\(result.stderr)")

@@ -178,6 +178,8 @@ import Testing
         let settings = try String(contentsOfFile: config, encoding: .utf8)
         try (settings + "limits:\n  index_max_bytes: 200000\n").write(
             toFile: config, atomically: true, encoding: .utf8)
+        // A new limit applies to a file when it changes; a rebuild applies it to all.
+        #expect(notes("index", "--rebuild").status == 0)
         let big = notes("search", "whale", "--in", "moby-dick/full_text.txt", in: research)
         #expect(
             big.status == 2
