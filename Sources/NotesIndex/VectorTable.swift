@@ -402,7 +402,7 @@ extension NoteIndex {
                     throw NotesError(
                         .invalidArgument, "\(path) has no passage vectors yet",
                         hint:
-                            "run `notes index` to embed the workspace (`notes model` shows whether the model is installed)"
+                            "run `notes index` to embed the workspace; `notes model` shows whether the model is installed"
                     )
                 }
                 var scored = means.filter { $0.key != fileID }.map {
