@@ -269,30 +269,13 @@ extension NoteIndex {
     /// How many sections, from a passage's own, are read for a line of text to show.
     static let sectionsTriedForText: Int64 = 4
 
-    /// Whether `line` is a Markdown table's delimiter row (`|---|:--:|`).
-    static func isDelimiterRow(_ line: Substring) -> Bool {
-        let cells = line.trimmingCharacters(in: .whitespaces)
-        return cells.contains("-") && cells.contains("|")
-            && cells.allSatisfy { "|-: \t".contains($0) }
-    }
-
     /// The line of a section's text (`row`: its body, heading, line and alignment) that best
     /// shows a passage starting at `first`: the one holding most of `words`, or the first
     /// line with text; nil when the section has no text from there.
     private static func snippet(in row: Row, from first: Int, words: [String]) -> Snippet? {
         let body = FTSText.display(row["body"] as String)
         let lines = body.lines()
-        var n = min(first, lines.count)
-        while n < lines.count && lines[n].allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
-            n += 1
-        }
-        guard n < lines.count else { return nil }
-        // A table's header and delimiter rows say nothing of a row: its first row instead.
-        while n + 1 < lines.count
-            && (Self.isDelimiterRow(lines[n + 1]) || Self.isDelimiterRow(lines[n]))
-        {
-            n += 1
-        }
+        guard var n = SnippetBuilder.firstShownLine(lines, from: first) else { return nil }
         // The passage's lines (about as many as its words allow).
         let stems = words.filter { !StopWords.contains($0) }.map {
             String($0.lowercased().prefix(5))

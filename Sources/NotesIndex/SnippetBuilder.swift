@@ -39,19 +39,12 @@ enum SnippetBuilder {
         // The first line of text, a table's first row rather than its header.
         let opens = { () -> Snippet? in
             let lines = (opening ?? "").lines()
-            for (offset, line) in lines.enumerated() {
-                let header =
-                    NoteIndex.isDelimiterRow(line)
-                    || (offset + 1 < lines.count && NoteIndex.isDelimiterRow(lines[offset + 1]))
-                if !header && !line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) {
-                    let (text, _) = clean(line.unicodeScalars[...])
-                    let (shown, _) = window(text, [])
-                    return Snippet(
-                        section: section, line: aligned ? sectionLine + offset : sectionLine,
-                        text: shown, spans: [])
-                }
-            }
-            return nil
+            guard let offset = firstShownLine(lines) else { return nil }
+            let (text, _) = clean(lines[offset].unicodeScalars[...])
+            let (shown, _) = window(text, [])
+            return Snippet(
+                section: section, line: aligned ? sectionLine + offset : sectionLine,
+                text: shown, spans: [])
         }
         if headingText.unicodeScalars.contains(open) {
             if firstSection, let text = opens() { return text }
@@ -60,6 +53,27 @@ enum SnippetBuilder {
         }
         // The match is in the title or tags: show the section's first line of text.
         return opens() ?? Snippet(section: section, line: sectionLine, text: section, spans: [])
+    }
+
+    /// The first line of `lines` from `start` worth showing: not blank, and not a Markdown
+    /// table's header or delimiter row (they say nothing of a row: a table shows its first).
+    static func firstShownLine(_ lines: [Substring], from start: Int = 0) -> Int? {
+        var n = max(0, start)
+        while n < lines.count {
+            let blank = lines[n].allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" }
+            let tableHeader =
+                isDelimiterRow(lines[n]) || (n + 1 < lines.count && isDelimiterRow(lines[n + 1]))
+            if !blank && !tableHeader { return n }
+            n += 1
+        }
+        return nil
+    }
+
+    /// Whether `line` is a Markdown table's delimiter row (`|---|:--:|`).
+    static func isDelimiterRow(_ line: Substring) -> Bool {
+        let cells = line.trimmingCharacters(in: .whitespaces)
+        return cells.contains("-") && cells.contains("|")
+            && cells.allSatisfy { "|-: \t".contains($0) }
     }
 
     private static func parse(_ marked: String) -> (

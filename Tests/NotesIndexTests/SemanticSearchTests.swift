@@ -524,16 +524,23 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(try paths().first == "sea/whales.md")
     }
 
+    /// The hits of `query` by meaning alone in `index`, as searched with `embedder`.
+    func searchedByMeaning(_ query: String, _ index: NoteIndex, _ embedder: ConceptEmbedder)
+        throws -> [SearchHit]
+    {
+        try fixture.search(query, index) {
+            $0.embedder = embedder
+            $0.mode = .semantic
+        }.hits
+    }
+
     /// A deleted file's passages go with it: a file added later under the same id is not
     /// found by what the deleted one said.
     @Test func aDeletedFilesPassagesDoNotPassToAFileGivenItsID() throws {
         fixture.write("zzz/storm.md", "# Storm\n\nA tempest and a gale at night.\n")
         let (index, embedder) = try embedded()
         func byMeaning() throws -> [String] {
-            try fixture.search("gale", index) {
-                $0.embedder = embedder
-                $0.mode = .semantic
-            }.hits.map(\.path)
+            try searchedByMeaning("gale", index, embedder).map(\.path)
         }
         #expect(try byMeaning().contains("zzz/storm.md"))
         func id(_ path: String) throws -> Int64? {
@@ -557,10 +564,7 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
     @Test func aNoteFoundOnlyByMeaningIsStillFoundAfterAnEdit() throws {
         let (index, embedder) = try embedded()
         func byMeaning() throws -> [String] {
-            try fixture.search("leviathan", index) {
-                $0.embedder = embedder
-                $0.mode = .semantic
-            }.hits.map(\.path)
+            try searchedByMeaning("leviathan", index, embedder).map(\.path)
         }
         #expect(try byMeaning() == ["sea/whales.md"])
         fixture.write(
@@ -810,13 +814,8 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         paths: [String], snippet: Snippet?
     ) {
         let (index, embedder) = try embedded()
-        let results = try fixture.search(query, index) {
-            $0.embedder = embedder
-            $0.mode = .semantic
-        }
-        return (
-            results.hits.map(\.path), results.hits.first { $0.path == path }?.snippets.first
-        )
+        let hits = try searchedByMeaning(query, index, embedder)
+        return (hits.map(\.path), hits.first { $0.path == path }?.snippets.first)
     }
 
     /// A note that opens with its subsections: found by its title, it shows the first text
@@ -842,8 +841,11 @@ final class ConceptEmbedder: TextEmbedder, @unchecked Sendable {
         #expect(snippet?.line == 5, "\(paths)")
         #expect(
             snippet?.text.hasPrefix("| the car engine") == true, "\(String(describing: snippet))")
-        #expect(NoteIndex.isDelimiterRow("|---|:---:|") && NoteIndex.isDelimiterRow(" --- | --- "))
-        #expect(!NoteIndex.isDelimiterRow("| a - b |") && !NoteIndex.isDelimiterRow("---"))
+        #expect(
+            SnippetBuilder.isDelimiterRow("|---|:---:|")
+                && SnippetBuilder.isDelimiterRow(" --- | --- "))
+        #expect(
+            !SnippetBuilder.isDelimiterRow("| a - b |") && !SnippetBuilder.isDelimiterRow("---"))
     }
 
     @Test func passagesOfAnOlderLayoutAreMadeAgainForFirstSectionsOnly() throws {
