@@ -12,6 +12,9 @@ struct KnownFiles: Sendable {
     var layoutToken: String?
     /// Whether these came from the layout snapshot rather than the database.
     var fromSnapshot = false
+    /// The size limit the files were last read under (``IndexedSizeLimit``), nil when the
+    /// index records none.
+    var sizeLimit: Int?
 
     /// The files by path (a path has one row at most).
     var byPath: [String: KnownFile] {

@@ -160,6 +160,7 @@ extension NoteIndex {
                 try db.execute(
                     sql: "INSERT INTO meta(key, value) VALUES ('schema', ?), ('root', ?)",
                     arguments: [IndexSchema.version, workspace.root])
+                try IndexedSizeLimit.record(workspace.config.indexMaxBytes, db)
             }
             return queue
         } catch {

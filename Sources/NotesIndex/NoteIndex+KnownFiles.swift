@@ -34,6 +34,7 @@ extension NoteIndex {
                         files: result, folders: folders, hasDigests: false,
                         hiddenFlagsCurrent: hiddenFlagsCurrent)
                     known.layoutToken = try LayoutSnapshot.currentToken(db)
+                    known.sizeLimit = try IndexedSizeLimit.applied(db)
                     return known
                 }
                 // The path itself, and everything below it ("/" sorts just before "0").
@@ -104,10 +105,14 @@ extension NoteIndex {
             })
         else { return nil }
         let policy = workspace.config.policy
-        let state: (token: String?, hiddenFlagsCurrent: Bool)
+        let state: (token: String?, hiddenFlagsCurrent: Bool, sizeLimit: Int?)
         do {
             state = try pool.read { db in
-                (try LayoutSnapshot.currentToken(db), try HiddenFiles.isCurrent(db, policy: policy))
+                (
+                    try LayoutSnapshot.currentToken(db),
+                    try HiddenFiles.isCurrent(db, policy: policy),
+                    try IndexedSizeLimit.applied(db)
+                )
             }
         } catch {
             pending.prefetch.cancel()
@@ -119,10 +124,9 @@ extension NoteIndex {
             pending.prefetch.cancel()
             return nil
         }
-        return (
-            snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent), snapshot,
-            pending.prefetch
-        )
+        var known = snapshot.knownFiles(hiddenFlagsCurrent: state.hiddenFlagsCurrent)
+        known.sizeLimit = state.sizeLimit
+        return (known, snapshot, pending.prefetch)
     }
 
     /// `work` and `gone` with the known files' digests read (``knownFiles(_:)`` leaves them

@@ -90,7 +90,7 @@ extension NoteIndex {
         if plan.work.isEmpty && plan.gone.isEmpty {
             try keepUnchangedIndexCurrent(
                 walk, wholeWorkspace: paths == nil, recordingStamps: plan.recordsStamps,
-                policy: policy, rules: scanner.rules)
+                recordingSizeLimit: plan.recordsSizeLimit, policy: policy, rules: scanner.rules)
             report.seconds = Timestamp.now() - started
             return report
         }
@@ -106,6 +106,8 @@ extension NoteIndex {
         // rebuild too, so what is left is an ordinary refresh.
         case .builtElsewhere: return try refreshOnce(only: paths, progress: progress)
         }
+        // A build aside recorded it in its own file.
+        if plan.recordsSizeLimit && !builtAside { try recordSizeLimit() }
         if !builtAside && paths == nil && !fromScratch && !plan.recordsStamps {
             leaveLayoutAfterRestats(writer, walk: walk, rules: scanner.rules)
         } else if walk.snapshot != nil {
@@ -136,6 +138,9 @@ extension NoteIndex {
         var recordsStamps: Bool
         /// The bytes of the files to read.
         var workBytes: Int
+        /// Whether the size limit the files were read under is to be recorded
+        /// (``IndexedSizeLimit``).
+        var recordsSizeLimit: Bool
         /// Whether the refresh is written in bulk mode (``NoteIndex/bulkFiles``).
         var bulk: Bool { work.count >= NoteIndex.bulkFiles || workBytes >= NoteIndex.bulkBytes }
     }
@@ -232,7 +237,7 @@ extension NoteIndex {
     /// `policy` when they were set under another, and the folder stamps when they moved.
     private func keepUnchangedIndexCurrent(
         _ walk: RefreshWalk, wholeWorkspace: Bool, recordingStamps stampsToRecord: Bool,
-        policy: PathPolicy, rules: IgnoreRules
+        recordingSizeLimit sizeLimitToRecord: Bool, policy: PathPolicy, rules: IgnoreRules
     ) throws(NotesError) {
         let hiddenFlagsCurrent = walk.loaded.hiddenFlagsCurrent
         if hiddenFlagsCurrent && !stampsToRecord && wholeWorkspace && !walk.loaded.fromSnapshot,
@@ -243,9 +248,12 @@ extension NoteIndex {
                 walk.loaded, token: token, fingerprint: FolderStamps.fingerprint(rules),
                 directory: directory)
         }
-        guard !hiddenFlagsCurrent || stampsToRecord else { return }
+        guard !hiddenFlagsCurrent || stampsToRecord || sizeLimitToRecord else { return }
         do {
             try pool.write { db in
+                if sizeLimitToRecord {
+                    try IndexedSizeLimit.record(workspace.config.indexMaxBytes, db)
+                }
                 // The policy changed (or another process's was in force): flag the
                 // files for this one, so agent searches need not ask the policy per file.
                 if !hiddenFlagsCurrent { try HiddenFiles.adopt(policy, db) }
@@ -266,6 +274,12 @@ extension NoteIndex {
         _ walk: RefreshWalk, wholeWorkspace: Bool, report: inout RefreshReport
     ) throws(NotesError) -> RefreshPlan {
         var (work, gone) = Self.changedFiles(walk.scan, knowing: walk.loaded, report: &report)
+        let sizeLimit = workspace.config.indexMaxBytes
+        if wholeWorkspace,
+            let crossed = IndexedSizeLimit.sizesCrossed(from: walk.loaded.sizeLimit, to: sizeLimit)
+        {
+            Self.addCrossingSizeLimit(crossed, walk, to: &work, report: &report)
+        }
         if !walk.loaded.hasDigests, !work.isEmpty || !gone.isEmpty {
             (work, gone) = try withDigests(work, gone)
         }
@@ -274,7 +288,29 @@ extension NoteIndex {
             wholeWorkspace && FolderStamps.needsRecording(walk.scan, known: walk.loaded.folders)
         return RefreshPlan(
             work: work, gone: gone, recordsStamps: recordsStamps,
-            workBytes: work.reduce(0) { $0 + $1.file.size })
+            workBytes: work.reduce(0) { $0 + $1.file.size },
+            recordsSizeLimit: wholeWorkspace && walk.loaded.sizeLimit != sizeLimit)
+    }
+
+    /// Adds to `work` the known files the walk found unchanged whose size is in `crossed`
+    /// (indexed under the old size limit and too large under the new one, or the reverse),
+    /// and marks every file of `work` in it as read for the limit: a file too large before
+    /// has no digest to tell an edit by.
+    private static func addCrossingSizeLimit(
+        _ crossed: ClosedRange<Int>, _ walk: RefreshWalk, to work: inout [PendingFile],
+        report: inout RefreshReport
+    ) {
+        var queued = Set<String>()
+        for i in work.indices where crossed.contains(work[i].file.size) {
+            work[i].sizeLimitChanged = true
+            queued.insert(work[i].file.path)
+        }
+        let known = walk.loaded.byPath
+        for file in walk.scan.files where crossed.contains(file.size) {
+            guard !queued.contains(file.path), let old = known[file.path] else { continue }
+            work.append(PendingFile(file: file, known: old, sizeLimitChanged: true))
+            report.unchanged -= 1
+        }
     }
 
     /// Writes `plan`: built aside into a private file for a first build of the whole
@@ -309,6 +345,15 @@ extension NoteIndex {
         if plan.recordsStamps { try recordFolderStamps(walk.scan, rules: rules) }
         return .written(writer, builtAside: false)
     }
+    /// Records the size limit this refresh read the files under (``IndexedSizeLimit``).
+    private func recordSizeLimit() throws(NotesError) {
+        do {
+            try pool.write { db in try IndexedSizeLimit.record(workspace.config.indexMaxBytes, db) }
+        } catch {
+            throw wrap(error)
+        }
+    }
+
     /// Records the folders' stamps from `scan` after its files were written.
     private func recordFolderStamps(_ scan: WorkspaceScan, rules: IgnoreRules) throws(NotesError) {
         do {
@@ -392,7 +437,9 @@ extension NoteIndex {
                 switch item.outcome {
                 case .parsed(let digest, _, _, _), .listedOnly(let digest, _):
                     writesProvenance = true
-                    if let known = item.pending.known, !digest.isEmpty, digest != known.digest {
+                    if let known = item.pending.known, !item.pending.sizeLimitChanged,
+                        !digest.isEmpty, digest != known.digest
+                    {
                         let file = item.pending.file
                         edits.append(
                             OutsideEdit(

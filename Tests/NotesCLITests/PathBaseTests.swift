@@ -178,14 +178,17 @@ import Testing
         let settings = try String(contentsOfFile: config, encoding: .utf8)
         try (settings + "limits:\n  index_max_bytes: 200000\n").write(
             toFile: config, atomically: true, encoding: .utf8)
-        // A new limit applies to a file when it changes; a rebuild applies it to all.
-        #expect(notes("index", "--rebuild").status == 0)
+        // The next command applies a new limit to the files it moves across, unchanged.
         let big = notes("search", "whale", "--in", "moby-dick/full_text.txt", in: research)
         #expect(
             big.status == 2
                 && big.stderr.contains(
                     "search does not look inside moby-dick/full_text.txt: it indexes Markdown, .txt and Chats/*.json files up to 195 KB"
                 ), "\(big.stderr)")
+        // Back to the default: the book is searched again.
+        try settings.write(toFile: config, atomically: true, encoding: .utf8)
+        let again = notes("search", "whale", "--in", "moby-dick/full_text.txt", "-l", in: research)
+        #expect(again.status == 0 && again.stdout == "moby-dick/full_text.txt\n", "\(again.stderr)")
     }
 
     @Test func listShowsTheCurrentFolderWithPathsFromIt() throws {
