@@ -175,42 +175,67 @@ struct NotesCommand: ParsableCommand {
     ]
 
     /// Free text is taken as typed (issue 31): `notes append Journal/today.md "- read
-    /// chapter 32"`, `notes journal I will search -later`. Only the command's own options
-    /// (and `-w`, `--workspace`, `--index-dir`, `-h`, `--help`) are options, wherever they
-    /// are; every other argument is text, whatever it starts with, and is passed after `--`.
-    /// A word that looks like a long option (`--sectoin`) is still refused as unknown.
+    /// chapter 32"`, `notes journal I will search -later`. The command's own options (and
+    /// `-w`, `--workspace`, `--index-dir`, `--color`, `-h`, `--help`) are options before the
+    /// text and after it; between two words of the text they are text too (`notes journal
+    /// use -w DIR to pick the folder` writes all of it: read as an option, `-w` took words
+    /// out of the entry and wrote it to another folder). Every other argument is text,
+    /// whatever it starts with, and so is any argument holding a space (`"--json is
+    /// cool"`); the text is passed after `--`. A word that looks like a long option
+    /// (`--sectoin`) outside the text is still refused as unknown.
     static func takingFreeTextAsTyped(_ arguments: [String]) -> [String] {
         guard let command = arguments.first, let known = freeTextCommands[command] else {
             return arguments
         }
         let values = known.values.union(["-w", "--workspace", "--index-dir", "--color"])
         let flags = known.flags.union(["-h", "--help"])
-        var options: [String] = []
-        var text: [String] = []
+        // Each argument in order: an option (as ArgumentParser is to get it, and as typed)
+        // or a word of the text.
+        enum Part {
+            case option(passed: [String], typed: [String])
+            case text(String)
+        }
+        var parts: [Part] = []
         var i = 1
         while i < arguments.count {
             let arg = arguments[i]
             i += 1
             if arg == "--" {
-                text += arguments[i...]
+                parts += arguments[i...].map { .text($0) }
                 break
             }
-            if values.contains(arg), i < arguments.count {
+            if arg.contains(where: \.isWhitespace) {
+                parts.append(.text(arg))
+            } else if values.contains(arg), i < arguments.count {
                 // `--section=VALUE`, so that a value starting with "-" stays a value.
-                if arg.hasPrefix("--") {
-                    options.append(arg + "=" + arguments[i])
-                } else {
-                    options += [arg, arguments[i]]
-                }
+                let passed = arg.hasPrefix("--") ? [arg + "=" + arguments[i]] : [arg, arguments[i]]
+                parts.append(.option(passed: passed, typed: [arg, arguments[i]]))
                 i += 1
             } else if flags.contains(arg) || values.contains(arg)
                 || values.contains(String(arg.prefix { $0 != "=" }))
+                || (arg.hasPrefix("--") && arg.dropFirst(2).first?.isLetter == true)
             {
-                options.append(arg)
-            } else if arg.hasPrefix("--"), arg.dropFirst(2).first?.isLetter == true {
-                options.append(arg)  // an unknown long option: ArgumentParser refuses it
+                // An unknown long option too: ArgumentParser refuses it.
+                parts.append(.option(passed: [arg], typed: [arg]))
             } else {
-                text.append(arg)
+                parts.append(.text(arg))
+            }
+        }
+        // The text's words (`append`'s first is the file's path, not text).
+        let words = parts.indices.filter { if case .text = parts[$0] { true } else { false } }
+            .dropFirst(command == "append" ? 1 : 0)
+        let (first, last) = (words.first, words.last)
+        var options: [String] = []
+        var text: [String] = []
+        for (n, part) in parts.enumerated() {
+            switch part {
+            case .text(let word): text.append(word)
+            case .option(let passed, let typed):
+                if let first, let last, n > first && n < last {
+                    text += typed
+                } else {
+                    options += passed
+                }
             }
         }
         return [command] + options + (text.isEmpty ? [] : ["--"] + text)

@@ -84,10 +84,10 @@ public struct Workspace: Sendable {
         explicit: String?, environment: [String: String], currentDirectory: String
     ) throws(NotesError) -> Workspace {
         if let explicit, !explicit.isEmpty {
-            return try Workspace(root: absolute(explicit, from: currentDirectory))
+            return try named(absolute(explicit, from: currentDirectory), by: "-w \(explicit)")
         }
         if let fromEnv = environment["NOTES_WORKSPACE"], !fromEnv.isEmpty {
-            return try Workspace(root: absolute(fromEnv, from: currentDirectory))
+            return try named(absolute(fromEnv, from: currentDirectory), by: "NOTES_WORKSPACE")
         }
         var folder = currentDirectory
         while true {
@@ -100,6 +100,25 @@ public struct Workspace: Sendable {
             hint:
                 "run `notes init` to make one here (`notes init --minimal` for a folder of notes you already have), or pass -w DIR"
         )
+    }
+
+    /// The workspace at `root`, named by `-w` or `NOTES_WORKSPACE` (`source`). A folder
+    /// inside another workspace without a `.notes/` of its own is refused: opened as a
+    /// workspace, a write there would make it one, and what was written would be hidden
+    /// from the workspace around it (its own index, history and context.md).
+    static func named(_ root: String, by source: String) throws(NotesError) -> Workspace {
+        let workspace = try Workspace(root: root)
+        if !FileSystem.isDirectory(workspace.root + "/.notes"),
+            let outer = WorkspaceSkeleton.enclosingWorkspace(of: workspace.root)
+        {
+            throw NotesError(
+                .invalidArgument,
+                "\(root) (\(source)) is a folder inside the workspace \(outer), not a workspace of its own",
+                hint:
+                    "pass the workspace (-w \(outer)), or make the folder a workspace of its own: `notes init --nested \(root)`"
+            )
+        }
+        return workspace
     }
 
     /// Where this device keeps the search index for this workspace (docs/spec.md §2): an explicit

@@ -200,6 +200,71 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    /// From a trial: `-w DIR` and `--json` typed inside an entry were read as options, which
+    /// took the words out of it and wrote it into a new workspace made in a subfolder.
+    @Test func optionsTypedInsideTheTextAreText() throws {
+        let research = notes.workspace + "/Research"
+        let journal = notes.workspace + "/Journal"
+        let tip = notes(
+            "journal", "Tip:", "use", "-w", "Research", "to", "pick", "it", in: research)
+        #expect(tip.status == 0, "\(tip.stderr)")
+        let compared = notes("journal", "I", "compared", "--json", "output", in: research)
+        #expect(compared.status == 0 && !compared.stdout.hasPrefix("{"), "\(compared.stdout)")
+        let spaced = notes("journal", "--json is cool", in: research)
+        #expect(spaced.status == 0, "\(spaced.stderr)")
+        // Today's page, whatever the local date (the entries are the only ones today).
+        let page = try FileManager.default.contentsOfDirectory(atPath: journal).map {
+            try String(contentsOfFile: journal + "/" + $0, encoding: .utf8)
+        }.joined()
+        for entry in [
+            "Tip: use -w Research to pick it", "I compared --json output", "--json is cool",
+        ] {
+            #expect(page.contains("\n" + entry + "\n"), "\(entry) in \(page)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: research + "/.notes"))
+        #expect(!FileManager.default.fileExists(atPath: research + "/Journal"))
+
+        // Before the text and after it, options stay options.
+        let remembered = notes(
+            "remember", "Reads", "on", "the", "train", "--section", "About me", "--json")
+        #expect(remembered.status == 0 && remembered.stdout.hasPrefix("{"), "\(remembered.stderr)")
+        let context = try String(contentsOfFile: notes.workspace + "/context.md", encoding: .utf8)
+        let aboutMe = try #require(context.range(of: "## About me"))
+        let learned = try #require(context.range(of: "## Learned"))
+        let fact = try #require(context.range(of: "Reads on the train"))
+        #expect(aboutMe.upperBound < fact.lowerBound && fact.lowerBound < learned.lowerBound)
+        let appended = notes(
+            "append", "moby-dick/notes.md", "--section", "Chapter 1 — Loomings", "- on the train",
+            in: research)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        let notesText = try String(
+            contentsOfFile: research + "/moby-dick/notes.md", encoding: .utf8)
+        #expect(notesText.contains("- on the train\n") && !notesText.contains("--section"))
+    }
+
+    /// A folder inside the workspace named by -w is no workspace of its own: refused, and
+    /// nothing is written there.
+    @Test func aFolderInsideTheWorkspaceIsNoWorkspace() {
+        for arguments in [
+            ["-w", "Research", "journal", "an entry"], ["journal", "-w", "Research", "an entry"],
+            ["-w", "Research", "search", "whale"],
+        ] {
+            let result = run(
+                Repository.notesBinary, arguments, environment: notes.environment,
+                directory: notes.workspace)
+            #expect(result.status == 2 && result.stdout.isEmpty, "\(arguments)")
+            #expect(
+                result.stderr.hasPrefix("notes: ")
+                    && result.stderr.contains("is a folder inside the workspace")
+                    && result.stderr.contains("notes init --nested")
+                    && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: notes.workspace + "/Research/.notes"))
+        // Made a workspace of its own, it is one.
+        #expect(notes("init", "--nested", "--minimal", "Research").status == 0)
+        #expect(notes("-w", "Research", "journal", "an entry").status == 0)
+    }
+
     @Test func indexPrintsItsSummaryOnAPipe() {
         let index = notes("index")
         #expect(index.status == 0)
