@@ -47,8 +47,11 @@ struct NotesCommand: ParsableCommand {
         StandardStreams.sendNoticesToStandardError()
         let wantsJSON = CommandLine.arguments.contains { $0 == "--json" || $0 == "--jsonl" }
         var name = ""
+        // The command as typed, for an error ArgumentParser raises before naming it.
+        var typedCommand = ""
         do {
             let arguments = rewrite(Array(CommandLine.arguments.dropFirst()))
+            typedCommand = arguments.first ?? ""
             // `--version` is the root's own, not `CommandConfiguration.version`, which
             // ArgumentParser would also list in every command's help, beside `restore`'s
             // `--version VERSION`.
@@ -78,10 +81,15 @@ struct NotesCommand: ParsableCommand {
                 message(for: error).split(separator: "\n").first.map(String.init)
                 ?? "invalid arguments"
             let cleaned = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+            // In free text, a word shaped like an option can be meant as text.
+            let freeText =
+                freeTextCommands[typedCommand] != nil && cleaned.hasPrefix("Unknown option")
             fail(
                 NotesError(
                     .invalidArgument, cleaned.prefix(1).lowercased() + cleaned.dropFirst(),
-                    hint: "see `notes help`"), json: wantsJSON)
+                    hint: freeText
+                        ? "to write it as text, put the text after `--`: `notes \(typedCommand) -- …`; `notes help \(typedCommand)` lists the options"
+                        : "see `notes help`"), json: wantsJSON)
         }
     }
 
@@ -182,7 +190,7 @@ struct NotesCommand: ParsableCommand {
     /// out of the entry and wrote it to another folder). Every other argument is text,
     /// whatever it starts with, and so is any argument holding a space (`"--json is
     /// cool"`); the text is passed after `--`. A word that looks like a long option
-    /// (`--sectoin`) outside the text is still refused as unknown.
+    /// (`--sectoin`) and is none is refused as unknown wherever it stands.
     static func takingFreeTextAsTyped(_ arguments: [String]) -> [String] {
         guard let command = arguments.first, let known = freeTextCommands[command] else {
             return arguments
@@ -193,6 +201,7 @@ struct NotesCommand: ParsableCommand {
         // or a word of the text.
         enum Part {
             case option(passed: [String], typed: [String])
+            case unknown(String)
             case text(String)
         }
         var parts: [Part] = []
@@ -213,10 +222,12 @@ struct NotesCommand: ParsableCommand {
                 i += 1
             } else if flags.contains(arg) || values.contains(arg)
                 || values.contains(String(arg.prefix { $0 != "=" }))
-                || (arg.hasPrefix("--") && arg.dropFirst(2).first?.isLetter == true)
             {
-                // An unknown long option too: ArgumentParser refuses it.
                 parts.append(.option(passed: [arg], typed: [arg]))
+            } else if arg.hasPrefix("--"), arg.dropFirst(2).first?.isLetter == true {
+                // An unknown long option, wherever it stands: ArgumentParser refuses it
+                // (`--sectoin Learned` at the end is a typo, not text).
+                parts.append(.unknown(arg))
             } else {
                 parts.append(.text(arg))
             }
@@ -230,6 +241,7 @@ struct NotesCommand: ParsableCommand {
         for (n, part) in parts.enumerated() {
             switch part {
             case .text(let word): text.append(word)
+            case .unknown(let option): options.append(option)
             case .option(let passed, let typed):
                 if let first, let last, n > first && n < last {
                     text += typed

@@ -66,7 +66,8 @@ import Testing
         let result = notes("append", "context.md", "a fact", "--sectoin", "Learned")
         #expect(result.status == 2)
         #expect(
-            result.stderr.hasPrefix("notes: ")
+            result.stderr.hasPrefix("notes: unknown option '--sectoin'")
+                && result.stderr.contains("put the text after `--`: `notes append -- …`")
                 && result.stderr.lines().filter { !$0.isEmpty }.count == 1, "\(result.stderr)")
         #expect(text(notes, "context.md") == before)
     }
