@@ -194,6 +194,15 @@ extension NoteIndex {
             hiding = ranking ? .inSwift : .byFlag
         }
         var (filterSQL, filterArgs) = Self.filterClause(query.filters, hiding: hiding)
+        // Every group of a query with operators must match somewhere in the file (the
+        // expression ranked matches a section holding any).
+        if !query.isPlainWords, let required = FTSExpression.required(for: query.terms) {
+            for group in required {
+                filterSQL +=
+                    " AND f.id IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
+                filterArgs.append(group)
+            }
+        }
         if let exclusion = FTSExpression.exclusion(for: query.terms) {
             filterSQL +=
                 " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"

@@ -132,6 +132,11 @@ import Testing
             ?? IndexSchema.bm25
         var (filterSQL, filterArgs) = NoteIndex.filterClause(
             query.filters, hiding: query.filters.hideProtected ? .askingThePolicy : .nothing)
+        // An AND of groups: each somewhere in the file.
+        for group in plain == nil ? FTSExpression.required(for: query.terms) ?? [] : [] {
+            filterSQL += " AND f.id IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH ?)"
+            filterArgs.append(group)
+        }
         if let exclusion = FTSExpression.exclusion(for: query.terms) {
             filterSQL += " AND f.id NOT IN (SELECT rowid >> 24 FROM fts WHERE fts MATCH ?)"
             filterArgs.append(exclusion)

@@ -100,6 +100,36 @@ import Testing
         #expect(try fixture.search("Nantuck*").hits.map(\.path) == ["Research/moby/notes.md"])
     }
 
+    /// From a trial: `albatross AND cormorant` found nothing when the two words were in
+    /// different sections of one note. Every term must be in the file, not in one section.
+    @Test func anANDOfTermsMatchesAcrossAFilesSections() throws {
+        let birds = IndexFixture(files: [
+            "two.md":
+                "# Seabirds\n\n## First\n\nan albatross here\n\n## Second\n\na cormorant there\n",
+            "one.md": "# Albatross only\n\nan albatross and a gull\n",
+            "both.md": "# Both\n\nthe albatross chased the cormorant\n",
+        ])
+        let index = try birds.refreshed()
+        for query in [
+            "albatross AND cormorant", "\"albatross here\" cormorant",
+            "albatross OR pelican cormorant",
+            "albatross -pelican cormorant", "title:seabirds cormorant",
+        ] {
+            let paths = try birds.search(query, index).hits.map(\.path)
+            #expect(paths.contains("two.md") && !paths.contains("one.md"), "\(query): \(paths)")
+        }
+        // Both words in one section rank first; the snippet of a file shows a line that holds
+        // one of them.
+        let hits = try birds.search("albatross AND cormorant", index).hits
+        #expect(hits.map(\.path) == ["both.md", "two.md"])
+        let shown = hits[1].snippets.map(\.text).joined(separator: " ")
+        #expect(shown.contains("albatross") || shown.contains("cormorant"), "\(shown)")
+        #expect(
+            try birds.search("albatross AND cormorant -chased", index).hits.map(\.path) == [
+                "two.md"
+            ])
+    }
+
     @Test func foldsCaseAndDiacriticsAndStems() throws {
         #expect(try fixture.search("CAFE").hits.map(\.path) == ["Research/moby/notes.md"])
         #expect(try fixture.search("hunting").hits.map(\.path) == ["Research/moby/introduction.md"])
