@@ -95,11 +95,20 @@ extension SearchQuery {
                 } else {
                     add(
                         QueryTerm(
-                            text: Self.withoutPossessive(body), form: .word, negated: negated),
+                            text: Self.withoutPossessive(Self.withoutEndPunctuation(body)),
+                            form: .word, negated: negated),
                         or: &orNext)
                 }
             }
         }
+    }
+
+    /// `of?` → `of`, `(decline.)` → `decline`: a question's last word is the word (a stop
+    /// word too), not a word of its own with its marks. A word of marks alone stays.
+    static func withoutEndPunctuation(_ word: Substring) -> Substring {
+        let end = word.reversed().drop { "?!.,;:)]".contains($0) }.count
+        let kept = word.prefix(end).drop { "([".contains($0) }
+        return kept.isEmpty ? word : kept
     }
 
     /// `Ahab's` → `Ahab`: the tokenizer splits at the apostrophe, so the word would be the

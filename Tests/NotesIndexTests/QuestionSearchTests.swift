@@ -73,6 +73,19 @@ import Testing
         #expect(first.matching == .mostWords)
     }
 
+    /// From a trial: `made of?` kept "of" as a word of its own (with its mark), so every
+    /// hit was "missing: of".
+    @Test func aQuestionsMarksAreNotPartOfItsWords() throws {
+        let parsed = try SearchQuery(
+            parsing: "what's Ahab's leg made of? (whaling, decline.)", isMetadataKey: { _ in false }
+        )
+        #expect(
+            parsed.significantTerms.map(\.text) == ["Ahab", "leg", "made", "whaling", "decline"])
+        let results = try fixture.search("how did the whaling industry decline?")
+        #expect(results.hits.first?.path == "history/whaling.md")
+        #expect(results.hits.first?.missing == nil, "\(results.hits.map(\.missing))")
+    }
+
     @Test func operatorsKeepTheirExactMeaning() throws {
         #expect(
             try fixture.search("whaling AND decline").hits.map(\.path) == ["history/whaling.md"])
