@@ -301,6 +301,27 @@ class RecoveryFromNotFound(unittest.IsolatedAsyncioTestCase):
             await call(s, "restore_file", path="Research/moby-dick/draft.md", version=gone["restorable_version"])
             self.assertIn("words", (await call(s, "read_file", path="Research/moby-dick/draft.md"))["content"])
 
+    async def test_files_removed_or_moved_by_the_person(self):
+        """From a trial: a file the person removed or moved by hand was a bare not_found."""
+        async with session(self.ws) as s:
+            removed = await call(s, "write_file", path="Research/todelete.md", content="# To delete\n\nsoon gone\n")
+            await call(s, "write_file", path="Research/tomove.md", content="# To move\n\nsoon elsewhere\n")
+            self.ws.path("Research/todelete.md").unlink()
+            self.ws.path("Elsewhere").mkdir()
+            self.ws.path("Research/tomove.md").rename(self.ws.path("Elsewhere/moved.md"))
+            gone = await fail(s, "read_file", {"path": "Research/todelete.md"})
+            self.assertEqual(gone["code"], "not_found")
+            self.assertIn("removed outside notes", gone["message"])
+            self.assertEqual(gone["restorable_version"], removed["version"])
+            self.assertIn("restore_file", gone["hint"])
+            self.assert_no_cli(gone)
+            moved = await fail(s, "read_file", {"path": "Research/tomove.md"})
+            self.assertEqual(moved["moved_to"], "Elsewhere/moved.md")
+            self.assertIn("moved outside notes", moved["message"])
+            self.assertIn("soon elsewhere", (await call(s, "read_file", path=moved["moved_to"]))["content"])
+            await call(s, "restore_file", path="Research/todelete.md", version=gone["restorable_version"])
+            self.assertIn("soon gone", (await call(s, "read_file", path="Research/todelete.md"))["content"])
+
     async def test_near_misses_say_did_you_mean(self):
         nfd = unicodedata.normalize("NFD", "Research/Café notes.md")
         self.ws.path(nfd).write_text("# Café\n")
