@@ -52,6 +52,8 @@ public struct NotesError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The search index's folder cannot be used (full, read-only, not a folder, not
         /// ours): commands that need no index go on without it.
         case indexUnusable
+        /// A file search holds has no passage vectors yet: the next embedding pass makes them.
+        case notEmbeddedYet
     }
     /// What an agent needs to act on a refusal: versions, a diff, conflicts, options.
     public var details: ErrorDetails? {

@@ -402,8 +402,8 @@ extension NoteIndex {
                     throw NotesError(
                         .invalidArgument, "\(path) has no passage vectors yet",
                         hint:
-                            "run `notes index` to embed the workspace; `notes model` shows whether the model is installed"
-                    )
+                            "run `notes index` to embed the workspace; `notes model` shows whether the model is installed",
+                        cause: .notEmbeddedYet)
                 }
                 var scored = means.filter { $0.key != fileID }.map {
                     (file: $0.key, similarity: zip(own, $0.value).reduce(0) { $0 + $1.0 * $1.1 })

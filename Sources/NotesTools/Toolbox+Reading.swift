@@ -380,7 +380,15 @@ extension Toolbox {
         let path = try store.readablePath(try pathArgument(args), by: author)
         let limit = try args.int("limit", in: 1...50) ?? 10
         try refreshIndex()
-        return try index.related(to: path.relative, limit: limit, hideProtected: true)
+        do {
+            return try index.related(to: path.relative, limit: limit, hideProtected: true)
+        } catch  where error.cause == .notEmbeddedYet && embedding != nil {
+            // This server embeds in the background: the vectors are on their way.
+            throw NotesError(
+                .busy,
+                "\(path.relative) is not embedded yet: the workspace is being embedded in the background (\(semanticState()))",
+                hint: "retry related in a minute; search finds notes by their words meanwhile")
+        }
     }
 
     func fileHistory(_ args: ToolArguments, _ author: Author) throws(NotesError)

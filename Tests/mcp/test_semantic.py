@@ -128,6 +128,28 @@ class SearchByMeaning(unittest.TestCase):
                 self.assertEqual(songs["hits"][0]["path"], "Research/shanties.md")
         asyncio.run(go())
 
+    def test_related_before_a_note_is_embedded_says_retry(self):
+        # From a trial: during the background pass, related answered invalid_argument with
+        # a hint to run a command line. Another process holds the embedding (its lock), so
+        # this server's pass cannot start: the note has no vectors yet.
+        import fcntl
+        self.ws.index.mkdir(parents=True, exist_ok=True)
+        with open(self.ws.index / "embed.lock", "a+") as held:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+            async def go():
+                async with session(self.ws, env={"NOTES_MODEL_DIR": MODEL}) as s:
+                    try:
+                        await call(s, "related", path="Research/moby-dick/introduction.md")
+                        self.fail("related answered before any note was embedded")
+                    except ToolError as refused:
+                        error = refused.payload
+                    self.assertEqual(error["code"], "busy", error)
+                    self.assertIn("not embedded yet", error["message"])
+                    self.assertIn("retry related", error["hint"])
+                    self.assertNotIn("`notes", json.dumps(error))
+            asyncio.run(go())
+
     def test_a_session_closed_while_embedding_exits_cleanly(self):
         # The agent leaves while the server still embeds in the background: the pass must be
         # stopped and waited for before the process exits and frees the model under it (it
