@@ -140,7 +140,7 @@ struct RememberAnswer: Encodable {
         try c.encodeIfPresent(result.proposal, forKey: .proposal)
         if result.contradicts != nil || result.similar != nil {
             try c.encode(
-                "if the new fact replaces that line, remove it with edit_file on context.md (its old_text)",
+                "if the new fact replaces that line, propose removing it: edit_file on context.md with its old_text and on_conflict \"propose\" (context.md is append-only for agents; the person reviews the proposal)",
                 forKey: .next)
         }
     }

@@ -39,6 +39,16 @@ class RememberNearDuplicates(unittest.IsolatedAsyncioTestCase):
             self.assertFalse(opposite["duplicate"])
             self.assertEqual(opposite["contradicts"], "- 2026-11-20: Prefers primary sources over summaries.")
             self.assertIn("edit_file", opposite["next"])
+            # The step it names works (from a trial: a plain edit is refused, context.md being
+            # append-only for agents): a proposal the person reviews, nothing changed yet.
+            self.assertIn('on_conflict "propose"', opposite["next"])
+            before = self.ws.path("context.md").read_bytes()
+            current = await call(s, "read_file", path="context.md")
+            proposed = await call(s, "edit_file", path="context.md", expected_version=current["version"],
+                                  on_conflict="propose",
+                                  edits=[{"old_text": opposite["contradicts"] + "\n", "new_text": ""}])
+            self.assertTrue(proposed["proposal"], proposed)
+            self.assertEqual(self.ws.path("context.md").read_bytes(), before)
             alike = await call(s, "remember", fact="Teaches secondary-school English")
             self.assertEqual(alike["similar"],
                              "- I teach secondary-school English; drafts should be usable with 16-year-olds.")
