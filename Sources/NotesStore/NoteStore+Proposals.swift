@@ -5,15 +5,28 @@ import NotesCore
 /// the proposal changed become the agent's own text, and the person's other lines stay
 /// theirs (``WriteGuard/agentTextAfterAccepting(_:)``).
 extension NoteStore {
-    /// The diff of a proposal against the file as it is now.
-    public func diff(of proposal: Proposal) -> String {
+    /// What a proposal changes, as a diff: against the file as it is now, or, when the file
+    /// changed since the proposal was made and that version is kept, against the version
+    /// the proposal saw (`sinceChanged`): a diff against the file now would show the
+    /// person's later lines as removed, which `--merge` keeps.
+    public func proposedChange(_ proposal: Proposal) -> (diff: String, fileChangedSince: Bool) {
         let current =
             (try? FileBytes.read(
                 path: workspace.absolutePath(proposal.path), maxBytes: Workspace.pagedReadMaxBytes))
             ?? []
-        return LineDiff.unified(
-            current, Array(proposal.content.utf8), oldLabel: proposal.path,
+        let proposed = Array(proposal.content.utf8)
+        if let base = proposal.baseVersion, ContentVersion(of: current).short != base,
+            let seen = history.object(base)
+        {
+            let diff = LineDiff.unified(
+                seen, proposed, oldLabel: "\(proposal.path) (version \(base))",
+                newLabel: "\(proposal.path) (proposal \(proposal.id))")
+            return (diff, true)
+        }
+        let diff = LineDiff.unified(
+            current, proposed, oldLabel: proposal.path,
             newLabel: "\(proposal.path) (proposal \(proposal.id))")
+        return (diff, false)
     }
 
     /// Writes the proposal's text, if the file is still the version it was made against.

@@ -339,7 +339,8 @@ let draft = """
         #expect(!proposed.changed && f.text("intro.md")?.contains("My closing line.") == true)
         #expect(f.store.proposals.list().map(\.id) == [id])
         #expect(
-            f.store.diff(of: try #require(f.store.proposals.proposal(id))).contains("+# Rewritten"))
+            f.store.proposedChange(try #require(f.store.proposals.proposal(id))).diff.contains(
+                "+# Rewritten"))
         let accepted = try f.store.accept(id)
         #expect(accepted.changed && f.text("intro.md")?.contains("# Rewritten") == true)
         #expect(f.store.proposals.list().isEmpty)

@@ -55,6 +55,22 @@ class Review(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(self.last_log_entry()["actor"], "user")
             await self.assert_b_stays_the_persons(s)
 
+    async def test_review_shows_the_agents_change_after_the_person_edits_the_file(self):
+        # From a trial: shown against the file now, the person's later line read as a line
+        # the proposal removes, which --merge keeps.
+        async with session(self.ws) as s:
+            proposal = await self.propose_a_over_the_persons_a_and_b(s)
+            self.person_edits("Line C.", "Line C, changed after the proposal.")
+            shown = notes("review", proposal, ws=self.ws, check=True).stdout
+            self.assertIn("the file changed since the agent saw it", shown)
+            self.assertIn("+Line A, the agent's.", shown)
+            self.assertIn("-Line A, the person's.", shown)
+            self.assertNotIn("Line C, changed after the proposal.", shown)
+            notes("review", proposal, "--merge", ws=self.ws, check=True)
+            text = self.file.read_text()
+            self.assertIn("Line A, the agent's.", text)
+            self.assertIn("Line C, changed after the proposal.", text)
+
     async def test_merging_a_proposal_keeps_the_persons_other_lines_protected(self):
         async with session(self.ws) as s:
             proposal = await self.propose_a_over_the_persons_a_and_b(s)

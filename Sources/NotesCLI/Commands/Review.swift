@@ -21,7 +21,7 @@ extension NotesCommand {
                 "Review the agent's proposals: list them, show one's diff, accept, reject or merge it.",
             discussion: """
                   notes review                  list pending proposals
-                  notes review p-20261121-1a2b  show its diff against the file now
+                  notes review p-20261121-1a2b  show what it changes
                   notes review p-20261121-1a2b --accept
                   notes review p-20261121-1a2b --merge   combine with changes made since
                 """)
@@ -96,9 +96,16 @@ extension NotesCommand {
                 Terminal.style(
                     "\(proposal.id) · \(base.display(proposal.path)) · by \(proposal.actor.rawValue) (\(proposal.client)) · \(proposal.reason)\n",
                     .dim))
-            let diff = store.diff(of: proposal)
+            let change = store.proposedChange(proposal)
+            if change.fileChangedSince {
+                Terminal.write(
+                    Terminal.style(
+                        "the file changed since the agent saw it: this is the agent's change to that version; `--merge` combines it with the file's changes, `--accept` would refuse\n",
+                        .yellow))
+            }
             Terminal.write(
-                diff.isEmpty ? "the proposal matches the file\n" : coloredDiff(diff) + "\n")
+                change.diff.isEmpty
+                    ? "the proposal matches the file\n" : coloredDiff(change.diff) + "\n")
         }
     }
 }
