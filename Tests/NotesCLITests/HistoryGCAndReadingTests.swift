@@ -81,6 +81,17 @@ import Testing
         #expect(notes("restore", "ideas.md", "--version", versions[0]).status == 2)
     }
 
+    /// From a trial: after a restore to an earlier version, every row of that version said
+    /// "← current".
+    @Test func onlyTheNewestRowOfTheCurrentVersionIsCurrent() throws {
+        let versions = try threeVersions()
+        #expect(notes("restore", "ideas.md", "--version", versions[0]).status == 0)
+        let history = lines(notes("history", "ideas.md").stdout)
+        #expect(history.count == 4, "\(history)")
+        #expect(history.filter { $0.contains("← current") } == [history[0]], "\(history)")
+        #expect(history[0].hasPrefix(versions[0]) && history[3].hasPrefix(versions[0]))
+    }
+
     @Test func readShowsTextThatSearchCouldDecode() throws {
         #expect(
             FileManager.default.createFile(

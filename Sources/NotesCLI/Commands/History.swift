@@ -74,6 +74,9 @@ extension NotesCommand {
             let current = FileManager.default.contents(atPath: ws.absolutePath(relative)).map {
                 ContentVersion(of: Array($0)).short
             }
+            // The newest row holding the file's bytes now is the current one (an older row
+            // of the same version is one the file later came back to).
+            var currentShown = false
             for record in records.reversed() {
                 let version = record.after ?? "(deleted)"
                 var line =
@@ -83,7 +86,8 @@ extension NotesCommand {
                 }
                 if let proposal = record.proposal { line += "  proposal \(proposal)" }
                 if record.after != nil && record.after == current {
-                    line += Terminal.style("  ← current", .green)
+                    if !currentShown { line += Terminal.style("  ← current", .green) }
+                    currentShown = true
                 } else if let after = record.after, !store.history.hasObject(after) {
                     // Only gc removes versions on purpose; any other absence is damage.
                     line += Terminal.style(
