@@ -84,12 +84,16 @@ struct NotesCommand: ParsableCommand {
             // In free text, a word shaped like an option can be meant as text.
             let freeText =
                 freeTextCommands[typedCommand] != nil && cleaned.hasPrefix("Unknown option")
+            // A value of a kind the message does not describe: an example.
+            let age = cleaned.contains(" <age>'")
             fail(
                 NotesError(
                     .invalidArgument, cleaned.prefix(1).lowercased() + cleaned.dropFirst(),
-                    hint: freeText
-                        ? "to write it as text, put the text after `--`: `notes \(typedCommand) -- …`; `notes help \(typedCommand)` lists the options"
-                        : "see `notes help`"), json: wantsJSON)
+                    hint: age
+                        ? "an age is a number and a unit, such as 90s, 30m, 12h, 7d, 2w or 1y"
+                        : freeText
+                            ? "to write it as text, put the text after `--`: `notes \(typedCommand) -- …`; `notes help \(typedCommand)` lists the options"
+                            : "see `notes help`"), json: wantsJSON)
         }
     }
 
@@ -253,9 +257,9 @@ struct NotesCommand: ParsableCommand {
         return [command] + options + (text.isEmpty ? [] : ["--"] + text)
     }
 
-    /// Options that name the workspace, and `--color`, may come before the subcommand
-    /// (`notes -w DIR search whale`); ArgumentParser wants them after it, so they are moved
-    /// there.
+    /// Options that name the workspace, `--color` and `--json` may come before the
+    /// subcommand (`notes -w DIR search whale`, `notes --json status`); ArgumentParser wants
+    /// them after it, so they are moved there.
     static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
         var leading: [String] = []
         var i = 0
@@ -267,7 +271,7 @@ struct NotesCommand: ParsableCommand {
                 leading += [arg, arguments[i + 1]]
                 i += 2
             } else if arg.hasPrefix("--workspace=") || arg.hasPrefix("--index-dir=")
-                || arg.hasPrefix("--color=")
+                || arg.hasPrefix("--color=") || arg == "--json"
             {
                 leading.append(arg)
                 i += 1

@@ -280,7 +280,7 @@ extension NoteStore {
             try target.checkWritable()
             let version: String
             if let requested {
-                version = requested
+                version = versionTypedShort(requested, of: path.relative)
             } else {
                 version = try previousVersion(of: path, current: target.version)
             }
@@ -312,6 +312,17 @@ extension NoteStore {
         }
     }
 
+    /// The version of `path`'s history that `typed` begins, when it is a prefix of at least
+    /// 4 hex digits of exactly one (as `git` takes a short hash); else `typed` as it is.
+    func versionTypedShort(_ typed: String, of path: String) -> String {
+        guard (4..<16).contains(typed.count) else { return typed }
+        let prefix = typed.lowercased()
+        let versions = Set(
+            history.history(of: path).records.flatMap { [$0.after, $0.before].compactMap { $0 } })
+        let matching = versions.filter { $0.hasPrefix(prefix) }
+        return matching.count == 1 ? matching.first! : typed
+    }
+
     /// The version a plain `restore PATH` brings back.
     public func previousVersion(of path: WorkspacePath, current: String?) throws(NotesError)
         -> String
@@ -323,6 +334,14 @@ extension NoteStore {
                     return candidate
                 }
             }
+        }
+        if records.isEmpty {
+            throw NotesError(
+                .notFound,
+                "\(path) has no history: notes keeps the versions of files changed through it, or that it saw change",
+                hint: FileSystem.exists(workspace.absolutePath(path.relative))
+                    ? "there is no earlier version to bring back"
+                    : "check the path: `notes list` shows the files")
         }
         throw NotesError(
             .notFound, "the history has no earlier version of \(path)",

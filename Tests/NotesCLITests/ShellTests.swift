@@ -265,6 +265,31 @@ import Testing
         #expect(notes("-w", "Research", "journal", "an entry").status == 0)
     }
 
+    /// Smaller faults of a trial: --json before the command, an age's format, a restore of
+    /// a path with no history, a version typed short.
+    @Test func smallerFaultsOfATrial() throws {
+        let json = notes("--json", "status")
+        #expect(json.status == 0 && json.stdout.hasPrefix("{"), "\(json.stderr)")
+        let age = notes("log", "--since", "yesterday")
+        #expect(
+            age.status == 2 && age.stderr.contains("such as 90s, 30m, 12h, 7d"), "\(age.stderr)")
+        let nothing = notes("restore", "nope.md")
+        #expect(
+            nothing.status == 2 && nothing.stderr.contains("nope.md has no history")
+                && !nothing.stderr.contains("notes history"), "\(nothing.stderr)")
+        #expect(notes("write", "ideas.md", stdin: "one\n").status == 0)
+        #expect(notes("append", "ideas.md", "two").status == 0)
+        let records = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(notes("history", "ideas.md", "--json").stdout.utf8)) as? [[String: Any]])
+        let first = try #require(records.first?["after"] as? String)
+        let short = notes("restore", "ideas.md", "--version", String(first.prefix(6)))
+        #expect(short.status == 0 && short.stdout.contains(first), "\(short.stderr)")
+        let restored = try String(contentsOfFile: notes.workspace + "/ideas.md", encoding: .utf8)
+        #expect(restored.hasSuffix("one\n") && !restored.contains("two"), "\(restored)")
+        #expect(notes("restore", "ideas.md", "--version", String(first.prefix(3))).status == 2)
+    }
+
     @Test func indexPrintsItsSummaryOnAPipe() {
         let index = notes("index")
         #expect(index.status == 0)
