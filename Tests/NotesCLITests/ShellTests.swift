@@ -268,6 +268,8 @@ import Testing
     /// Smaller faults of a trial: --json before the command, an age's format, a restore of
     /// a path with no history, a version typed short.
     @Test func smallerFaultsOfATrial() throws {
+        let whole = notes("read", "reading-list.md", "--limit", "0")
+        #expect(whole.status == 0 && whole.stdout.contains("Call Me Ishmael"), "\(whole.stderr)")
         let json = notes("--json", "status")
         #expect(json.status == 0 && json.stdout.hasPrefix("{"), "\(json.stderr)")
         let age = notes("log", "--since", "yesterday")

@@ -19,7 +19,8 @@ extension NotesCommand {
         @OptionGroup var workspace: WorkspaceOptions
         @Argument(help: "The file to read.", completion: Completion.paths) var path: String
         @Option(name: .long, help: "First line to print (1-based).") var offset: Int?
-        @Option(name: .long, help: "Number of lines to print.") var limit: Int?
+        @Option(name: .long, help: "Number of lines to print (0: to the end, as in search).")
+        var limit: Int?
         @Flag(
             name: .long, help: "Print content, version, provenance, size and total_lines as JSON.")
         var json = false
@@ -33,7 +34,8 @@ extension NotesCommand {
             let ws = try workspace.openWorkspace()
             let base = workspace.pathBase(ws)
             var result = try NoteStore(workspace: ws).read(
-                try base.resolve(path).relative, offset: offset, limit: limit, lossy: true,
+                try base.resolve(path).relative, offset: offset, limit: limit == 0 ? nil : limit,
+                lossy: true,
                 by: .person)
             result.path = base.display(result.path)
             if let line = result.invalidUTF8Line {
