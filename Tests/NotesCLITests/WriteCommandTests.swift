@@ -216,6 +216,12 @@ import Testing
         let error = try #require(json["error"] as? [String: Any])
         #expect(error["code"] as? String == "stale_version")
         #expect((error["details"] as? [String: Any])?["current_version"] is String)
+        // The options name commands, never the agent's tools (from a trial).
+        let options = try #require((error["details"] as? [String: Any])?["options"] as? [String])
+        #expect(
+            !options.isEmpty
+                && options.allSatisfy { $0.contains("`notes ") && !$0.contains("_file") },
+            "\(options)")
         #expect(notes("write", ".notes/config.yml", stdin: "x").stderr.contains("tool's own state"))
         #expect(notes("write", "../outside.md", stdin: "x").stderr.contains("leaves the workspace"))
         #expect(notes("review").stdout.contains("no pending proposals"))

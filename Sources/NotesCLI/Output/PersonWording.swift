@@ -35,6 +35,10 @@ enum PersonWording {
         var shown = error
         shown.message = forPerson(error.message)
         shown.hint = error.hint.map { forPerson($0) }
+        if var details = error.details, let options = details.options {
+            details.options = options.map { forPerson($0) }
+            shown.details = details
+        }
         return shown
     }
 }
