@@ -137,6 +137,11 @@ final class FolderHandle {
             throw NotesError.system(errno, "cannot read \(path(name)) (\(errorText(errno)))")
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                throw NotesError(
+                    .invalidArgument, "\(path(name)) is a folder, not a file",
+                    hint: "name a file in it, such as \(path(name))/notes.md")
+            }
             throw NotesError(
                 .invalidArgument, "\(path(name)) is not a regular file",
                 hint: "only files can be written")

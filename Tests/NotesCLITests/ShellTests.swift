@@ -270,6 +270,10 @@ import Testing
     @Test func smallerFaultsOfATrial() throws {
         let whole = notes("read", "reading-list.md", "--limit", "0")
         #expect(whole.status == 0 && whole.stdout.contains("Call Me Ishmael"), "\(whole.stderr)")
+        let folder = notes("write", "Research/", stdin: "x\n")
+        #expect(
+            folder.status == 2 && folder.stderr.contains("Research is a folder, not a file"),
+            "\(folder.stderr)")
         let json = notes("--json", "status")
         #expect(json.status == 0 && json.stdout.hasPrefix("{"), "\(json.stderr)")
         let age = notes("log", "--since", "yesterday")
