@@ -11,4 +11,11 @@ import NotesCore
 /// is a cache").
 public protocol ChangeLedger: Sendable {
     func settle(_ edits: [OutsideEdit]) -> any ProvenanceLookup
+    /// Called once after a refresh wrote its changes, with the known files it found removed
+    /// or moved (the ledger leaves out those notes itself removed or moved).
+    func noteRemovals(_ removals: [OutsideRemoval])
+}
+
+extension ChangeLedger {
+    public func noteRemovals(_ removals: [OutsideRemoval]) {}
 }

@@ -12,6 +12,8 @@ final class IndexWriter: @unchecked Sendable {
         var replayedTexts = 0
         var renames: [RefreshReport.Rename] = []
         var diagnostics: [Diagnostic] = []
+        /// The files removed or moved, as the change history is told (``ChangeLedger``).
+        var removals: [OutsideRemoval] = []
     }
 
     /// The live pool, or a fresh build's private database (``NoteIndex/buildFresh``).
@@ -239,6 +241,10 @@ final class IndexWriter: @unchecked Sendable {
                     try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [file.id])
                     try FolderStamps.unstampFolder(of: path, db)
                     counts.removed += 1
+                    if !file.digest.isEmpty {
+                        counts.removals.append(
+                            OutsideRemoval(path: path, version: String(file.digest.prefix(16))))
+                    }
                 }
                 if vectorsDropped { try VectorTable.renewGeneration(db) }
             }
@@ -331,6 +337,8 @@ final class IndexWriter: @unchecked Sendable {
             goneByDigest[digest] = candidates
             existingID = gone.removeValue(forKey: from)?.id
             counts.renames.append(.init(from: from, to: file.path))
+            counts.removals.append(
+                OutsideRemoval(path: from, version: String(digest.prefix(16)), movedTo: file.path))
             try FolderStamps.unstampFolder(of: from, db)
         } else {
             existingID = nil

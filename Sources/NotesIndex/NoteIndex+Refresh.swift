@@ -108,6 +108,7 @@ extension NoteIndex {
         }
         // A build aside recorded it in its own file.
         if plan.recordsSizeLimit && !builtAside { try recordSizeLimit() }
+        if !writer.counts.removals.isEmpty { ledger?.noteRemovals(writer.counts.removals) }
         if !builtAside && paths == nil && !fromScratch && !plan.recordsStamps {
             leaveLayoutAfterRestats(writer, walk: walk, rules: scanner.rules)
         } else if walk.snapshot != nil {

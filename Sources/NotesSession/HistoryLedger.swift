@@ -8,6 +8,10 @@ import NotesStore
 struct HistoryLedger: ChangeLedger {
     let history: HistoryStore
 
+    func noteRemovals(_ removals: [OutsideRemoval]) {
+        history.noteRemovals(removals)
+    }
+
     func settle(_ edits: [OutsideEdit]) -> any ProvenanceLookup {
         let (histories, unlogged) = history.settle(edits)
         return LoggedProvenance(

@@ -511,6 +511,45 @@ public final class HistoryStore: @unchecked Sendable {
         return (allHistories(), unlogged)
     }
 
+    /// The client of the changes a refresh found that notes did not make.
+    public static let outsideNotes = "outside notes"
+
+    /// The files the history last left in place that are no longer on disk, with the version
+    /// it left: removed or moved since by the person or another program, and not yet logged.
+    public func missingFiles() -> [(path: String, version: String)] {
+        allHistories().compactMap { path, history -> (path: String, version: String)? in
+            guard let last = history.last, let version = last.after, last.operation != .delete,
+                last.operation != .move || last.to == path,
+                !FileSystem.exists(workspace.absolutePath(path))
+            else { return nil }
+            return (path, version)
+        }.sorted { $0.path < $1.path }
+    }
+
+    /// Logs the files a refresh found removed or moved that notes did not remove or move,
+    /// as the person's (`outside notes`), under the workspace lock: a delete (its last
+    /// version restorable) or a move to where the same bytes now are. A file the history
+    /// never held, or whose last record already removed or moved it, is left out.
+    public func noteRemovals(_ removals: [OutsideRemoval]) {
+        guard workspace.isInitialized, !removals.isEmpty,
+            let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2)
+        else { return }
+        defer { withExtendedLifetime(lock) {} }
+        for removal in removals {
+            guard let last = history(of: removal.path).last, let known = last.after,
+                last.operation != .delete, last.operation != .move || last.to == removal.path,
+                object(known) != nil || object(removal.version) != nil
+            else { continue }
+            let before = object(removal.version) != nil ? removal.version : known
+            let record = ChangeRecord(
+                actor: .user, client: Self.outsideNotes,
+                operation: removal.movedTo == nil ? .delete : .move, path: removal.path,
+                to: removal.movedTo, before: before,
+                after: removal.movedTo == nil ? nil : removal.version)
+            try? append(record)
+        }
+    }
+
     // MARK: Pruning
 
     /// Deletes stored versions that no record newer than `cutoff` (seconds since the epoch)

@@ -68,7 +68,7 @@ public struct PathHistory: Sendable {
     ) -> ChangeRecord? {
         guard last?.after != version else { return nil }
         return ChangeRecord(
-            time: outsideEditTime(mtime: mtime), actor: .user, client: "outside notes",
+            time: outsideEditTime(mtime: mtime), actor: .user, client: HistoryStore.outsideNotes,
             operation: .external,
             path: path, before: last?.after ?? before.map { String($0.prefix(16)) }, after: version)
     }

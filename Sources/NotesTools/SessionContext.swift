@@ -172,6 +172,10 @@ extension Toolbox {
             topLevelFiles: Array(
                 root.files.map(\.path).filter { policy.rule(for: $0) != .deny }.prefix(50)))
 
+        // Files the person removed or moved outside notes, logged as their change now (a
+        // refresh logs those it sees go; the agent's files written since the last refresh
+        // the index never held).
+        noteFilesRemovedOutside()
         // What the person changed since the agent's last action before this session.
         let records = store.history.records()
         let lastAgent = records.last {
@@ -239,6 +243,24 @@ extension Toolbox {
 }
 
 extension Toolbox {
+    /// Logs the files the history left in place that are gone (``HistoryStore/missingFiles()``)
+    /// as removed by the person, or moved where a file now holds the same version.
+    func noteFilesRemovedOutside() {
+        let missing = store.history.missingFiles()
+        guard !missing.isEmpty else { return }
+        _ = try? refreshIndex()  // where a moved file now is
+        let listed =
+            (try? index.listing(folder: "", recursive: true, glob: nil, sort: .path).files) ?? []
+        var byVersion: [String: String] = [:]
+        for file in listed where byVersion[file.version] == nil {
+            byVersion[file.version] = file.path
+        }
+        store.history.noteRemovals(
+            missing.map {
+                OutsideRemoval(path: $0.path, version: $0.version, movedTo: byVersion[$0.version])
+            })
+    }
+
     /// One line on search by meaning for get_context.
     func semanticState() -> String {
         guard embedding != nil, let coverage = try? index.semanticCoverage() else {

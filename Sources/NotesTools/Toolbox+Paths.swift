@@ -88,8 +88,18 @@ extension Toolbox {
             return error
         }
         let relative = path.relative
+        // Gone while the log says it is there: the person removed or moved it outside notes
+        // (logged now, as get_context would).
+        if let last = store.history.history(of: relative).records.last, last.after != nil,
+            last.operation != .delete, last.operation != .move || last.to == relative
+        {
+            noteFilesRemovedOutside()
+        }
         // Moved or deleted, by the log.
         if let last = store.history.history(of: relative).records.last {
+            let who =
+                last.client == HistoryStore.outsideNotes
+                ? "\(last.actor.rawValue), outside notes" : last.actor.rawValue
             if last.operation == .move, let to = last.to, to != relative {
                 var current = to
                 var hops = 0
@@ -106,7 +116,7 @@ extension Toolbox {
                 {
                     return NotesError(
                         .notFound,
-                        "\(relative) was moved to \(current) (\(last.actor.rawValue), \(last.time))",
+                        "\(relative) was moved to \(current) (\(who), \(last.time))",
                         hint: "\(tool) with path \"\(current)\"",
                         details: ErrorDetails(
                             path: relative, options: [Self.call(tool, ["path": current])],
@@ -118,7 +128,7 @@ extension Toolbox {
             {
                 return NotesError(
                     .notFound,
-                    "\(relative) was deleted (\(last.actor.rawValue), \(last.time)); its last version \(version) is kept in history",
+                    "\(relative) was deleted (\(who), \(last.time)); its last version \(version) is kept in history",
                     hint:
                         "restore_file with path \"\(relative)\" and version \"\(version)\" brings it back",
                     details: ErrorDetails(
@@ -128,11 +138,6 @@ extension Toolbox {
                             "file_history",
                         ],
                         restorableVersion: version))
-            }
-            if last.operation != .move, let version = last.after,
-                store.history.object(version) != nil
-            {
-                return goneOutsideNotes(relative, last: last, version: version)
             }
         }
         // A near miss among the names the agent may see (list_files wants a folder).
@@ -152,39 +157,6 @@ extension Toolbox {
             .notFound, original.message.isEmpty ? "no file at \(relative)" : original.message,
             hint: "list_files shows what exists; search finds files by what they say",
             details: ErrorDetails(path: relative, options: ["list_files", "search"]))
-    }
-
-    /// `not_found` for a file notes last left at `version` and that is gone: removed or
-    /// moved by the person (or another program), which the history does not record. A file
-    /// that now holds exactly that version is where it was moved (`moved_to`); either way
-    /// the version can be restored.
-    func goneOutsideNotes(_ relative: String, last: ChangeRecord, version: String) -> NotesError {
-        _ = try? refreshIndex()
-        let policy = workspace.config.policy
-        let movedTo =
-            (try? index.listing(folder: "", recursive: true, glob: nil, sort: .path).files)?
-            .first {
-                $0.version == version && policy.rule(for: $0.path) != .deny
-                    && !policy.isProtected($0.path)
-            }?.path
-        let restore = Self.call("restore_file", ["path": relative, "version": version])
-        let since = "after its last change through notes (\(last.actor.rawValue), \(last.time))"
-        if let movedTo {
-            return NotesError(
-                .notFound,
-                "\(relative) was moved outside notes to \(movedTo) \(since): the same version \(version) is there",
-                hint: "read_file with path \"\(movedTo)\"",
-                details: ErrorDetails(
-                    path: relative, options: [Self.call("read_file", ["path": movedTo])],
-                    movedTo: movedTo))
-        }
-        return NotesError(
-            .notFound,
-            "\(relative) was removed outside notes \(since); its last version \(version) is kept in history",
-            hint:
-                "restore_file with path \"\(relative)\" and version \"\(version)\" brings it back, if the person wants it back (they removed it)",
-            details: ErrorDetails(
-                path: relative, options: [restore, "file_history"], restorableVersion: version))
     }
 
     /// Paths the agent probably meant by `wanted`: another case, a missing or different

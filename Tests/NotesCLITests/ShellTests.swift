@@ -296,6 +296,34 @@ import Testing
         #expect(notes("restore", "ideas.md", "--version", String(first.prefix(3))).status == 2)
     }
 
+    /// A file notes wrote that the person removes or moves by hand: the next command's
+    /// refresh logs it as their change, once; notes' own removals are not logged twice.
+    @Test func filesRemovedOrMovedByHandAreLoggedOnce() throws {
+        let fm = FileManager.default
+        for name in ["gone.md", "moving.md", "removed.md"] {
+            #expect(notes("write", name, stdin: "# \(name)\n\ntext of \(name)\n").status == 0)
+        }
+        #expect(notes("status").status == 0)
+        try fm.removeItem(atPath: notes.workspace + "/gone.md")
+        try fm.moveItem(
+            atPath: notes.workspace + "/moving.md", toPath: notes.workspace + "/moved.md")
+        #expect(notes("rm", "removed.md").status == 0)
+        #expect(notes("status").status == 0)
+        #expect(notes("status").status == 0)
+        let gone = notes("history", "gone.md").stdout
+        #expect(
+            gone.lines().first?.contains("delete    outside notes") == true
+                && gone.components(separatedBy: "outside notes").count == 2, "\(gone)")
+        let moved = notes("history", "moving.md").stdout
+        #expect(
+            moved.lines().first?.contains("move      outside notes  moving.md → moved.md") == true,
+            "\(moved)")
+        let removed = notes("history", "removed.md").stdout
+        #expect(
+            !removed.contains("outside notes") && removed.lines().filter { !$0.isEmpty }.count == 2,
+            "\(removed)")
+    }
+
     @Test func indexPrintsItsSummaryOnAPipe() {
         let index = notes("index")
         #expect(index.status == 0)

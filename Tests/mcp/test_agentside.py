@@ -302,25 +302,49 @@ class RecoveryFromNotFound(unittest.IsolatedAsyncioTestCase):
             self.assertIn("words", (await call(s, "read_file", path="Research/moby-dick/draft.md"))["content"])
 
     async def test_files_removed_or_moved_by_the_person(self):
-        """From a trial: a file the person removed or moved by hand was a bare not_found."""
+        """From a trial: a file the person removed or moved by hand was a bare not_found, and
+        get_context and file_history did not say so."""
         async with session(self.ws) as s:
             removed = await call(s, "write_file", path="Research/todelete.md", content="# To delete\n\nsoon gone\n")
-            await call(s, "write_file", path="Research/tomove.md", content="# To move\n\nsoon elsewhere\n")
+            moved = await call(s, "write_file", path="Research/tomove.md", content="# To move\n\nsoon elsewhere\n")
             self.ws.path("Research/todelete.md").unlink()
             self.ws.path("Elsewhere").mkdir()
             self.ws.path("Research/tomove.md").rename(self.ws.path("Elsewhere/moved.md"))
             gone = await fail(s, "read_file", {"path": "Research/todelete.md"})
             self.assertEqual(gone["code"], "not_found")
-            self.assertIn("removed outside notes", gone["message"])
+            self.assertIn("was deleted (user, outside notes", gone["message"])
             self.assertEqual(gone["restorable_version"], removed["version"])
             self.assertIn("restore_file", gone["hint"])
             self.assert_no_cli(gone)
-            moved = await fail(s, "read_file", {"path": "Research/tomove.md"})
-            self.assertEqual(moved["moved_to"], "Elsewhere/moved.md")
-            self.assertIn("moved outside notes", moved["message"])
-            self.assertIn("soon elsewhere", (await call(s, "read_file", path=moved["moved_to"]))["content"])
+            elsewhere = await fail(s, "read_file", {"path": "Research/tomove.md"})
+            self.assertEqual(elsewhere["moved_to"], "Elsewhere/moved.md")
+            self.assertIn("was moved to Elsewhere/moved.md (user, outside notes", elsewhere["message"])
+            self.assertIn("soon elsewhere", (await call(s, "read_file", path=elsewhere["moved_to"]))["content"])
+            history = await call(s, "file_history", path="Research/todelete.md")
+            self.assertEqual((history["versions"][0]["operation"], history["versions"][0]["client"]),
+                             ("delete", "outside notes"))
             await call(s, "restore_file", path="Research/todelete.md", version=gone["restorable_version"])
             self.assertIn("soon gone", (await call(s, "read_file", path="Research/todelete.md"))["content"])
+
+    async def test_get_context_lists_files_the_person_removed_or_moved(self):
+        async with session(self.ws) as s:
+            await call(s, "write_file", path="Research/todelete.md", content="# To delete\n\nsoon gone\n")
+            moved = await call(s, "write_file", path="Research/tomove.md", content="# To move\n\nsoon elsewhere\n")
+        # Between sessions the person deletes one and moves the other.
+        self.ws.path("Research/todelete.md").unlink()
+        self.ws.path("Elsewhere").mkdir()
+        self.ws.path("Research/tomove.md").rename(self.ws.path("Elsewhere/moved.md"))
+        async with session(self.ws) as s:
+            context = await call(s, "get_context")
+            changes = {(c["path"], c.get("operation", "edit")) for c in context["user_changes_since_last_session"]}
+            self.assertIn(("Research/todelete.md", "delete"), changes)
+            self.assertIn(("Elsewhere/moved.md", "move"), changes)
+            # Logged once: a second session does not log them again.
+            again = await call(s, "get_context")
+            deletes = [c for c in again["user_changes_since_last_session"] if c["path"] == "Research/todelete.md"]
+            self.assertEqual(len(deletes), 1)
+        log = notes("history", "Research/todelete.md", ws=self.ws, check=True).stdout
+        self.assertEqual(log.count("outside notes"), 1, log)
 
     async def test_near_misses_say_did_you_mean(self):
         nfd = unicodedata.normalize("NFD", "Research/Café notes.md")
