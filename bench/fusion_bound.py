@@ -86,9 +86,12 @@ def evaluate(dump, sets, split, k):
     for name in sets:
         qs, _ = sq.load_set(QUESTIONS / f"{name}.tsv")
         for q in qs:
-            if q["split"] == split and q["question"] in dump:
-                questions.append(q)
-                results[q["id"]] = {"paths": fused(dump[q["question"]], k), "error": None}
+            if q["split"] != split:
+                continue
+            if q["question"] not in dump:
+                sys.exit(f"{q['id']} ({q['question']!r}) is not in the dump: dump every set and split scored")
+            questions.append(q)
+            results[q["id"]] = {"paths": fused(dump[q["question"]], k), "error": None}
     figures = sq.score(questions, results).get(split, {})
     asked = figures.get("question", {})
     return asked.get("success@5", 0.0), asked.get("mrr@10", 0.0)
@@ -102,6 +105,7 @@ def main():
     dump = {}
     for line in open(a.dump):
         d = json.loads(line)
+        # Keyed by the query's text: the same question in two sets is the same search.
         dump[d["q"]] = d
     if a.details:
         texts = {}

@@ -217,9 +217,7 @@ struct NotesCommand: ParsableCommand {
                 parts += arguments[i...].map { .text($0) }
                 break
             }
-            if arg.contains(where: \.isWhitespace) {
-                parts.append(.text(arg))
-            } else if values.contains(arg), i < arguments.count {
+            if values.contains(arg), i < arguments.count {
                 // `--section=VALUE`, so that a value starting with "-" stays a value.
                 let passed = arg.hasPrefix("--") ? [arg + "=" + arguments[i]] : [arg, arguments[i]]
                 parts.append(.option(passed: passed, typed: [arg, arguments[i]]))
@@ -227,7 +225,10 @@ struct NotesCommand: ParsableCommand {
             } else if flags.contains(arg) || values.contains(arg)
                 || values.contains(String(arg.prefix { $0 != "=" }))
             {
+                // `--workspace=/Users/me/My Notes` too: its value may hold spaces.
                 parts.append(.option(passed: [arg], typed: [arg]))
+            } else if arg.contains(where: \.isWhitespace) {
+                parts.append(.text(arg))
             } else if arg.hasPrefix("--"), arg.dropFirst(2).first?.isLetter == true {
                 // An unknown long option, wherever it stands: ArgumentParser refuses it
                 // (`--sectoin Learned` at the end is a typo, not text).

@@ -295,17 +295,13 @@ extension NoteIndex {
 
     /// Adds to `work` the known files the walk found unchanged whose size is in `crossed`
     /// (indexed under the old size limit and too large under the new one, or the reverse),
-    /// and marks every file of `work` in it as read for the limit: a file too large before
-    /// has no digest to tell an edit by.
+    /// marked as read for the limit. A file in `work` already changed on disk: reading it is
+    /// an outside edit as any other.
     private static func addCrossingSizeLimit(
         _ crossed: ClosedRange<Int>, _ walk: RefreshWalk, to work: inout [PendingFile],
         report: inout RefreshReport
     ) {
-        var queued = Set<String>()
-        for i in work.indices where crossed.contains(work[i].file.size) {
-            work[i].sizeLimitChanged = true
-            queued.insert(work[i].file.path)
-        }
+        let queued = Set(work.map(\.file.path))
         let known = walk.loaded.byPath
         for file in walk.scan.files where crossed.contains(file.size) {
             guard !queued.contains(file.path), let old = known[file.path] else { continue }

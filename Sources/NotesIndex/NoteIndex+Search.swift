@@ -194,15 +194,6 @@ extension NoteIndex {
             hiding = ranking ? .inSwift : .byFlag
         }
         var (filterSQL, filterArgs) = Self.filterClause(query.filters, hiding: hiding)
-        // Every group of a query with operators must match somewhere in the file (the
-        // expression ranked matches a section holding any).
-        if !query.isPlainWords, let required = FTSExpression.required(for: query.terms) {
-            for group in required {
-                filterSQL +=
-                    " AND f.id IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
-                filterArgs.append(group)
-            }
-        }
         if let exclusion = FTSExpression.exclusion(for: query.terms) {
             filterSQL +=
                 " AND f.id NOT IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
@@ -253,6 +244,17 @@ extension NoteIndex {
         if scope.filterSQL != "1" {
             ranked.keep(
                 try Self.allowed(ranked.files.map(\.id), scope.filterSQL, scope.filterArgs, db))
+        }
+        // A query with operators: every AND group somewhere in the file (the expression
+        // ranked matches a section holding any group). The words' rule: files found by
+        // meaning alone are not held to it.
+        if plainWords == nil, mode != .semantic,
+            let required = FTSExpression.required(for: query.terms)
+        {
+            let holdsEvery = required.map { _ in
+                "f.id IN (SELECT rowid >> \(IndexSchema.sectionBits) FROM fts WHERE fts MATCH ?)"
+            }.joined(separator: " AND ")
+            ranked.keep(try Self.allowed(ranked.files.map(\.id), holdsEvery, required, db))
         }
         return (ranked, titled)
     }

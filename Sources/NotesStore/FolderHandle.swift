@@ -140,7 +140,7 @@ final class FolderHandle {
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 throw NotesError(
                     .invalidArgument, "\(path(name)) is a folder, not a file",
-                    hint: "name a file in it, such as \(path(name))/notes.md")
+                    hint: "give the path of a file in it")
             }
             throw NotesError(
                 .invalidArgument, "\(path(name)) is not a regular file",

@@ -514,40 +514,50 @@ public final class HistoryStore: @unchecked Sendable {
     /// The client of the changes a refresh found that notes did not make.
     public static let outsideNotes = "outside notes"
 
-    /// The files the history last left in place that are no longer on disk, with the version
-    /// it left: removed or moved since by the person or another program, and not yet logged.
+    /// The files the history last left in place (``PathHistory/versionLeft(at:)``, a version
+    /// it keeps) that are no longer on disk: removed or moved since by the person or another
+    /// program, and not yet logged.
     public func missingFiles() -> [(path: String, version: String)] {
         allHistories().compactMap { path, history -> (path: String, version: String)? in
-            guard let last = history.last, let version = last.after, last.operation != .delete,
-                last.operation != .move || last.to == path,
+            guard let version = history.versionLeft(at: path), hasObject(version),
                 !FileSystem.exists(workspace.absolutePath(path))
             else { return nil }
             return (path, version)
         }.sorted { $0.path < $1.path }
     }
 
-    /// Logs the files a refresh found removed or moved that notes did not remove or move,
-    /// as the person's (`outside notes`), under the workspace lock: a delete (its last
-    /// version restorable) or a move to where the same bytes now are. A file the history
-    /// never held, or whose last record already removed or moved it, is left out.
+    /// Logs `removals`, files found gone that notes did not remove or move, as the person's
+    /// (client ``outsideNotes``), under the workspace lock: a delete (its last version
+    /// restorable) or a move to where the same bytes now are. Left out: a path that is on
+    /// disk after all (newly ignored, unreadable, replaced while being saved), one the
+    /// history does not leave there with a version it keeps (never held, or notes removed or
+    /// moved it itself), and all of them while a change of notes' own is unfinished (its
+    /// intent is pending: the next writer logs it). A move onto a file with a history of its
+    /// own is logged as a delete: the same bytes there are a copy, not this file.
     public func noteRemovals(_ removals: [OutsideRemoval]) {
         guard workspace.isInitialized, !removals.isEmpty,
             let lock = try? WorkspaceLock(stateDirectory: workspace.stateDirectory, timeout: 2)
         else { return }
         defer { withExtendedLifetime(lock) {} }
+        guard !FileSystem.exists(intentPath) else { return }
+        var records: [ChangeRecord] = []
         for removal in removals {
-            guard let last = history(of: removal.path).last, let known = last.after,
-                last.operation != .delete, last.operation != .move || last.to == removal.path,
-                object(known) != nil || object(removal.version) != nil
+            guard let left = history(of: removal.path).versionLeft(at: removal.path),
+                !FileSystem.exists(workspace.absolutePath(removal.path))
             else { continue }
-            let before = object(removal.version) != nil ? removal.version : known
-            let record = ChangeRecord(
-                actor: .user, client: Self.outsideNotes,
-                operation: removal.movedTo == nil ? .delete : .move, path: removal.path,
-                to: removal.movedTo, before: before,
-                after: removal.movedTo == nil ? nil : removal.version)
-            try? append(record)
+            let before = hasObject(removal.version) ? removal.version : left
+            guard hasObject(before) else { continue }
+            let movedTo = removal.movedTo.flatMap {
+                history(of: $0).last == nil && FileSystem.exists(workspace.absolutePath($0))
+                    ? $0 : nil
+            }
+            records.append(
+                ChangeRecord(
+                    actor: .user, client: Self.outsideNotes,
+                    operation: movedTo == nil ? .delete : .move, path: removal.path,
+                    to: movedTo, before: before, after: movedTo == nil ? nil : removal.version))
         }
+        for record in records { try? append(record) }
     }
 
     // MARK: Pruning

@@ -280,7 +280,7 @@ extension NoteStore {
             try target.checkWritable()
             let version: String
             if let requested {
-                version = versionTypedShort(requested, of: path.relative)
+                version = try versionTypedShort(requested, of: path.relative)
             } else {
                 version = try previousVersion(of: path, current: target.version)
             }
@@ -314,13 +314,19 @@ extension NoteStore {
 
     /// The version of `path`'s history that `typed` begins, when it is a prefix of at least
     /// 4 hex digits of exactly one (as `git` takes a short hash); else `typed` as it is.
-    func versionTypedShort(_ typed: String, of path: String) -> String {
+    func versionTypedShort(_ typed: String, of path: String) throws(NotesError) -> String {
         guard (4..<16).contains(typed.count) else { return typed }
         let prefix = typed.lowercased()
         let versions = Set(
             history.history(of: path).records.flatMap { [$0.after, $0.before].compactMap { $0 } })
-        let matching = versions.filter { $0.hasPrefix(prefix) }
-        return matching.count == 1 ? matching.first! : typed
+        let matching = versions.filter { $0.hasPrefix(prefix) }.sorted()
+        if matching.count > 1 {
+            throw NotesError(
+                .invalidArgument,
+                "version \(typed) of \(path) could be any of \(matching.joined(separator: ", "))",
+                hint: "type more of it")
+        }
+        return matching.first ?? typed
     }
 
     /// The version a plain `restore PATH` brings back.

@@ -89,6 +89,16 @@ public struct PathHistory: Sendable {
         return logged.effective(stated: stated, version: version, mtime: mtime)
     }
 
+    /// The version the history last left at `path`, when it left the file there (its last
+    /// record wrote it, or moved it there): nil when it deleted or moved the file away, or
+    /// never held it. A file gone from disk with such a version was removed outside notes.
+    public func versionLeft(at path: String) -> String? {
+        guard let last, let version = last.after, last.operation != .delete,
+            last.operation != .move || last.to == path
+        else { return nil }
+        return version
+    }
+
     mutating func apply(_ record: ChangeRecord) {
         records.append(record)
         // Content the tool did not write was there before: someone changed it outside.

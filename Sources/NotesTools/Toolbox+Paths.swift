@@ -90,9 +90,7 @@ extension Toolbox {
         let relative = path.relative
         // Gone while the log says it is there: the person removed or moved it outside notes
         // (logged now, as get_context would).
-        if let last = store.history.history(of: relative).records.last, last.after != nil,
-            last.operation != .delete, last.operation != .move || last.to == relative
-        {
+        if store.history.history(of: relative).versionLeft(at: relative) != nil {
             noteFilesRemovedOutside()
         }
         // Moved or deleted, by the log.

@@ -382,8 +382,12 @@ extension Toolbox {
         try refreshIndex()
         do {
             return try index.related(to: path.relative, limit: limit, hideProtected: true)
-        } catch  where error.cause == .notEmbeddedYet && embedding != nil {
-            // This server embeds in the background: the vectors are on their way.
+        } catch
+            where error.cause == .notEmbeddedYet && embedding != nil
+            && embedding?.lastError == nil
+        {
+            // This server embeds in the background and its passes succeed: the vectors are
+            // on their way (a failing pass keeps the error that says what to do).
             throw NotesError(
                 .busy,
                 "\(path.relative) is not embedded yet: the workspace is being embedded in the background (\(semanticState()))",

@@ -173,7 +173,17 @@ import Testing
         // A searched file in the same place still answers.
         #expect(notes("search", "whale", "--in", "moby-dick/notes.md", in: research).status == 0)
 
-        // Past the size limit the index lists the book but does not hold its text.
+        // Past the size limit the index lists the book but does not hold its text. The
+        // files are made older and indexed first: files saved within 2 s are read again by
+        // every refresh, which would apply a new limit without D274.
+        let files = FileManager.default.enumerator(atPath: notes.workspace)
+        while let path = files?.nextObject() as? String {
+            guard !path.hasPrefix(".notes") else { continue }
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-3600)],
+                ofItemAtPath: notes.workspace + "/" + path)
+        }
+        #expect(notes("status").status == 0)
         let config = notes.workspace + "/.notes/config.yml"
         let settings = try String(contentsOfFile: config, encoding: .utf8)
         try (settings + "limits:\n  index_max_bytes: 200000\n").write(

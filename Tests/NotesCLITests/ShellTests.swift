@@ -224,6 +224,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: research + "/.notes"))
         #expect(!FileManager.default.fileExists(atPath: research + "/Journal"))
 
+        // An option's value may hold spaces (`--section="About me"`, a workspace folder
+        // named with a space).
+        let folder = notes.dir.path + "/My Notes"
+        _ = notes.dir.copy(tree: Repository.sampleWorkspace, to: "My Notes")
+        let named = notes("--workspace=" + folder, "journal", "an", "entry", in: research)
+        #expect(named.status == 0, "\(named.stderr)")
+        let spacedJournal = try FileManager.default.contentsOfDirectory(atPath: folder + "/Journal")
+            .map { try String(contentsOfFile: folder + "/Journal/" + $0, encoding: .utf8) }.joined()
+        #expect(spacedJournal.contains("\nan entry\n") && !spacedJournal.contains("--workspace"))
+        let section = notes("remember", "Reads", "slowly", "--section=About me", in: research)
+        #expect(section.status == 0, "\(section.stderr)")
+        let about = try String(contentsOfFile: notes.workspace + "/context.md", encoding: .utf8)
+        #expect(about.contains("Reads slowly") && !about.contains("--section"), "\(about)")
+
         // Before the text and after it, options stay options.
         let remembered = notes(
             "remember", "Reads", "on", "the", "train", "--section", "About me", "--json")
@@ -322,6 +336,23 @@ import Testing
         #expect(
             !removed.contains("outside notes") && removed.lines().filter { !$0.isEmpty }.count == 2,
             "\(removed)")
+
+        // Still on disk, only newly ignored: no delete. Gone beside a copy with a history of
+        // its own: a delete, not a move onto the copy.
+        for name in ["kept.md", "twin1.md", "twin2.md"] {
+            #expect(notes("write", name, stdin: "# Twin\n\nthe same words\n").status == 0)
+        }
+        #expect(notes("status").status == 0)
+        let config = notes.workspace + "/.notes/config.yml"
+        let settings = try String(contentsOfFile: config, encoding: .utf8)
+        try (settings + "ignore:\n  - kept.md\n").write(
+            toFile: config, atomically: true, encoding: .utf8)
+        try fm.removeItem(atPath: notes.workspace + "/twin1.md")
+        #expect(notes("status").status == 0)
+        #expect(!notes("history", "kept.md").stdout.contains("outside notes"))
+        let twin = notes("history", "twin1.md").stdout
+        #expect(twin.lines().first?.contains("delete    outside notes") == true, "\(twin)")
+        #expect(notes("history", "twin2.md").stdout.lines().filter { !$0.isEmpty }.count == 1)
     }
 
     @Test func indexPrintsItsSummaryOnAPipe() {
