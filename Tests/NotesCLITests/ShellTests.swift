@@ -282,6 +282,27 @@ import Testing
     /// Smaller faults of a trial: --json before the command, an age's format, a restore of
     /// a path with no history, a version typed short.
     @Test func smallerFaultsOfATrial() throws {
+        // A file read from a subfolder after `notes rm` or `notes mv`: what happened, with
+        // paths from here.
+        let research = notes.workspace + "/Research"
+        #expect(notes("write", "Journal/café ideas.md", stdin: "# Café\n").status == 0)
+        #expect(notes("rm", "Journal/café ideas.md").status == 0)
+        let deleted = notes("read", "../Journal/café ideas.md", in: research)
+        #expect(
+            deleted.status == 2
+                && deleted.stderr.hasPrefix("notes: ../Journal/café ideas.md was deleted (user, ")
+                && deleted.stderr.contains(
+                    "`notes restore '../Journal/café ideas.md'` brings it back"),
+            "\(deleted.stderr)")
+        #expect(notes("mv", "reading-list.md", "Research/reading-list.md").status == 0)
+        let moved = notes("read", "../reading-list.md", in: research)
+        #expect(
+            moved.stderr.hasPrefix(
+                "notes: ../reading-list.md was moved to reading-list.md (user, "),
+            "\(moved.stderr)")
+        #expect(notes("mv", "Research/reading-list.md", "reading-list.md").status == 0)
+        #expect(
+            notes("read", "nope.md", in: research).stderr.hasPrefix("notes: no file at nope.md"))
         let whole = notes("read", "reading-list.md", "--limit", "0")
         #expect(whole.status == 0 && whole.stdout.contains("Call Me Ishmael"), "\(whole.stderr)")
         let folder = notes("write", "Research/", stdin: "x\n")

@@ -30,13 +30,51 @@ extension NotesCommand {
             if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         }
 
+        /// A file the history says was deleted or moved: where it went, or how to bring it
+        /// back, with paths as typed from here (nil: the history knows nothing of it).
+        static func gone(_ relative: String, store: NoteStore, base: PathBase) -> NotesError? {
+            guard let last = store.history.history(of: relative).records.last else { return nil }
+            let shown = base.display(relative)
+            let who =
+                last.client == HistoryStore.outsideNotes
+                ? "\(last.actor.rawValue), outside notes" : last.actor.rawValue
+            if last.operation == .move, let to = last.to, to != relative {
+                return NotesError(
+                    .notFound, "\(shown) was moved to \(base.display(to)) (\(who), \(last.time))",
+                    hint: "`notes read \(shellQuoted(base.display(to)))`")
+            }
+            if last.after == nil, let version = last.before {
+                return NotesError(
+                    .notFound,
+                    "\(shown) was deleted (\(who), \(last.time)); its last version \(version) is kept in history",
+                    hint: "`notes restore \(shellQuoted(shown))` brings it back")
+            }
+            return nil
+        }
+
         func run() throws {
             let ws = try workspace.openWorkspace()
             let base = workspace.pathBase(ws)
-            var result = try NoteStore(workspace: ws).read(
-                try base.resolve(path).relative, offset: offset, limit: limit == 0 ? nil : limit,
-                lossy: true,
-                by: .person)
+            let store = NoteStore(workspace: ws)
+            let relative = try base.resolve(path).relative
+            var result: ReadResult
+            do {
+                result = try store.read(
+                    relative, offset: offset, limit: limit == 0 ? nil : limit, lossy: true,
+                    by: .person)
+            } catch {
+                let failure: NotesError = error
+                if failure.code == .notFound,
+                    let gone = Self.gone(relative, store: store, base: base)
+                {
+                    throw gone
+                }
+                if failure.code == .notFound, failure.message == "no file at \(relative)" {
+                    throw NotesError(
+                        .notFound, "no file at \(base.display(relative))", hint: failure.hint)
+                }
+                throw failure
+            }
             result.path = base.display(result.path)
             if let line = result.invalidUTF8Line {
                 // Shown as search indexed it; saying so keeps the person from saving the U+FFFDs back.
