@@ -48,4 +48,11 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
 
     /// The path this record leaves content at (the target of a move).
     public var resultPath: String { to ?? path }
+
+    /// Who made the change, as a message says it: the actor, and that notes only found it
+    /// (`user, outside notes`).
+    public var madeBy: String {
+        client == HistoryStore.outsideNotes
+            ? "\(actor.rawValue), \(HistoryStore.outsideNotes)" : actor.rawValue
+    }
 }

@@ -94,49 +94,32 @@ extension Toolbox {
             noteFilesRemovedOutside()
         }
         // Moved or deleted, by the log.
-        if let last = store.history.history(of: relative).records.last {
-            let who =
-                last.client == HistoryStore.outsideNotes
-                ? "\(last.actor.rawValue), outside notes" : last.actor.rawValue
-            if last.operation == .move, let to = last.to, to != relative {
-                var current = to
-                var hops = 0
-                while !FileSystem.exists(workspace.absolutePath(current)), hops < 8,
-                    let next = store.history.history(of: current).records.last,
-                    next.operation == .move, let further = next.to, further != current
-                {
-                    current = further
-                    hops += 1
-                }
-                if FileSystem.exists(workspace.absolutePath(current)),
-                    workspace.config.policy.rule(for: current) != .deny,
-                    !workspace.config.policy.isProtected(current)
-                {
-                    return NotesError(
-                        .notFound,
-                        "\(relative) was moved to \(current) (\(who), \(last.time))",
-                        hint: "\(tool) with path \"\(current)\"",
-                        details: ErrorDetails(
-                            path: relative, options: [Self.call(tool, ["path": current])],
-                            movedTo: current))
-                }
-            }
-            if last.after == nil, last.operation != .move, let version = last.before,
-                store.history.object(version) != nil
-            {
-                return NotesError(
-                    .notFound,
-                    "\(relative) was deleted (\(who), \(last.time)); its last version \(version) is kept in history",
-                    hint:
-                        "restore_file with path \"\(relative)\" and version \"\(version)\" brings it back",
-                    details: ErrorDetails(
-                        path: relative,
-                        options: [
-                            Self.call("restore_file", ["path": relative, "version": version]),
-                            "file_history",
-                        ],
-                        restorableVersion: version))
-            }
+        switch store.history.whereabouts(of: relative) {
+        case .moved(let current, let record)
+        where workspace.config.policy.rule(for: current) != .deny
+            && !workspace.config.policy.isProtected(current):
+            return NotesError(
+                .notFound,
+                "\(relative) was moved to \(current) (\(record.madeBy), \(record.time))",
+                hint: "\(tool) with path \"\(current)\"",
+                details: ErrorDetails(
+                    path: relative, options: [Self.call(tool, ["path": current])],
+                    movedTo: current))
+        case .deleted(let version, let record):
+            return NotesError(
+                .notFound,
+                "\(relative) was deleted (\(record.madeBy), \(record.time)); its last version \(version) is kept in history",
+                hint:
+                    "restore_file with path \"\(relative)\" and version \"\(version)\" brings it back",
+                details: ErrorDetails(
+                    path: relative,
+                    options: [
+                        Self.call("restore_file", ["path": relative, "version": version]),
+                        "file_history",
+                    ],
+                    restorableVersion: version))
+        default:
+            break
         }
         // A near miss among the names the agent may see (list_files wants a folder).
         let suggestions = nearMisses(relative, folders: tool == "list_files")

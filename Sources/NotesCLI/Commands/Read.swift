@@ -33,23 +33,21 @@ extension NotesCommand {
         /// A file the history says was deleted or moved: where it went, or how to bring it
         /// back, with paths as typed from here (nil: the history knows nothing of it).
         static func gone(_ relative: String, store: NoteStore, base: PathBase) -> NotesError? {
-            guard let last = store.history.history(of: relative).records.last else { return nil }
             let shown = base.display(relative)
-            let who =
-                last.client == HistoryStore.outsideNotes
-                ? "\(last.actor.rawValue), outside notes" : last.actor.rawValue
-            if last.operation == .move, let to = last.to, to != relative {
-                return NotesError(
-                    .notFound, "\(shown) was moved to \(base.display(to)) (\(who), \(last.time))",
-                    hint: "`notes read \(shellQuoted(base.display(to)))`")
-            }
-            if last.after == nil, let version = last.before {
+            switch store.history.whereabouts(of: relative) {
+            case .moved(let to, let record):
                 return NotesError(
                     .notFound,
-                    "\(shown) was deleted (\(who), \(last.time)); its last version \(version) is kept in history",
+                    "\(shown) was moved to \(base.display(to)) (\(record.madeBy), \(record.time))",
+                    hint: "`notes read \(shellQuoted(base.display(to)))`")
+            case .deleted(let version, let record):
+                return NotesError(
+                    .notFound,
+                    "\(shown) was deleted (\(record.madeBy), \(record.time)); its last version \(version) is kept in history",
                     hint: "`notes restore \(shellQuoted(shown))` brings it back")
+            case nil:
+                return nil
             }
-            return nil
         }
 
         func run() throws {
